@@ -1,0 +1,2 @@
+//! The `classad` command.
+fn main() {}

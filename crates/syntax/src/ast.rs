@@ -1,0 +1,495 @@
+//! The abstract syntax tree of ClassAd expressions.
+//!
+//! The tree keeps everything HTCondor's own tree keeps, so that unparsing
+//! reproduces the source faithfully: parentheses are nodes of their own
+//! (`(a)` and `a` unparse differently in HTCondor), `=?=` and `is` are one
+//! operator (HTCondor prints both as `is`), and a negative number written
+//! without a space (`-3`) is a literal while `- 3` is unary minus applied
+//! to a literal (spec 003, "Composing Literals"; checked with the oracle).
+//!
+//! Source spans are kept on every node but take no part in equality: two
+//! trees are equal when they have the same shape, operators, names and
+//! literals. Reals compare by bit pattern so that NaN equals itself.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A byte range in the source text: `start..end`, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// Offset of the first byte.
+    pub start: u32,
+    /// Offset one past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from `start` to `end` (byte offsets, saturated to `u32`).
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: u32::try_from(start).unwrap_or(u32::MAX),
+            end: u32::try_from(end).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// An attribute or function name, exactly as written.
+///
+/// ClassAd names are case-insensitive (spec 003, "Attributes"), but the
+/// spelling is kept for unparsing; compare with [`Name::eq_ignore_case`].
+/// Names are shared: the parser interns each distinct spelling once per
+/// document, so a pool of ads that all say `Requirements` holds one copy.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(Arc<str>);
+
+impl Name {
+    /// A name with this spelling.
+    pub fn new(text: &str) -> Name {
+        Name(Arc::from(text))
+    }
+
+    /// The name as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// ClassAd name equality: ASCII case-insensitive.
+    pub fn eq_ignore_case(&self, other: &str) -> bool {
+        self.0.eq_ignore_ascii_case(other)
+    }
+
+    /// Whether the name can be written bare, without single quotes: an
+    /// identifier that is not one of the reserved words.
+    pub fn is_plain_identifier(&self) -> bool {
+        is_plain_identifier(&self.0)
+    }
+}
+
+impl From<Arc<str>> for Name {
+    fn from(text: Arc<str>) -> Name {
+        Name(text)
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The words that cannot be attribute names unless quoted. `parent` is one
+/// (HTCondor unparses an attribute named `parent` as `'parent'`); `self`,
+/// `root`, `my`, `target` and `super` are ordinary names that the evaluator
+/// treats specially.
+pub const RESERVED_WORDS: [&str; 7] = ["true", "false", "undefined", "error", "is", "isnt", "parent"];
+
+/// Whether `text` is an identifier that may be written without quotes.
+pub fn is_plain_identifier(text: &str) -> bool {
+    let mut bytes = text.bytes();
+    match bytes.next() {
+        Some(b) if b.is_ascii_alphabetic() || b == b'_' => {}
+        _ => return false,
+    }
+    bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !RESERVED_WORDS.iter().any(|w| w.eq_ignore_ascii_case(text))
+}
+
+/// A literal value written in the source.
+#[derive(Clone, Debug)]
+pub enum Literal {
+    /// `42`, `-7` (a 64-bit signed integer).
+    Integer(i64),
+    /// `3.14`, `.5`, `1e10`.
+    Real(f64),
+    /// `"text"`, after escape processing. Strings are byte strings: an
+    /// octal escape such as `\377` can produce bytes that are not UTF-8.
+    String(Box<[u8]>),
+    /// `true` or `false`, in any case.
+    Boolean(bool),
+    /// `undefined`, in any case.
+    Undefined,
+    /// `error`, in any case.
+    Error,
+}
+
+impl PartialEq for Literal {
+    fn eq(&self, other: &Literal) -> bool {
+        match (self, other) {
+            (Literal::Integer(a), Literal::Integer(b)) => a == b,
+            (Literal::Real(a), Literal::Real(b)) => a.to_bits() == b.to_bits(),
+            (Literal::String(a), Literal::String(b)) => a == b,
+            (Literal::Boolean(a), Literal::Boolean(b)) => a == b,
+            (Literal::Undefined, Literal::Undefined) | (Literal::Error, Literal::Error) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Prefix operators (spec 003, "Expression Operators").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`
+    Minus,
+    /// `+x`
+    Plus,
+    /// `!x`
+    Not,
+    /// `~x`
+    BitNot,
+}
+
+impl UnaryOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnaryOp::Minus => "-",
+            UnaryOp::Plus => "+",
+            UnaryOp::Not => "!",
+            UnaryOp::BitNot => "~",
+        }
+    }
+}
+
+/// Infix operators, from the loosest binding to the tightest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `||`
+    Or,
+    /// `&&`
+    And,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `&`
+    BitAnd,
+    /// `==`
+    Equal,
+    /// `!=`
+    NotEqual,
+    /// `=?=` or `is`: identical, case-sensitive, never UNDEFINED.
+    Is,
+    /// `=!=` or `isnt`.
+    Isnt,
+    /// `<`
+    Less,
+    /// `<=`
+    LessEqual,
+    /// `>`
+    Greater,
+    /// `>=`
+    GreaterEqual,
+    /// `<<`
+    ShiftLeft,
+    /// `>>` (arithmetic)
+    ShiftRight,
+    /// `>>>` (logical)
+    ShiftRightUnsigned,
+    /// `+`
+    Add,
+    /// `-`
+    Subtract,
+    /// `*`
+    Multiply,
+    /// `/`
+    Divide,
+    /// `%`
+    Modulo,
+}
+
+impl BinaryOp {
+    /// Every binary operator, for generators and tables.
+    pub const ALL: [BinaryOp; 21] = [
+        BinaryOp::Or,
+        BinaryOp::And,
+        BinaryOp::BitOr,
+        BinaryOp::BitXor,
+        BinaryOp::BitAnd,
+        BinaryOp::Equal,
+        BinaryOp::NotEqual,
+        BinaryOp::Is,
+        BinaryOp::Isnt,
+        BinaryOp::Less,
+        BinaryOp::LessEqual,
+        BinaryOp::Greater,
+        BinaryOp::GreaterEqual,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRight,
+        BinaryOp::ShiftRightUnsigned,
+        BinaryOp::Add,
+        BinaryOp::Subtract,
+        BinaryOp::Multiply,
+        BinaryOp::Divide,
+        BinaryOp::Modulo,
+    ];
+
+    /// The operator as HTCondor's new-syntax unparser writes it (`=?=`
+    /// comes out as `is`, `=!=` as `isnt`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Or => "||",
+            BinaryOp::And => "&&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::Equal => "==",
+            BinaryOp::NotEqual => "!=",
+            BinaryOp::Is => "is",
+            BinaryOp::Isnt => "isnt",
+            BinaryOp::Less => "<",
+            BinaryOp::LessEqual => "<=",
+            BinaryOp::Greater => ">",
+            BinaryOp::GreaterEqual => ">=",
+            BinaryOp::ShiftLeft => "<<",
+            BinaryOp::ShiftRight => ">>",
+            BinaryOp::ShiftRightUnsigned => ">>>",
+            BinaryOp::Add => "+",
+            BinaryOp::Subtract => "-",
+            BinaryOp::Multiply => "*",
+            BinaryOp::Divide => "/",
+            BinaryOp::Modulo => "%",
+        }
+    }
+
+    /// The operator as the old-syntax unparser writes it (`=?=`, `=!=`).
+    pub fn old_symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Is => "=?=",
+            BinaryOp::Isnt => "=!=",
+            other => other.symbol(),
+        }
+    }
+
+    /// Binding strength: larger binds tighter. Every binary operator is
+    /// left-associative (spec 003, "Expression Operators").
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinaryOp::Or => 3,
+            BinaryOp::And => 4,
+            BinaryOp::BitOr => 5,
+            BinaryOp::BitXor => 6,
+            BinaryOp::BitAnd => 7,
+            BinaryOp::Equal | BinaryOp::NotEqual | BinaryOp::Is | BinaryOp::Isnt => 8,
+            BinaryOp::Less | BinaryOp::LessEqual | BinaryOp::Greater | BinaryOp::GreaterEqual => 9,
+            BinaryOp::ShiftLeft | BinaryOp::ShiftRight | BinaryOp::ShiftRightUnsigned => 10,
+            BinaryOp::Add | BinaryOp::Subtract => 11,
+            BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Modulo => 12,
+        }
+    }
+}
+
+/// Precedence of the conditional `c ? a : b` and elvis `a ?: b` forms,
+/// looser than every binary operator; both associate to the right.
+pub const CONDITIONAL_PRECEDENCE: u8 = 1;
+/// Precedence of prefix operators, tighter than every binary operator.
+pub const UNARY_PRECEDENCE: u8 = 13;
+
+/// An expression node with its source span.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What the node is.
+    pub kind: ExprKind,
+    /// Where it was written (zero for built trees).
+    pub span: Span,
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.kind == other.kind
+    }
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// A literal value.
+    Literal(Literal),
+    /// An attribute reference by name: `Memory`, `'my attr'`, and also the
+    /// special names `self`, `root`, `MY`, `TARGET` when they stand alone.
+    Attribute(Name),
+    /// `.name`: an attribute of the root ad (spec 004, "absolute reference").
+    RootAttribute(Name),
+    /// `base.name`: selection, including `MY.x`, `TARGET.x`, `parent.x`.
+    Select {
+        /// The expression selected from.
+        base: Box<Expr>,
+        /// The attribute selected.
+        name: Name,
+    },
+    /// `base[index]`: list subscript or ad lookup by string.
+    Subscript {
+        /// The list or ad.
+        base: Box<Expr>,
+        /// The index.
+        index: Box<Expr>,
+    },
+    /// `name(args)`: a function call.
+    Call {
+        /// The function name, as written.
+        name: Name,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// A prefix operator.
+    Unary {
+        /// Which operator.
+        op: UnaryOp,
+        /// Its operand.
+        operand: Box<Expr>,
+    },
+    /// An infix operator.
+    Binary {
+        /// Which operator.
+        op: BinaryOp,
+        /// Left operand.
+        lhs: Box<Expr>,
+        /// Right operand.
+        rhs: Box<Expr>,
+    },
+    /// `cond ? then : otherwise`.
+    Conditional {
+        /// The condition.
+        cond: Box<Expr>,
+        /// Value when the condition is true.
+        then: Box<Expr>,
+        /// Value when the condition is false.
+        otherwise: Box<Expr>,
+    },
+    /// `value ?: fallback`: `value` unless it is UNDEFINED (or ERROR),
+    /// then `fallback`.
+    Elvis {
+        /// The value tried first.
+        value: Box<Expr>,
+        /// The fallback.
+        fallback: Box<Expr>,
+    },
+    /// `(inner)`: kept so unparsing reproduces the source.
+    Paren(Box<Expr>),
+    /// `{a, b, c}`.
+    List(Vec<Expr>),
+    /// `[a = 1; b = 2]`.
+    Ad(Box<AdExpr>),
+}
+
+/// An ad literal: attribute definitions in order of appearance.
+///
+/// A name defined twice keeps the last definition, at the position and with
+/// the spelling of the first, as HTCondor does (`[a = 1; A = 2]` is `[a = 2]`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AdExpr {
+    /// `(name, expression)` pairs; names are unique ignoring case.
+    pub attributes: Vec<(Name, Expr)>,
+}
+
+impl AdExpr {
+    /// An empty ad.
+    pub fn new() -> AdExpr {
+        AdExpr::default()
+    }
+
+    /// Defines `name`; an earlier definition of the same name (ignoring
+    /// case) gets the new expression and keeps its place and spelling.
+    pub fn insert(&mut self, name: Name, expr: Expr) {
+        match self
+            .attributes
+            .iter_mut()
+            .find(|(n, _)| n.as_str().eq_ignore_ascii_case(name.as_str()))
+        {
+            Some(slot) => slot.1 = expr,
+            None => self.attributes.push((name, expr)),
+        }
+    }
+
+    /// The definition of `name`, ignoring case.
+    pub fn get(&self, name: &str) -> Option<&Expr> {
+        self.attributes
+            .iter()
+            .find(|(n, _)| n.eq_ignore_case(name))
+            .map(|(_, e)| e)
+    }
+
+    /// Number of attributes.
+    pub fn len(&self) -> usize {
+        self.attributes.len()
+    }
+
+    /// Whether the ad has no attributes.
+    pub fn is_empty(&self) -> bool {
+        self.attributes.is_empty()
+    }
+}
+
+impl Expr {
+    /// A node with an empty span, for trees built by programs.
+    pub fn new(kind: ExprKind) -> Expr {
+        Expr {
+            kind,
+            span: Span::default(),
+        }
+    }
+
+    /// A literal node.
+    pub fn literal(lit: Literal) -> Expr {
+        Expr::new(ExprKind::Literal(lit))
+    }
+
+    /// Depth of the tree: 1 for a leaf.
+    ///
+    /// Iterative, so that it is safe on trees of any depth.
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((e, d)) = stack.pop() {
+            max = max.max(d);
+            e.for_each_child(|c| stack.push((c, d + 1)));
+        }
+        max
+    }
+
+    /// Calls `f` on each direct child, in source order.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        match &self.kind {
+            ExprKind::Literal(_) | ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => {}
+            ExprKind::Select { base, .. } => f(base),
+            ExprKind::Subscript { base, index } => {
+                f(base);
+                f(index);
+            }
+            ExprKind::Call { args, .. } | ExprKind::List(args) => args.iter().for_each(f),
+            ExprKind::Unary { operand, .. } => f(operand),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                f(cond);
+                f(then);
+                f(otherwise);
+            }
+            ExprKind::Elvis { value, fallback } => {
+                f(value);
+                f(fallback);
+            }
+            ExprKind::Paren(inner) => f(inner),
+            ExprKind::Ad(ad) => ad.attributes.iter().for_each(|(_, e)| f(e)),
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! ClassAd syntax: the grammar, the tree, and the ways text comes in and
+//! goes out.
+//!
+//! This crate owns everything about ClassAd *text*: the pest grammar of the
+//! new syntax (`[a = 1; b = {1, 2}]`, spec 003 and 004) and the old
+//! `Name = expr` line syntax (spec 002, as `condor_q -long` prints), the
+//! [`ast`] with source spans, the unparsers to new syntax, old syntax and
+//! HTCondor's JSON form, and [`ParseError`] diagnostics with line and
+//! column. It knows nothing of evaluation.
+//!
+//! ```
+//! let expr = classad_syntax::parse_expression("Memory >= 1024 && Arch == \"X86_64\"").unwrap();
+//! assert_eq!(classad_syntax::unparse(&expr), "Memory >= 1024 && Arch == \"X86_64\"");
+//! ```
+
+pub mod ast;
+pub mod diag;
+pub mod parser;
+
+pub use ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
+pub use diag::ParseError;
+pub use parser::{Dialect, ParseOptions, Parser, StringRules, parse_ad, parse_expression};
+pub mod unparse;
+
+pub use unparse::{
+    Syntax, unparse, unparse_ad, unparse_ad_old, unparse_ad_pretty, unparse_old, unparse_pretty,
+};

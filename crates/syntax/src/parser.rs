@@ -1,0 +1,697 @@
+//! The parser: pest grammar (`classad.pest`) plus the Pratt fold of infix
+//! operators, building the [`crate::ast`] tree.
+//!
+//! Bad input is normal input here. Before pest sees a text, a cheap scan
+//! bounds its bracket nesting (pest recurses once per level), and while
+//! the tree is built its depth is bounded, so no input can exhaust the
+//! stack; every refusal is a [`ParseError`] with a position.
+
+use crate::ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
+use crate::diag::{ParseError, describe_found};
+use ahash::AHashMap;
+use pest::Parser as _;
+use pest::iterators::Pair;
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+use std::cell::RefCell;
+use std::sync::LazyLock;
+
+mod grammar {
+    // pest_derive generates the `Rule` enum without documentation.
+    #![allow(missing_docs)]
+    #[derive(pest_derive::Parser)]
+    #[grammar = "classad.pest"]
+    pub(crate) struct Grammar;
+}
+use grammar::{Grammar, Rule};
+
+/// Which language variant to read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// What HTCondor 25 reads. The default.
+    #[default]
+    HTCondor,
+    /// HTCondor plus the forms only the 2001 JDL document (spec 004)
+    /// describes: hexadecimal and octal integers, and the `B K M G T`
+    /// scale suffixes on numbers.
+    Jdl,
+}
+
+/// How string literals are read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StringRules {
+    /// New syntax: C-like escapes (`\n`, `\t`, octal `\101`, ...); an
+    /// unknown escape drops the backslash.
+    #[default]
+    New,
+    /// Old syntax, as `condor_q -long` prints: backslashes are kept as
+    /// they are, except that `\"` is a quote.
+    Old,
+}
+
+/// Limits and variants for a parse.
+#[derive(Clone, Copy, Debug)]
+pub struct ParseOptions {
+    /// The language variant.
+    pub dialect: Dialect,
+    /// Deepest tree accepted (a leaf has depth 1).
+    pub max_depth: usize,
+    /// Deepest nesting of brackets `( [ {` and conditionals accepted.
+    pub max_nesting: usize,
+}
+
+/// Default bound on tree depth: far beyond hand-written expressions, small
+/// enough that every recursive pass over the tree fits in a 2 MiB stack.
+pub const DEFAULT_MAX_DEPTH: usize = 1000;
+/// Default bound on bracket nesting.
+pub const DEFAULT_MAX_NESTING: usize = 200;
+
+impl Default for ParseOptions {
+    fn default() -> ParseOptions {
+        ParseOptions {
+            dialect: Dialect::HTCondor,
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_nesting: DEFAULT_MAX_NESTING,
+        }
+    }
+}
+
+/// Parses one expression in new syntax with default options.
+pub fn parse_expression(source: &str) -> Result<Expr, ParseError> {
+    Parser::new(ParseOptions::default()).parse_expression(source)
+}
+
+/// Parses one ad literal `[ ... ]` in new syntax with default options.
+pub fn parse_ad(source: &str) -> Result<AdExpr, ParseError> {
+    Parser::new(ParseOptions::default()).parse_ad(source)
+}
+
+/// A parser with its options and its name interner. Reuse one parser for
+/// many ads so that names they share are stored once.
+pub struct Parser {
+    options: ParseOptions,
+    names: RefCell<AHashMap<Box<str>, Name>>,
+}
+
+/// A subtree being built, with its depth.
+struct Built {
+    expr: Expr,
+    depth: usize,
+}
+
+type Result<T, E = ParseError> = std::result::Result<T, E>;
+
+static PRATT: LazyLock<PrattParser<Rule>> = LazyLock::new(|| {
+    // Loosest first (spec 003, "Expression Operators").
+    PrattParser::new()
+        .op(Op::infix(Rule::ternary_branch, Assoc::Right) | Op::infix(Rule::elvis, Assoc::Right))
+        .op(Op::infix(Rule::or, Assoc::Left))
+        .op(Op::infix(Rule::and, Assoc::Left))
+        .op(Op::infix(Rule::bit_or, Assoc::Left))
+        .op(Op::infix(Rule::bit_xor, Assoc::Left))
+        .op(Op::infix(Rule::bit_and, Assoc::Left))
+        .op(Op::infix(Rule::equal, Assoc::Left)
+            | Op::infix(Rule::not_equal, Assoc::Left)
+            | Op::infix(Rule::is_identical, Assoc::Left)
+            | Op::infix(Rule::isnt_identical, Assoc::Left)
+            | Op::infix(Rule::is_word, Assoc::Left)
+            | Op::infix(Rule::isnt_word, Assoc::Left))
+        .op(Op::infix(Rule::less, Assoc::Left)
+            | Op::infix(Rule::less_equal, Assoc::Left)
+            | Op::infix(Rule::greater, Assoc::Left)
+            | Op::infix(Rule::greater_equal, Assoc::Left))
+        .op(Op::infix(Rule::shift_left, Assoc::Left)
+            | Op::infix(Rule::shift_right, Assoc::Left)
+            | Op::infix(Rule::shift_right_unsigned, Assoc::Left))
+        .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::subtract, Assoc::Left))
+        .op(Op::infix(Rule::multiply, Assoc::Left)
+            | Op::infix(Rule::divide, Assoc::Left)
+            | Op::infix(Rule::modulo, Assoc::Left))
+});
+
+fn binary_op(rule: Rule) -> Option<BinaryOp> {
+    Some(match rule {
+        Rule::or => BinaryOp::Or,
+        Rule::and => BinaryOp::And,
+        Rule::bit_or => BinaryOp::BitOr,
+        Rule::bit_xor => BinaryOp::BitXor,
+        Rule::bit_and => BinaryOp::BitAnd,
+        Rule::equal => BinaryOp::Equal,
+        Rule::not_equal => BinaryOp::NotEqual,
+        Rule::is_identical | Rule::is_word => BinaryOp::Is,
+        Rule::isnt_identical | Rule::isnt_word => BinaryOp::Isnt,
+        Rule::less => BinaryOp::Less,
+        Rule::less_equal => BinaryOp::LessEqual,
+        Rule::greater => BinaryOp::Greater,
+        Rule::greater_equal => BinaryOp::GreaterEqual,
+        Rule::shift_left => BinaryOp::ShiftLeft,
+        Rule::shift_right => BinaryOp::ShiftRight,
+        Rule::shift_right_unsigned => BinaryOp::ShiftRightUnsigned,
+        Rule::add => BinaryOp::Add,
+        Rule::subtract => BinaryOp::Subtract,
+        Rule::multiply => BinaryOp::Multiply,
+        Rule::divide => BinaryOp::Divide,
+        Rule::modulo => BinaryOp::Modulo,
+        _ => return None,
+    })
+}
+
+fn span_of(pair: &Pair<'_, Rule>) -> Span {
+    let s = pair.as_span();
+    Span::new(s.start(), s.end())
+}
+
+impl Parser {
+    /// A parser with these options.
+    pub fn new(options: ParseOptions) -> Parser {
+        Parser {
+            options,
+            names: RefCell::new(AHashMap::new()),
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> ParseOptions {
+        self.options
+    }
+
+    /// Parses one expression in new syntax.
+    pub fn parse_expression(&self, source: &str) -> Result<Expr> {
+        self.parse_expression_with(source, StringRules::New)
+    }
+
+    /// Parses one expression, reading strings by `rules`.
+    pub fn parse_expression_with(&self, source: &str, rules: StringRules) -> Result<Expr> {
+        self.check_nesting(source)?;
+        let mut pairs = Grammar::parse(Rule::expression_input, source)
+            .map_err(|e| self.pest_error(source, e))?;
+        let input = pairs.next().expect("grammar: expression_input matched");
+        let expr = input.into_inner().next().expect("grammar: expression");
+        Ok(Builder::new(self, source, rules).expression(expr)?.expr)
+    }
+
+    /// Parses one ad literal `[ ... ]` in new syntax.
+    pub fn parse_ad(&self, source: &str) -> Result<AdExpr> {
+        self.check_nesting(source)?;
+        let mut pairs =
+            Grammar::parse(Rule::ad_input, source).map_err(|e| self.pest_error(source, e))?;
+        let ad = pairs.next().expect("grammar: ad_input matched");
+        let ad = ad.into_inner().next().expect("grammar: ad");
+        Builder::new(self, source, StringRules::New).ad_body(ad)
+    }
+
+    /// Parses one line of an old-syntax ad, `Name = expression`, with old
+    /// string rules.
+    pub fn parse_old_line(&self, source: &str) -> Result<(Name, Expr)> {
+        self.check_nesting(source)?;
+        let mut pairs = Grammar::parse(Rule::old_line_input, source)
+            .map_err(|e| self.pest_error(source, e))?;
+        let line = pairs.next().expect("grammar: old_line_input matched");
+        let mut inner = line.into_inner();
+        let builder = Builder::new(self, source, StringRules::Old);
+        let name = builder.attribute_name(inner.next().expect("grammar: name"))?;
+        let expr = builder.expression(inner.next().expect("grammar: expression"))?;
+        Ok((name, expr.expr))
+    }
+
+    /// The shared copy of a name.
+    pub fn intern(&self, text: &str) -> Name {
+        let mut names = self.names.borrow_mut();
+        if let Some(name) = names.get(text) {
+            return name.clone();
+        }
+        let name = Name::new(text);
+        names.insert(text.into(), name.clone());
+        name
+    }
+
+    /// Refuses texts whose brackets nest deeper than the limit, before pest
+    /// recurses into them. Strings, quoted names and comments are skipped;
+    /// a `?` that opens a conditional counts as a bracket closed by its `:`.
+    fn check_nesting(&self, source: &str) -> Result<()> {
+        let bytes = source.as_bytes();
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                quote @ (b'"' | b'\'') => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != quote {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                    i += 2;
+                    while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                b'(' | b'[' | b'{' | b'?' => {
+                    depth += 1;
+                    if depth > self.options.max_nesting {
+                        return Err(ParseError::new(
+                            source,
+                            Span::new(i, i + 1),
+                            format!(
+                                "expression nested too deeply: more than {} levels of brackets",
+                                self.options.max_nesting
+                            ),
+                        ));
+                    }
+                }
+                b')' | b']' | b'}' | b':' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn pest_error(&self, source: &str, error: pest::error::Error<Rule>) -> ParseError {
+        use pest::error::{ErrorVariant, InputLocation};
+        let pos = match error.location {
+            InputLocation::Pos(p) => p,
+            InputLocation::Span((s, _)) => s,
+        };
+        let (found, len) = describe_found(source, pos);
+        let expected = match &error.variant {
+            ErrorVariant::ParsingError { positives, .. } => expected_words(positives),
+            ErrorVariant::CustomError { message } => message.clone(),
+        };
+        let message = if expected.is_empty() {
+            format!("unexpected {found}")
+        } else {
+            format!("expected {expected}, found {found}")
+        };
+        ParseError::new(source, Span::new(pos, pos + len), message)
+    }
+}
+
+/// Plain words for what the grammar wanted at an error.
+fn expected_words(rules: &[Rule]) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for rule in rules {
+        let word = match rule {
+            Rule::expression | Rule::operand | Rule::postfix_expression => "an expression",
+            Rule::negate | Rule::plus | Rule::not | Rule::bit_not => "an expression",
+            Rule::number | Rule::negative_number => "an expression",
+            Rule::strings | Rule::string_part | Rule::keyword_literal => "an expression",
+            Rule::function_call | Rule::root_attribute | Rule::parenthesized => "an expression",
+            Rule::list | Rule::ad => "an expression",
+            Rule::identifier | Rule::quoted_name => "an attribute name",
+            Rule::attribute_definition => "an attribute definition `name = value`",
+            Rule::selection | Rule::subscript => "an operator",
+            Rule::EOI => "end of input",
+            r if binary_op(*r).is_some() => "an operator",
+            Rule::ternary_branch | Rule::elvis => "an operator",
+            _ => continue,
+        };
+        if !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    match words.len() {
+        0 => String::new(),
+        1 => words[0].to_string(),
+        n => format!("{} or {}", words[..n - 1].join(", "), words[n - 1]),
+    }
+}
+
+/// Builds the tree from pest's pairs for one parse.
+struct Builder<'p, 's> {
+    parser: &'p Parser,
+    source: &'s str,
+    rules: StringRules,
+}
+
+impl<'p, 's> Builder<'p, 's> {
+    fn new(parser: &'p Parser, source: &'s str, rules: StringRules) -> Self {
+        Builder {
+            parser,
+            source,
+            rules,
+        }
+    }
+
+    fn error(&self, span: Span, message: impl Into<String>) -> ParseError {
+        ParseError::new(self.source, span, message)
+    }
+
+    fn node(&self, kind: ExprKind, span: Span, depth: usize) -> Result<Built> {
+        if depth > self.parser.options.max_depth {
+            return Err(self.error(
+                span,
+                format!(
+                    "expression nested too deeply: more than {} levels",
+                    self.parser.options.max_depth
+                ),
+            ));
+        }
+        Ok(Built {
+            expr: Expr { kind, span },
+            depth,
+        })
+    }
+
+    fn expression(&self, pair: Pair<'_, Rule>) -> Result<Built> {
+        PRATT
+            .map_primary(|operand| self.operand(operand))
+            .map_infix(|lhs, op, rhs| {
+                let (lhs, rhs) = (lhs?, rhs?);
+                let span = lhs.expr.span.join(rhs.expr.span);
+                match op.as_rule() {
+                    Rule::ternary_branch => {
+                        let middle = op.into_inner().next().expect("grammar: middle");
+                        let then = self.expression(middle)?;
+                        let depth = 1 + lhs.depth.max(then.depth).max(rhs.depth);
+                        let kind = ExprKind::Conditional {
+                            cond: Box::new(lhs.expr),
+                            then: Box::new(then.expr),
+                            otherwise: Box::new(rhs.expr),
+                        };
+                        self.node(kind, span, depth)
+                    }
+                    Rule::elvis => {
+                        let depth = 1 + lhs.depth.max(rhs.depth);
+                        let kind = ExprKind::Elvis {
+                            value: Box::new(lhs.expr),
+                            fallback: Box::new(rhs.expr),
+                        };
+                        self.node(kind, span, depth)
+                    }
+                    rule => {
+                        let op = binary_op(rule).expect("grammar: infix operator");
+                        let depth = 1 + lhs.depth.max(rhs.depth);
+                        let kind = ExprKind::Binary {
+                            op,
+                            lhs: Box::new(lhs.expr),
+                            rhs: Box::new(rhs.expr),
+                        };
+                        self.node(kind, span, depth)
+                    }
+                }
+            })
+            .parse(pair.into_inner())
+    }
+
+    fn operand(&self, pair: Pair<'_, Rule>) -> Result<Built> {
+        let mut prefixes = Vec::new();
+        let mut postfix = None;
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::negate => prefixes.push((UnaryOp::Minus, span_of(&part))),
+                Rule::plus => prefixes.push((UnaryOp::Plus, span_of(&part))),
+                Rule::not => prefixes.push((UnaryOp::Not, span_of(&part))),
+                Rule::bit_not => prefixes.push((UnaryOp::BitNot, span_of(&part))),
+                _ => postfix = Some(part),
+            }
+        }
+        let mut built = self.postfix_expression(postfix.expect("grammar: operand"))?;
+        for (op, span) in prefixes.into_iter().rev() {
+            let span = span.join(built.expr.span);
+            let kind = ExprKind::Unary {
+                op,
+                operand: Box::new(built.expr),
+            };
+            built = self.node(kind, span, built.depth + 1)?;
+        }
+        Ok(built)
+    }
+
+    fn postfix_expression(&self, pair: Pair<'_, Rule>) -> Result<Built> {
+        let mut parts = pair.into_inner();
+        let mut built = self.primary(parts.next().expect("grammar: primary"))?;
+        for part in parts {
+            let span = built.expr.span.join(span_of(&part));
+            built = match part.as_rule() {
+                Rule::selection => {
+                    let name =
+                        self.attribute_name(part.into_inner().next().expect("grammar: name"))?;
+                    let depth = built.depth + 1;
+                    let kind = ExprKind::Select {
+                        base: Box::new(built.expr),
+                        name,
+                    };
+                    self.node(kind, span, depth)?
+                }
+                _ => {
+                    let index =
+                        self.expression(part.into_inner().next().expect("grammar: index"))?;
+                    let depth = 1 + built.depth.max(index.depth);
+                    let kind = ExprKind::Subscript {
+                        base: Box::new(built.expr),
+                        index: Box::new(index.expr),
+                    };
+                    self.node(kind, span, depth)?
+                }
+            };
+        }
+        Ok(built)
+    }
+
+    fn primary(&self, pair: Pair<'_, Rule>) -> Result<Built> {
+        let span = span_of(&pair);
+        match pair.as_rule() {
+            Rule::number | Rule::negative_number => {
+                let lit = self.number(pair.as_str(), span)?;
+                self.node(ExprKind::Literal(lit), span, 1)
+            }
+            Rule::strings => {
+                let mut bytes = Vec::new();
+                for part in pair.into_inner() {
+                    let text = part.as_str();
+                    let body = &text[1..text.len() - 1];
+                    self.decode_string(body, span_of(&part), &mut bytes)?;
+                }
+                let lit = Literal::String(bytes.into_boxed_slice());
+                self.node(ExprKind::Literal(lit), span, 1)
+            }
+            Rule::keyword_literal => {
+                let lit = match pair.as_str().to_ascii_lowercase().as_str() {
+                    "true" => Literal::Boolean(true),
+                    "false" => Literal::Boolean(false),
+                    "undefined" => Literal::Undefined,
+                    _ => Literal::Error,
+                };
+                self.node(ExprKind::Literal(lit), span, 1)
+            }
+            Rule::function_call => {
+                let mut inner = pair.into_inner();
+                let name = self.parser.intern(inner.next().expect("grammar: name").as_str());
+                let mut depth = 0;
+                let mut args = Vec::new();
+                for arg in inner {
+                    let arg = self.expression(arg)?;
+                    depth = depth.max(arg.depth);
+                    args.push(arg.expr);
+                }
+                self.node(ExprKind::Call { name, args }, span, depth + 1)
+            }
+            Rule::root_attribute => {
+                let name = self.attribute_name(pair.into_inner().next().expect("grammar: name"))?;
+                self.node(ExprKind::RootAttribute(name), span, 1)
+            }
+            Rule::identifier | Rule::quoted_name => {
+                let name = self.attribute_name(pair)?;
+                self.node(ExprKind::Attribute(name), span, 1)
+            }
+            Rule::parenthesized => {
+                let inner = self.expression(pair.into_inner().next().expect("grammar: inner"))?;
+                let depth = inner.depth + 1;
+                self.node(ExprKind::Paren(Box::new(inner.expr)), span, depth)
+            }
+            Rule::list => {
+                let mut depth = 0;
+                let mut items = Vec::new();
+                for item in pair.into_inner() {
+                    let item = self.expression(item)?;
+                    depth = depth.max(item.depth);
+                    items.push(item.expr);
+                }
+                self.node(ExprKind::List(items), span, depth + 1)
+            }
+            Rule::ad => {
+                let mut depth = 0;
+                let mut ad = AdExpr::new();
+                for def in pair.into_inner() {
+                    let (name, value) = self.definition(def)?;
+                    depth = depth.max(value.depth);
+                    ad.insert(name, value.expr);
+                }
+                self.node(ExprKind::Ad(Box::new(ad)), span, depth + 1)
+            }
+            rule => unreachable!("grammar: unexpected primary {rule:?}"),
+        }
+    }
+
+    fn ad_body(&self, pair: Pair<'_, Rule>) -> Result<AdExpr> {
+        let mut ad = AdExpr::new();
+        for def in pair.into_inner() {
+            let (name, value) = self.definition(def)?;
+            ad.insert(name, value.expr);
+        }
+        Ok(ad)
+    }
+
+    fn definition(&self, pair: Pair<'_, Rule>) -> Result<(Name, Built)> {
+        let mut inner = pair.into_inner();
+        let name = self.attribute_name(inner.next().expect("grammar: name"))?;
+        let value = self.expression(inner.next().expect("grammar: value"))?;
+        Ok((name, value))
+    }
+
+    fn attribute_name(&self, pair: Pair<'_, Rule>) -> Result<Name> {
+        let text = pair.as_str();
+        if pair.as_rule() != Rule::quoted_name {
+            return Ok(self.parser.intern(text));
+        }
+        let mut bytes = Vec::new();
+        let body = &text[1..text.len() - 1];
+        decode_new_escapes(body, &mut bytes).map_err(|(at, msg)| {
+            let start = span_of(&pair).start as usize + 1 + at;
+            self.error(Span::new(start, start + 1), msg)
+        })?;
+        Ok(self.parser.intern(&String::from_utf8_lossy(&bytes)))
+    }
+
+    fn decode_string(&self, body: &str, span: Span, out: &mut Vec<u8>) -> Result<()> {
+        match self.rules {
+            StringRules::New => decode_new_escapes(body, out).map_err(|(at, msg)| {
+                let start = span.start as usize + 1 + at;
+                self.error(Span::new(start, start + 2), msg)
+            }),
+            StringRules::Old => {
+                decode_old_escapes(body, out);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads a number token. HTCondor reads an integer that does not fit in
+    /// 64 bits as 0, and refuses a leading zero on an integer (`010`); the
+    /// JDL dialect reads that as octal, `0x..` as hex, and `2K` as 2048.0.
+    fn number(&self, text: &str, span: Span) -> Result<Literal> {
+        let jdl = self.parser.options.dialect == Dialect::Jdl;
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let refuse = |what: &str| {
+            Err(self.error(
+                span,
+                format!(
+                    "{what} `{text}` is a JDL extension that HTCondor does not read (enable the JDL dialect)"
+                ),
+            ))
+        };
+        if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+            if !jdl {
+                return refuse("the hexadecimal literal");
+            }
+            let value = i64::from_str_radix(hex, 16).unwrap_or(0);
+            return Ok(Literal::Integer(if negative { value.wrapping_neg() } else { value }));
+        }
+        let (mantissa, scale) = match digits.as_bytes().last() {
+            Some(b'B') => (&digits[..digits.len() - 1], Some(1.0)),
+            Some(b'K') => (&digits[..digits.len() - 1], Some(1024.0)),
+            Some(b'M') => (&digits[..digits.len() - 1], Some(1024.0 * 1024.0)),
+            Some(b'G') => (&digits[..digits.len() - 1], Some(1024.0 * 1024.0 * 1024.0)),
+            Some(b'T') => (&digits[..digits.len() - 1], Some(1024.0f64.powi(4))),
+            _ => (digits, None),
+        };
+        if scale.is_some() && !jdl {
+            return refuse("the scaled number");
+        }
+        let is_real = mantissa.contains(['.', 'e', 'E']) || scale.is_some();
+        if is_real {
+            let value: f64 = mantissa.parse().unwrap_or(0.0) * scale.unwrap_or(1.0);
+            return Ok(Literal::Real(if negative { -value } else { value }));
+        }
+        if mantissa.len() > 1 && mantissa.starts_with('0') {
+            if !jdl {
+                return refuse("the octal literal (an integer with a leading zero)");
+            }
+            let value = i64::from_str_radix(mantissa, 8)
+                .map_err(|_| self.error(span, format!("`{text}` is not an octal number")))?;
+            return Ok(Literal::Integer(if negative { value.wrapping_neg() } else { value }));
+        }
+        // Parse with the sign so that i64::MIN reads; out of range is 0 as in HTCondor.
+        Ok(Literal::Integer(text.parse::<i64>().unwrap_or(0)))
+    }
+}
+
+/// Decodes new-syntax escapes (spec 003 "Composing Literals"; HTCondor's
+/// lexer): `\a \b \f \n \r \t \v`, `\\ \" \' \?`, octal `\o`, `\oo`, `\ooo`
+/// (three digits only when the first is 0-3), any other escaped character
+/// stands for itself. A NUL byte is refused, as HTCondor refuses it.
+/// On error returns the byte offset of the backslash in `body`.
+pub fn decode_new_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, String)> {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b != b'\\' || i + 1 >= bytes.len() {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let c = bytes[i + 1];
+        i += 2;
+        match c {
+            b'a' => out.push(0x07),
+            b'b' => out.push(0x08),
+            b'f' => out.push(0x0c),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(0x0b),
+            b'0'..=b'7' => {
+                let max_digits = if c <= b'3' { 3 } else { 2 };
+                let mut value = u32::from(c - b'0');
+                let mut n = 1;
+                while n < max_digits && i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
+                    value = value * 8 + u32::from(bytes[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                if value == 0 {
+                    return Err((start, "a string cannot contain a NUL character (`\\0`)".into()));
+                }
+                out.push(value as u8);
+            }
+            _ => {
+                // Unknown escapes drop the backslash; copy the whole character.
+                let ch_len = body[start + 1..].chars().next().map_or(1, char::len_utf8);
+                out.extend_from_slice(&bytes[start + 1..start + 1 + ch_len]);
+                i = start + 1 + ch_len;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes old-syntax strings: only `\"` is an escape; every other
+/// backslash is kept (HTCondor's old ClassAd format).
+pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && i + 1 < bytes.len() {
+            if bytes[i + 1] == b'"' {
+                out.push(b'"');
+            } else {
+                out.extend_from_slice(&bytes[i..i + 2]);
+            }
+            i += 2;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+}
