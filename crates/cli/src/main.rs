@@ -1,2 +1,42 @@
-//! The `classad` command.
-fn main() {}
+//! The `classad` command: a person's tool for ClassAds.
+//!
+//! Subcommands: `convert` (between old, new and JSON forms), `parse` (the
+//! tree and canonical unparse of an expression, for debugging), `eval`
+//! (like HTCondor's `classad_eval`), `disasm` (the bytecode of an
+//! expression). Each lives in its own module; this file only dispatches.
+
+mod convert;
+mod parse_cmd;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: classad <command> [arguments]
+
+commands:
+  convert [--from old|new|json] [--to old|new|json] [FILE...]
+                     read ads (standard input when no FILE) and write them in another form
+  parse EXPR         print the tree and the canonical unparse of EXPR
+  help               print this message
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    match command.as_str() {
+        "convert" => convert::run(rest),
+        "parse" => parse_cmd::run(rest),
+        "help" | "-h" | "--help" | "-help" => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("classad: unknown command `{other}`\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
