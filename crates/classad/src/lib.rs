@@ -1,14 +1,75 @@
 //! The ClassAd language: the crate users depend on.
 //!
-//! Re-exports the layers behind one API: [`syntax`] (parsing, unparsing,
-//! diagnostics), and, as they land, compilation, evaluation and matchmaking.
+//! Re-exports the layers ([`syntax`], [`compiler`], [`vm`], [`stdlib`])
+//! and joins them in a few calls:
 //!
 //! ```
-//! let ad = classad::syntax::parse_ad("[Memory = 2048; Arch = \"X86_64\"]").unwrap();
-//! assert_eq!(ad.len(), 2);
+//! use classad::{evaluate_str, Value};
+//! assert!(matches!(evaluate_str("[a = 2; b = a * 21].b"), Ok(Value::Int(42))));
 //! ```
 
 pub use classad_compiler as compiler;
 pub use classad_stdlib as stdlib;
 pub use classad_syntax as syntax;
 pub use classad_vm as vm;
+
+pub use classad_syntax::{AdExpr, Expr, ParseError};
+pub use classad_vm::{AdRef, AdValue, Options, Program, Value, Vm};
+
+use std::sync::Arc;
+
+/// Why a text could not be turned into something runnable.
+#[derive(Debug)]
+pub enum Error {
+    /// The text is not ClassAd.
+    Parse(ParseError),
+    /// The compiler produced a program the verifier refused (a bug).
+    Verify(classad_vm::VerifyError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Parse(e) => e.fmt(f),
+            Error::Verify(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ParseError> for Error {
+    fn from(e: ParseError) -> Error {
+        Error::Parse(e)
+    }
+}
+
+impl From<classad_vm::VerifyError> for Error {
+    fn from(e: classad_vm::VerifyError) -> Error {
+        Error::Verify(e)
+    }
+}
+
+/// Compiles an expression with the standard functions.
+pub fn compile(expr: &Expr) -> Result<Program, Error> {
+    let registry = stdlib::shared_registry();
+    Ok(compiler::Compiler::new(&registry).compile(expr)?)
+}
+
+/// Compiles an ad into a top-level ad ready for evaluation.
+pub fn ad_from_ast(ad: &AdExpr) -> Result<AdRef, Error> {
+    let registry = stdlib::shared_registry();
+    let body = compiler::Compiler::new(&registry).compile_ad(ad)?;
+    Ok(AdValue::top_level(Arc::new(body)))
+}
+
+/// An empty top-level ad, the context `classad_eval` evaluates in.
+pub fn empty_ad() -> AdRef {
+    AdValue::top_level(Arc::new(vm::AdBody::new()))
+}
+
+/// Parses and evaluates one expression in an empty ad.
+pub fn evaluate_str(source: &str) -> Result<Value, Error> {
+    let program = compile(&syntax::parse_expression(source)?)?;
+    Ok(Vm::default().evaluate(&program, &empty_ad()))
+}

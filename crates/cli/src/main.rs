@@ -6,6 +6,7 @@
 //! expression). Each lives in its own module; this file only dispatches.
 
 mod convert;
+mod eval;
 mod parse_cmd;
 
 use std::process::ExitCode;
@@ -17,6 +18,9 @@ commands:
   convert [--from old|new|json] [--to old|new|json] [FILE...]
                      read ads (standard input when no FILE) and write them in another form
   parse EXPR         print the tree and the canonical unparse of EXPR
+  eval [-file F] [-target-file F] [-quiet] [--strict] [--batch] ARG...
+                     evaluate like classad_eval: ads, assignments, expressions, left to right;
+                     --batch reads expressions from standard input, one a line
   help               print this message
 ";
 
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
     match command.as_str() {
         "convert" => convert::run(rest),
         "parse" => parse_cmd::run(rest),
+        "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -1,10 +1,370 @@
-//! The ClassAd compiler.
+//! The ClassAd compiler: AST to verified stack bytecode.
 //!
-//! Lowers a [`classad_syntax::Expr`] into the VM's stack bytecode: constant
-//! folding of pure sub-expressions, interning of attribute names, and
-//! resolution of attribute references to slots wherever the ad layout is
-//! known (own ad, `MY`/`TARGET` of a match, parent ads), with a by-name
-//! lookup only where it is not. `&&`, `||`, `?:` and elvis get dedicated
-//! three-valued short-circuit instructions.
-//!
-//! Status: the layer is being built (issue "Language core II").
+//! * Constant folding: an operator, list or pure function whose operands
+//!   are all constants becomes one constant (`15 * 60` is `900`).
+//! * Names are interned as [`Symbol`]s (case-folded, hash computed once)
+//!   and pooled per program.
+//! * `MY.x` and `TARGET.x` compile to dedicated loads that go straight to
+//!   the right ad; any other name is looked up by symbol at run time.
+//! * `&&`, `||`, `?:` and elvis compile to the three-valued short-circuit
+//!   instructions of [`Instr`], with forward jumps patched once the
+//!   target is known.
+//! * Calls resolve to the registry's function at compile time; an unknown
+//!   function, or a call with the wrong number of arguments, is ERROR, as
+//!   HTCondor evaluates it.
+
+use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal};
+use classad_vm::ops;
+use classad_vm::{AdBody, Attribute, Instr, Pools, Program, Registry, Symbol, Value, VerifyError};
+use std::sync::Arc;
+
+/// Compiles expressions against a function registry.
+pub struct Compiler<'r> {
+    registry: &'r Registry,
+}
+
+impl<'r> Compiler<'r> {
+    /// A compiler resolving calls in `registry`.
+    pub fn new(registry: &'r Registry) -> Compiler<'r> {
+        Compiler { registry }
+    }
+
+    /// Compiles one expression into a verified program.
+    pub fn compile(&self, expr: &Expr) -> Result<Program, VerifyError> {
+        let mut unit = Unit::default();
+        self.expr(expr, &mut unit)?;
+        unit.code.push(Instr::Return);
+        Program::new(&unit.code, unit.pools)
+    }
+
+    /// Compiles the attributes of an ad literal into a body.
+    pub fn compile_ad(&self, ad: &AdExpr) -> Result<AdBody, VerifyError> {
+        let mut body = AdBody::new();
+        for (name, expr) in &ad.attributes {
+            body.insert(Attribute {
+                name: name.clone(),
+                source: Arc::new(expr.clone()),
+                program: Arc::new(self.compile(expr)?),
+            });
+        }
+        Ok(body)
+    }
+
+    /// The value of `expr` if the compiler can compute it now.
+    fn constant(&self, expr: &Expr) -> Result<Option<Value>, VerifyError> {
+        let mut unit = Unit::default();
+        self.expr(expr, &mut unit)?;
+        Ok(match unit.code.as_slice() {
+            [Instr::Const(i)] => Some(unit.pools.constants[*i as usize].clone()),
+            _ => None,
+        })
+    }
+
+    fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), VerifyError> {
+        match &expr.kind {
+            ExprKind::Literal(lit) => unit.push_const(literal_value(lit)),
+            ExprKind::Paren(inner) => self.expr(inner, unit)?,
+            ExprKind::Attribute(name) => {
+                let i = unit.name(name.as_str());
+                unit.code.push(Instr::LoadAttr(i));
+            }
+            ExprKind::RootAttribute(name) => {
+                let i = unit.name(name.as_str());
+                unit.code.push(Instr::LoadRoot(i));
+            }
+            ExprKind::Select { base, name } => {
+                let scope = match &base.kind {
+                    ExprKind::Attribute(b) if b.eq_ignore_case("my") => Some(true),
+                    ExprKind::Attribute(b) if b.eq_ignore_case("target") => Some(false),
+                    _ => None,
+                };
+                let i = unit.name(name.as_str());
+                match scope {
+                    Some(true) => unit.code.push(Instr::LoadMy(i)),
+                    Some(false) => unit.code.push(Instr::LoadTarget(i)),
+                    None => {
+                        self.expr(base, unit)?;
+                        unit.code.push(Instr::Select(i));
+                    }
+                }
+            }
+            ExprKind::Subscript { base, index } => {
+                self.expr(base, unit)?;
+                self.expr(index, unit)?;
+                unit.code.push(Instr::Subscript);
+            }
+            ExprKind::Unary { op, operand } => {
+                self.expr(operand, unit)?;
+                match unit.pop_const() {
+                    Some(v) => unit.push_const(ops::unary(*op, v)),
+                    None => unit.code.push(Instr::Unary(*op)),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => match op {
+                BinaryOp::And | BinaryOp::Or => self.logical(*op, lhs, rhs, unit)?,
+                _ => {
+                    self.expr(lhs, unit)?;
+                    self.expr(rhs, unit)?;
+                    match unit.pop_two_consts() {
+                        Some((l, r)) => unit.push_const(ops::binary(*op, l, r)),
+                        None => unit.code.push(Instr::Binary(*op)),
+                    }
+                }
+            },
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => self.conditional(cond, then, otherwise, unit)?,
+            ExprKind::Elvis { value, fallback } => {
+                if let Some(v) = self.constant(value)? {
+                    if v.is_undefined() {
+                        self.expr(fallback, unit)?;
+                    } else {
+                        unit.push_const(v);
+                    }
+                    return Ok(());
+                }
+                self.expr(value, unit)?;
+                let test = unit.placeholder();
+                self.expr(fallback, unit)?;
+                unit.patch(test, Instr::ElvisTest);
+            }
+            ExprKind::List(items) => {
+                let start = unit.code.len();
+                for item in items {
+                    self.expr(item, unit)?;
+                }
+                let n = u32::try_from(items.len()).unwrap_or(u32::MAX);
+                // Fold a list whose items all compiled to constants.
+                let all_const = unit.code[start..]
+                    .iter()
+                    .all(|i| matches!(i, Instr::Const(_)))
+                    && unit.code.len() - start == items.len();
+                if all_const {
+                    let values: Vec<Value> = unit.code[start..]
+                        .iter()
+                        .map(|i| match i {
+                            Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
+                            _ => Value::Error,
+                        })
+                        .collect();
+                    unit.code.truncate(start);
+                    unit.push_const(Value::List(values.into()));
+                } else {
+                    unit.code.push(Instr::MakeList(n));
+                }
+            }
+            ExprKind::Ad(ad) => {
+                let body = self.compile_ad(ad)?;
+                let i = u32::try_from(unit.pools.ads.len()).unwrap_or(u32::MAX);
+                unit.pools.ads.push(Arc::new(body));
+                unit.code.push(Instr::MakeAd(i));
+            }
+            ExprKind::Call { name, args } => self.call(name.as_str(), args, unit)?,
+        }
+        Ok(())
+    }
+
+    fn logical(
+        &self,
+        op: BinaryOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        unit: &mut Unit,
+    ) -> Result<(), VerifyError> {
+        let (short, combine): (fn(&Value) -> Option<Value>, fn(Value, Value) -> Value) =
+            if op == BinaryOp::And {
+                (ops::and_short_circuit, ops::logical_and)
+            } else {
+                (ops::or_short_circuit, ops::logical_or)
+            };
+        if let Some(left) = self.constant(lhs)? {
+            if let Some(result) = short(&left) {
+                unit.push_const(result);
+                return Ok(());
+            }
+            if let Some(right) = self.constant(rhs)? {
+                unit.push_const(combine(left, right));
+                return Ok(());
+            }
+        }
+        self.expr(lhs, unit)?;
+        let test = unit.placeholder();
+        self.expr(rhs, unit)?;
+        unit.code.push(if op == BinaryOp::And {
+            Instr::AndCombine
+        } else {
+            Instr::OrCombine
+        });
+        unit.patch(
+            test,
+            if op == BinaryOp::And {
+                Instr::AndTest
+            } else {
+                Instr::OrTest
+            },
+        );
+        Ok(())
+    }
+
+    fn conditional(
+        &self,
+        cond: &Expr,
+        then: &Expr,
+        otherwise: &Expr,
+        unit: &mut Unit,
+    ) -> Result<(), VerifyError> {
+        if let Some(c) = self.constant(cond)? {
+            match c {
+                Value::Undefined => unit.push_const(Value::Undefined),
+                other => match ops::truth(&other) {
+                    Some(true) => self.expr(then, unit)?,
+                    Some(false) => self.expr(otherwise, unit)?,
+                    None => unit.push_const(Value::Error),
+                },
+            }
+            return Ok(());
+        }
+        self.expr(cond, unit)?;
+        let test = unit.placeholder();
+        let branch = unit.placeholder();
+        self.expr(then, unit)?;
+        let jump = unit.placeholder();
+        unit.patch(branch, Instr::JumpIfFalse);
+        self.expr(otherwise, unit)?;
+        unit.patch(jump, Instr::Jump);
+        unit.patch(test, Instr::CondTest);
+        Ok(())
+    }
+
+    fn call(&self, name: &str, args: &[Expr], unit: &mut Unit) -> Result<(), VerifyError> {
+        // ifThenElse is lazy in its branches: compile it as a conditional.
+        if name.eq_ignore_ascii_case("ifThenElse") && args.len() == 3 {
+            return self.conditional(&args[0], &args[1], &args[2], unit);
+        }
+        let Some(function) = self.registry.get(name) else {
+            unit.push_const(Value::Error);
+            return Ok(());
+        };
+        let argc = args.len();
+        if argc < usize::from(function.min_args) || argc > usize::from(function.max_args) {
+            unit.push_const(Value::Error);
+            return Ok(());
+        }
+        let start = unit.code.len();
+        for arg in args {
+            self.expr(arg, unit)?;
+        }
+        let all_const = unit.code.len() - start == argc
+            && unit.code[start..]
+                .iter()
+                .all(|i| matches!(i, Instr::Const(_)));
+        if function.pure && all_const {
+            let values: Vec<Value> = unit.code[start..]
+                .iter()
+                .map(|i| match i {
+                    Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
+                    _ => Value::Error,
+                })
+                .collect();
+            unit.code.truncate(start);
+            let mut vm = classad_vm::Vm::default();
+            let scope = classad_vm::AdValue::top_level(Arc::new(AdBody::new()));
+            let mut context = classad_vm::CallContext {
+                vm: &mut vm,
+                scope: &scope,
+            };
+            let value = (function.func)(&mut context, &values);
+            unit.push_const(value);
+            return Ok(());
+        }
+        let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
+        unit.pools.functions.push(function.clone());
+        unit.code.push(Instr::Call {
+            func,
+            argc: u16::try_from(argc).unwrap_or(u16::MAX),
+        });
+        Ok(())
+    }
+}
+
+/// The value of a literal.
+pub fn literal_value(lit: &Literal) -> Value {
+    match lit {
+        Literal::Integer(i) => Value::Int(*i),
+        Literal::Real(r) => Value::Real(*r),
+        Literal::String(s) => Value::Str(Arc::from(&s[..])),
+        Literal::Boolean(b) => Value::Bool(*b),
+        Literal::Undefined => Value::Undefined,
+        Literal::Error => Value::Error,
+    }
+}
+
+/// Code and pools of the program being compiled.
+#[derive(Default)]
+struct Unit {
+    code: Vec<Instr>,
+    pools: Pools,
+}
+
+impl Unit {
+    fn push_const(&mut self, value: Value) {
+        let i = u32::try_from(self.pools.constants.len()).unwrap_or(u32::MAX);
+        self.pools.constants.push(value);
+        self.code.push(Instr::Const(i));
+    }
+
+    /// Removes a trailing constant load and returns its value.
+    fn pop_const(&mut self) -> Option<Value> {
+        match self.code.last() {
+            Some(Instr::Const(i)) => {
+                let value = self.pools.constants[*i as usize].clone();
+                self.code.pop();
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+
+    /// Removes two trailing constant loads and returns their values.
+    fn pop_two_consts(&mut self) -> Option<(Value, Value)> {
+        let n = self.code.len();
+        if n < 2 {
+            return None;
+        }
+        match (self.code[n - 2], self.code[n - 1]) {
+            (Instr::Const(a), Instr::Const(b)) => {
+                self.code.truncate(n - 2);
+                Some((
+                    self.pools.constants[a as usize].clone(),
+                    self.pools.constants[b as usize].clone(),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn name(&mut self, name: &str) -> u32 {
+        let symbol = Symbol::new(name);
+        match self.pools.names.iter().position(|s| *s == symbol) {
+            Some(i) => i as u32,
+            None => {
+                self.pools.names.push(symbol);
+                (self.pools.names.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Reserves an instruction to patch with a jump to a later position.
+    fn placeholder(&mut self) -> usize {
+        self.code.push(Instr::Return);
+        self.code.len() - 1
+    }
+
+    /// Makes the placeholder at `at` a jump to the current end.
+    fn patch(&mut self, at: usize, make: fn(u32) -> Instr) {
+        let target = u32::try_from(self.code.len()).unwrap_or(u32::MAX);
+        self.code[at] = make(target);
+    }
+}

@@ -1,9 +1,44 @@
 //! The ClassAd virtual machine.
 //!
-//! Owns the runtime: the [`Value`](crate) type (undefined, error, boolean,
+//! Owns the runtime: the [`Value`] type (undefined, error, boolean,
 //! integer, real, string, absolute and relative time, list, ad), the
-//! bytecode format that the compiler emits and its verifier, the
-//! interpreter loop, scopes (`MY`, `TARGET`, `parent`, `root`), and batch
-//! evaluation of one program against many ads or pairs of ads.
+//! bytecode format that the compiler emits and its verifier
+//! ([`bytecode`]), operator semantics ([`ops`]), the interpreter loop and
+//! scopes ([`Vm`]), runtime ads ([`ad`]), and the function registry that
+//! the stdlib crate fills ([`registry`]).
 //!
-//! Status: the layer is being built (issue "Language core II").
+//! Programs and ads are immutable and `Send + Sync`; all evaluation state
+//! lives in a [`Vm`], one per thread, reused between evaluations.
+
+pub mod ad;
+pub mod bytecode;
+pub mod interp;
+pub mod ops;
+pub mod print;
+pub mod registry;
+pub mod value;
+
+pub use ad::{AdBody, AdRef, AdValue, Attribute, Symbol};
+pub use bytecode::{Instr, Pools, Program, VerifyError};
+pub use interp::{CallContext, Limits, Options, Vm};
+pub use registry::{Builtin, NativeFn, Registry};
+pub use value::{AbsTime, Value, ValueType};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+    }
+
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Program>();
+        check::<AdRef>();
+        check::<Value>();
+        check::<Registry>();
+    }
+}

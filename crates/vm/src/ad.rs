@@ -1,0 +1,203 @@
+//! Runtime ClassAds: attribute programs looked up by case-folded name, and
+//! the lexical scope an ad was written in.
+
+use crate::bytecode::Program;
+use ahash::RandomState;
+use classad_syntax::{Expr, Name};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::{Arc, LazyLock};
+
+/// A case-folded attribute name with its hash computed once, so that
+/// lookups hash nothing at run time. Symbols are compared by hash, then
+/// pointer, then text.
+#[derive(Clone)]
+pub struct Symbol {
+    hash: u64,
+    text: Arc<str>,
+}
+
+static SYMBOL_HASHER: LazyLock<RandomState> =
+    LazyLock::new(|| RandomState::with_seeds(0x5eed, 0xc1a5, 0x5ad, 0xf00d));
+
+impl Symbol {
+    /// The symbol for `name`, ignoring case (ClassAd names are
+    /// case-insensitive, spec 003 "Attributes").
+    pub fn new(name: &str) -> Symbol {
+        let text: Arc<str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            Arc::from(name.to_ascii_lowercase())
+        } else {
+            Arc::from(name)
+        };
+        let hash = SYMBOL_HASHER.hash_one(&*text);
+        Symbol { hash, text }
+    }
+
+    /// The case-folded text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq for Symbol {
+    fn eq(&self, other: &Symbol) -> bool {
+        self.hash == other.hash && (Arc::ptr_eq(&self.text, &other.text) || self.text == other.text)
+    }
+}
+
+impl Eq for Symbol {}
+
+impl Hash for Symbol {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl std::fmt::Debug for Symbol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// A hasher that passes a [`Symbol`]'s precomputed hash through.
+#[derive(Default)]
+pub struct SymbolHasher(u64);
+
+impl Hasher for SymbolHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A map keyed by symbols.
+pub type SymbolMap<V> = HashMap<Symbol, V, BuildHasherDefault<SymbolHasher>>;
+
+/// One attribute of an ad: its name as written, its source tree (for
+/// printing and `unparse`), and its compiled program.
+#[derive(Clone)]
+pub struct Attribute {
+    /// The name as written.
+    pub name: Name,
+    /// The expression as parsed.
+    pub source: Arc<Expr>,
+    /// The compiled program.
+    pub program: Arc<Program>,
+}
+
+/// The body of an ad: attributes in order, indexed by symbol. Shared by
+/// every value made from the same ad literal.
+#[derive(Default)]
+pub struct AdBody {
+    attributes: Vec<Attribute>,
+    index: SymbolMap<u32>,
+    /// Whether some attribute is named `my`, `target`, `self`, `parent`,
+    /// `root` or `toplevel`, which then shadow their special meaning.
+    shadows_special_names: bool,
+}
+
+/// Names with a special meaning when no attribute of that name is in scope.
+pub const SPECIAL_NAMES: [&str; 6] = ["my", "target", "self", "parent", "root", "toplevel"];
+
+impl AdBody {
+    /// An empty body.
+    pub fn new() -> AdBody {
+        AdBody::default()
+    }
+
+    /// Adds or replaces an attribute (a replaced one keeps its place).
+    pub fn insert(&mut self, attribute: Attribute) {
+        let symbol = Symbol::new(attribute.name.as_str());
+        if SPECIAL_NAMES.contains(&symbol.as_str()) {
+            self.shadows_special_names = true;
+        }
+        match self.index.get(&symbol) {
+            Some(&slot) => self.attributes[slot as usize] = attribute,
+            None => {
+                let slot = u32::try_from(self.attributes.len()).unwrap_or(u32::MAX);
+                self.index.insert(symbol, slot);
+                self.attributes.push(attribute);
+            }
+        }
+    }
+
+    /// The slot of an attribute.
+    #[inline]
+    pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
+        self.index.get(symbol).copied()
+    }
+
+    /// The attribute in a slot.
+    #[inline]
+    pub fn attribute(&self, slot: u32) -> &Attribute {
+        &self.attributes[slot as usize]
+    }
+
+    /// The attribute named `name`, ignoring case.
+    pub fn get(&self, name: &str) -> Option<&Attribute> {
+        self.slot(&Symbol::new(name)).map(|s| self.attribute(s))
+    }
+
+    /// All attributes in order.
+    pub fn attributes(&self) -> &[Attribute] {
+        &self.attributes
+    }
+
+    /// Number of attributes.
+    pub fn len(&self) -> usize {
+        self.attributes.len()
+    }
+
+    /// Whether there are no attributes.
+    pub fn is_empty(&self) -> bool {
+        self.attributes.is_empty()
+    }
+
+    /// Whether an attribute shadows a special name.
+    pub fn shadows_special_names(&self) -> bool {
+        self.shadows_special_names
+    }
+}
+
+/// An ad in its scope: a body and the ad it was written in (none for a
+/// top-level ad).
+pub struct AdValue {
+    /// The attributes.
+    pub body: Arc<AdBody>,
+    /// The lexically enclosing ad.
+    pub parent: Option<AdRef>,
+}
+
+/// A shared reference to an ad in scope.
+pub type AdRef = Arc<AdValue>;
+
+impl AdValue {
+    /// A top-level ad.
+    pub fn top_level(body: Arc<AdBody>) -> AdRef {
+        Arc::new(AdValue { body, parent: None })
+    }
+
+    /// An ad written inside `parent`.
+    pub fn nested(body: Arc<AdBody>, parent: AdRef) -> AdRef {
+        Arc::new(AdValue {
+            body,
+            parent: Some(parent),
+        })
+    }
+
+    /// The outermost ad of the scope chain.
+    pub fn root(self: &AdRef) -> AdRef {
+        let mut ad = self;
+        while let Some(parent) = &ad.parent {
+            ad = parent;
+        }
+        ad.clone()
+    }
+}

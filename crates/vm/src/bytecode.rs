@@ -1,0 +1,435 @@
+//! The bytecode: a readable instruction enum for the compiler and the
+//! disassembler, a compact fixed-width encoding that the VM runs, and the
+//! verifier that checks a program once before it runs.
+//!
+//! Every encoded instruction is 8 bytes: an opcode byte, an auxiliary byte
+//! (the operator of `Unary`/`Binary`), a 16-bit count (arguments of a
+//! call) and a 32-bit operand (a pool index or a jump target). Jumps only
+//! go forward, so every program terminates.
+
+use crate::ad::{AdBody, Symbol};
+use crate::registry::Builtin;
+use crate::value::Value;
+use classad_syntax::{BinaryOp, UnaryOp};
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// One instruction, in readable form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instr {
+    /// Push `constants[i]`.
+    Const(u32),
+    /// Push the value of the unscoped attribute `names[i]`: the scope chain,
+    /// then the special names, then (old-ClassAd compatibility) TARGET.
+    LoadAttr(u32),
+    /// Push `.name`: the attribute of the root ad.
+    LoadRoot(u32),
+    /// Push `MY.name`.
+    LoadMy(u32),
+    /// Push `TARGET.name`.
+    LoadTarget(u32),
+    /// Pop a value, push its attribute `names[i]` (projected over lists).
+    Select(u32),
+    /// Pop an index and a base, push `base[index]`.
+    Subscript,
+    /// Pop one value, push the operator applied to it.
+    Unary(UnaryOp),
+    /// Pop two values, push the operator applied to them.
+    Binary(BinaryOp),
+    /// Left side of `&&` on top: if it decides the result (false, error),
+    /// replace it by the result and jump to the target; else fall through.
+    AndTest(u32),
+    /// Pop right and left sides of `&&`, push the result.
+    AndCombine,
+    /// Left side of `||` on top: if it decides (true, error), jump.
+    OrTest(u32),
+    /// Pop right and left sides of `||`, push the result.
+    OrCombine,
+    /// Condition of `?:` on top: if it is not a truth value, replace it by
+    /// the result (UNDEFINED or ERROR) and jump to the target.
+    CondTest(u32),
+    /// Pop a boolean; jump if it is false.
+    JumpIfFalse(u32),
+    /// Jump.
+    Jump(u32),
+    /// Left side of elvis `?:` on top: if it is defined, jump keeping it;
+    /// else pop it and fall through to the fallback.
+    ElvisTest(u32),
+    /// Pop `argc` arguments, push `functions[func](args)`.
+    Call {
+        /// Index into the function pool.
+        func: u32,
+        /// Number of arguments.
+        argc: u16,
+    },
+    /// Pop `n` values, push a list of them.
+    MakeList(u32),
+    /// Push a new ad with body `ads[i]` in the current scope.
+    MakeAd(u32),
+    /// Stop; the value on top is the result.
+    Return,
+}
+
+/// The compact form of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Encoded {
+    /// The opcode.
+    pub op: u8,
+    /// The operator for `Unary`/`Binary`.
+    pub aux: u8,
+    /// The argument count for `Call`.
+    pub count: u16,
+    /// Pool index or jump target.
+    pub arg: u32,
+}
+
+/// Opcodes of the compact encoding.
+pub mod opcode {
+    #![allow(missing_docs)]
+    pub const CONST: u8 = 0;
+    pub const LOAD_ATTR: u8 = 1;
+    pub const LOAD_ROOT: u8 = 2;
+    pub const LOAD_MY: u8 = 3;
+    pub const LOAD_TARGET: u8 = 4;
+    pub const SELECT: u8 = 5;
+    pub const SUBSCRIPT: u8 = 6;
+    pub const UNARY: u8 = 7;
+    pub const BINARY: u8 = 8;
+    pub const AND_TEST: u8 = 9;
+    pub const AND_COMBINE: u8 = 10;
+    pub const OR_TEST: u8 = 11;
+    pub const OR_COMBINE: u8 = 12;
+    pub const COND_TEST: u8 = 13;
+    pub const JUMP_IF_FALSE: u8 = 14;
+    pub const JUMP: u8 = 15;
+    pub const ELVIS_TEST: u8 = 16;
+    pub const CALL: u8 = 17;
+    pub const MAKE_LIST: u8 = 18;
+    pub const MAKE_AD: u8 = 19;
+    pub const RETURN: u8 = 20;
+}
+
+const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
+
+impl Instr {
+    /// The compact form.
+    pub fn encode(self) -> Encoded {
+        use opcode::*;
+        let plain = |op, arg| Encoded {
+            op,
+            aux: 0,
+            count: 0,
+            arg,
+        };
+        match self {
+            Instr::Const(i) => plain(CONST, i),
+            Instr::LoadAttr(i) => plain(LOAD_ATTR, i),
+            Instr::LoadRoot(i) => plain(LOAD_ROOT, i),
+            Instr::LoadMy(i) => plain(LOAD_MY, i),
+            Instr::LoadTarget(i) => plain(LOAD_TARGET, i),
+            Instr::Select(i) => plain(SELECT, i),
+            Instr::Subscript => plain(SUBSCRIPT, 0),
+            Instr::Unary(op) => Encoded {
+                aux: UNARY_OPS.iter().position(|o| *o == op).unwrap_or(0) as u8,
+                ..plain(UNARY, 0)
+            },
+            Instr::Binary(op) => Encoded {
+                aux: BinaryOp::ALL.iter().position(|o| *o == op).unwrap_or(0) as u8,
+                ..plain(BINARY, 0)
+            },
+            Instr::AndTest(t) => plain(AND_TEST, t),
+            Instr::AndCombine => plain(AND_COMBINE, 0),
+            Instr::OrTest(t) => plain(OR_TEST, t),
+            Instr::OrCombine => plain(OR_COMBINE, 0),
+            Instr::CondTest(t) => plain(COND_TEST, t),
+            Instr::JumpIfFalse(t) => plain(JUMP_IF_FALSE, t),
+            Instr::Jump(t) => plain(JUMP, t),
+            Instr::ElvisTest(t) => plain(ELVIS_TEST, t),
+            Instr::Call { func, argc } => Encoded {
+                count: argc,
+                ..plain(CALL, func)
+            },
+            Instr::MakeList(n) => plain(MAKE_LIST, n),
+            Instr::MakeAd(i) => plain(MAKE_AD, i),
+            Instr::Return => plain(RETURN, 0),
+        }
+    }
+
+    /// The readable form of an encoded instruction, if it is valid.
+    pub fn decode(e: Encoded) -> Option<Instr> {
+        use opcode::*;
+        Some(match e.op {
+            CONST => Instr::Const(e.arg),
+            LOAD_ATTR => Instr::LoadAttr(e.arg),
+            LOAD_ROOT => Instr::LoadRoot(e.arg),
+            LOAD_MY => Instr::LoadMy(e.arg),
+            LOAD_TARGET => Instr::LoadTarget(e.arg),
+            SELECT => Instr::Select(e.arg),
+            SUBSCRIPT => Instr::Subscript,
+            UNARY => Instr::Unary(*UNARY_OPS.get(e.aux as usize)?),
+            BINARY => Instr::Binary(*BinaryOp::ALL.get(e.aux as usize)?),
+            AND_TEST => Instr::AndTest(e.arg),
+            AND_COMBINE => Instr::AndCombine,
+            OR_TEST => Instr::OrTest(e.arg),
+            OR_COMBINE => Instr::OrCombine,
+            COND_TEST => Instr::CondTest(e.arg),
+            JUMP_IF_FALSE => Instr::JumpIfFalse(e.arg),
+            JUMP => Instr::Jump(e.arg),
+            ELVIS_TEST => Instr::ElvisTest(e.arg),
+            CALL => Instr::Call {
+                func: e.arg,
+                argc: e.count,
+            },
+            MAKE_LIST => Instr::MakeList(e.arg),
+            MAKE_AD => Instr::MakeAd(e.arg),
+            RETURN => Instr::Return,
+            _ => return None,
+        })
+    }
+}
+
+/// A compiled expression: code and its pools. Immutable and shareable
+/// across threads once built; build it with [`Program::new`], which
+/// verifies it.
+pub struct Program {
+    pub(crate) code: Box<[Encoded]>,
+    pub(crate) constants: Box<[Value]>,
+    pub(crate) names: Box<[Symbol]>,
+    pub(crate) functions: Box<[Arc<Builtin>]>,
+    pub(crate) ads: Box<[Arc<AdBody>]>,
+    pub(crate) max_stack: u32,
+}
+
+/// Why a program was refused by the verifier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    /// Index of the offending instruction.
+    pub at: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid bytecode at {}: {}", self.at, self.message)
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// The pools of a program under construction.
+#[derive(Default)]
+pub struct Pools {
+    /// Constant values.
+    pub constants: Vec<Value>,
+    /// Attribute names.
+    pub names: Vec<Symbol>,
+    /// Functions called.
+    pub functions: Vec<Arc<Builtin>>,
+    /// Bodies of ad literals.
+    pub ads: Vec<Arc<AdBody>>,
+}
+
+impl Program {
+    /// Verifies and encodes `code`: every jump goes forward and lands inside
+    /// the program, every pool index exists, the stack never underflows, the
+    /// branches agree on stack depth, and the program ends in `Return` with
+    /// exactly one value.
+    pub fn new(code: &[Instr], pools: Pools) -> Result<Program, VerifyError> {
+        let max_stack = verify(code, &pools)?;
+        Ok(Program {
+            code: code.iter().map(|i| i.encode()).collect(),
+            constants: pools.constants.into(),
+            names: pools.names.into(),
+            functions: pools.functions.into(),
+            ads: pools.ads.into(),
+            max_stack,
+        })
+    }
+
+    /// The instructions in readable form.
+    pub fn instructions(&self) -> Vec<Instr> {
+        self.code
+            .iter()
+            .map(|e| Instr::decode(*e).unwrap_or(Instr::Return))
+            .collect()
+    }
+
+    /// The most values the program keeps on the stack at once.
+    pub fn max_stack(&self) -> u32 {
+        self.max_stack
+    }
+
+    /// The constant pool.
+    pub fn constants(&self) -> &[Value] {
+        &self.constants
+    }
+
+    /// If the program is a single constant, that constant.
+    pub fn as_constant(&self) -> Option<&Value> {
+        match self.instructions().as_slice() {
+            [Instr::Const(i), Instr::Return] => self.constants.get(*i as usize),
+            _ => None,
+        }
+    }
+
+    /// A listing: one instruction a line, with pool entries spelled out.
+    pub fn disassemble(&self) -> String {
+        let mut out = String::new();
+        for (pc, instr) in self.instructions().into_iter().enumerate() {
+            let _ = write!(out, "{pc:4}  ");
+            let name = |i: u32| {
+                self.names
+                    .get(i as usize)
+                    .map_or("?", |s| s.as_str())
+                    .to_string()
+            };
+            let _ = match instr {
+                Instr::Const(i) => writeln!(
+                    out,
+                    "const        {}",
+                    self.constants
+                        .get(i as usize)
+                        .map_or("?".into(), crate::print::value_to_string)
+                ),
+                Instr::LoadAttr(i) => writeln!(out, "load_attr    {}", name(i)),
+                Instr::LoadRoot(i) => writeln!(out, "load_root    {}", name(i)),
+                Instr::LoadMy(i) => writeln!(out, "load_my      {}", name(i)),
+                Instr::LoadTarget(i) => writeln!(out, "load_target  {}", name(i)),
+                Instr::Select(i) => writeln!(out, "select       {}", name(i)),
+                Instr::Subscript => writeln!(out, "subscript"),
+                Instr::Unary(op) => writeln!(out, "unary        {}", op.symbol()),
+                Instr::Binary(op) => writeln!(out, "binary       {}", op.symbol()),
+                Instr::AndTest(t) => writeln!(out, "and_test     -> {t}"),
+                Instr::AndCombine => writeln!(out, "and_combine"),
+                Instr::OrTest(t) => writeln!(out, "or_test      -> {t}"),
+                Instr::OrCombine => writeln!(out, "or_combine"),
+                Instr::CondTest(t) => writeln!(out, "cond_test    -> {t}"),
+                Instr::JumpIfFalse(t) => writeln!(out, "jump_false   -> {t}"),
+                Instr::Jump(t) => writeln!(out, "jump         -> {t}"),
+                Instr::ElvisTest(t) => writeln!(out, "elvis_test   -> {t}"),
+                Instr::Call { func, argc } => writeln!(
+                    out,
+                    "call         {}/{argc}",
+                    self.functions.get(func as usize).map_or("?", |f| f.name)
+                ),
+                Instr::MakeList(n) => writeln!(out, "make_list    {n}"),
+                Instr::MakeAd(i) => writeln!(
+                    out,
+                    "make_ad      #{i} ({} attributes)",
+                    self.ads.get(i as usize).map_or(0, |a| a.len())
+                ),
+                Instr::Return => writeln!(out, "return"),
+            };
+        }
+        out
+    }
+}
+
+/// Checks a program; returns its maximum stack depth.
+fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
+    let fail = |at: usize, message: String| Err(VerifyError { at, message });
+    if code.last() != Some(&Instr::Return) {
+        return fail(code.len(), "program does not end in `return`".into());
+    }
+    // Depth on entry to each instruction, once known (jumps are forward only).
+    let mut entry: Vec<Option<u32>> = vec![None; code.len()];
+    entry[0] = Some(0);
+    let mut max = 0u32;
+    for (pc, instr) in code.iter().enumerate() {
+        let Some(depth) = entry[pc] else {
+            return fail(pc, "unreachable instruction".into());
+        };
+        let check_pool = |index: u32, len: usize, pool: &str| {
+            if (index as usize) < len {
+                Ok(())
+            } else {
+                Err(VerifyError {
+                    at: pc,
+                    message: format!("{pool} index {index} out of range ({len} entries)"),
+                })
+            }
+        };
+        // (values popped, values pushed on fall-through, jump target and depth there)
+        let (pops, pushes, jump): (u32, u32, Option<(u32, u32)>) = match *instr {
+            Instr::Const(i) => {
+                check_pool(i, pools.constants.len(), "constant")?;
+                (0, 1, None)
+            }
+            Instr::LoadAttr(i) | Instr::LoadRoot(i) | Instr::LoadMy(i) | Instr::LoadTarget(i) => {
+                check_pool(i, pools.names.len(), "name")?;
+                (0, 1, None)
+            }
+            Instr::Select(i) => {
+                check_pool(i, pools.names.len(), "name")?;
+                (1, 1, None)
+            }
+            Instr::Subscript | Instr::Binary(_) | Instr::AndCombine | Instr::OrCombine => {
+                (2, 1, None)
+            }
+            Instr::Unary(_) => (1, 1, None),
+            Instr::AndTest(t) | Instr::OrTest(t) | Instr::CondTest(t) => (1, 1, Some((t, depth))),
+            Instr::ElvisTest(t) => (1, 0, Some((t, depth))),
+            Instr::JumpIfFalse(t) => (1, 0, Some((t, depth.saturating_sub(1)))),
+            Instr::Jump(t) => (0, 0, Some((t, depth))),
+            Instr::Call { func, argc } => {
+                check_pool(func, pools.functions.len(), "function")?;
+                (u32::from(argc), 1, None)
+            }
+            Instr::MakeList(n) => (n, 1, None),
+            Instr::MakeAd(i) => {
+                check_pool(i, pools.ads.len(), "ad")?;
+                (0, 1, None)
+            }
+            Instr::Return => (1, 0, None),
+        };
+        if depth < pops {
+            return fail(pc, format!("stack underflow: needs {pops}, has {depth}"));
+        }
+        let after = depth - pops + pushes;
+        max = max.max(after).max(depth);
+        if let Some((target, at_target)) = jump {
+            let target = target as usize;
+            if target <= pc || target >= code.len() {
+                return fail(
+                    pc,
+                    format!("jump target {target} is not forward inside the program"),
+                );
+            }
+            match entry[target] {
+                Some(d) if d != at_target => {
+                    return fail(
+                        pc,
+                        format!(
+                            "stack depth {at_target} at jump target {target}, {d} on another path"
+                        ),
+                    );
+                }
+                _ => entry[target] = Some(at_target),
+            }
+        }
+        match instr {
+            Instr::Return => {
+                if depth != 1 {
+                    return fail(pc, format!("`return` with {depth} values on the stack"));
+                }
+            }
+            Instr::Jump(_) => {}
+            _ => {
+                if pc + 1 < code.len() {
+                    match entry[pc + 1] {
+                        Some(d) if d != after => {
+                            return fail(
+                                pc + 1,
+                                format!("stack depth {after} falling through, {d} by a jump"),
+                            );
+                        }
+                        _ => entry[pc + 1] = Some(after),
+                    }
+                }
+            }
+        }
+    }
+    Ok(max)
+}

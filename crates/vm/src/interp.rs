@@ -1,0 +1,491 @@
+//! The interpreter loop, scopes, and attribute evaluation.
+//!
+//! A [`Vm`] holds all evaluation state (the value stack, the attributes
+//! being evaluated, the budgets), and is reused from one evaluation to the
+//! next: after warm-up, evaluating a program allocates nothing but the
+//! values it makes. Programs and ads are immutable and shared.
+//!
+//! Scoping (spec 003 "Attribute References", spec 004 section 3.4, and
+//! the oracle; docs/semantics.md section "Scoping"):
+//! * an unscoped name is looked up in the ad being evaluated; if absent,
+//!   a special name (`self`, `my`, `parent`, `root`, `toplevel`, `target`)
+//!   takes its meaning there; otherwise the enclosing ads are searched
+//!   outward; otherwise, with HTCondor's default old-ClassAd compatibility
+//!   (not in strict mode), the TARGET ad;
+//! * `MY` is the ad being evaluated, `TARGET` the other ad of the match;
+//! * `base.name` searches the selected ad and then the ads enclosing it;
+//!   on a list it selects from each element;
+//! * an attribute that refers back to itself, directly or not, is
+//!   UNDEFINED (HTCondor 25.13+).
+
+use crate::ad::{AdRef, AdValue, Symbol};
+use crate::bytecode::{Program, opcode};
+use crate::ops;
+use crate::value::Value;
+use classad_syntax::{BinaryOp, UnaryOp};
+use std::sync::Arc;
+
+/// Bounds on one evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Deepest nesting of attribute evaluations (an attribute whose value
+    /// refers to another, and so on). Beyond it the value is ERROR.
+    pub max_depth: u32,
+    /// Most instructions executed by one top-level evaluation. Beyond it
+    /// the value is ERROR.
+    pub max_steps: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_depth: 400,
+            max_steps: 10_000_000,
+        }
+    }
+}
+
+/// Evaluation options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `STRICT_CLASSAD_EVALUATION`: no fallback of unscoped names to TARGET.
+    pub strict: bool,
+    /// The budgets.
+    pub limits: Limits,
+}
+
+/// The source of the current time, injectable for tests.
+pub type Clock = fn() -> f64;
+
+fn system_clock() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Per-thread evaluation state. Create one per thread and reuse it.
+pub struct Vm {
+    stack: Vec<Value>,
+    /// Attributes being evaluated, as (ad address, slot): re-entering one
+    /// is a circular reference.
+    active: Vec<(usize, u32)>,
+    depth: u32,
+    steps: u64,
+    options: Options,
+    /// The two ads of a match, each the other's TARGET.
+    pair: Option<(AdRef, AdRef)>,
+    clock: Clock,
+    /// Seed of the pseudo-random generator behind `random()`.
+    pub random_state: u64,
+}
+
+/// What a function sees of the evaluation that calls it.
+pub struct CallContext<'a> {
+    /// The VM, for functions that evaluate (`eval`, `ifThenElse`, ...).
+    pub vm: &'a mut Vm,
+    /// The ad the call is evaluated in.
+    pub scope: &'a AdRef,
+}
+
+impl CallContext<'_> {
+    /// Evaluates `program` in the caller's scope.
+    pub fn evaluate(&mut self, program: &Program) -> Value {
+        self.vm.run(program, self.scope)
+    }
+
+    /// The current time in seconds since the epoch.
+    pub fn now(&self) -> f64 {
+        (self.vm.clock)()
+    }
+}
+
+impl Default for Vm {
+    fn default() -> Vm {
+        Vm::new(Options::default())
+    }
+}
+
+impl Vm {
+    /// A VM with these options.
+    pub fn new(options: Options) -> Vm {
+        Vm {
+            stack: Vec::with_capacity(64),
+            active: Vec::with_capacity(16),
+            depth: 0,
+            steps: 0,
+            options,
+            pair: None,
+            clock: system_clock,
+            random_state: 0x853c_49e6_748f_ea9b,
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Sets the clock (for deterministic tests of time functions).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
+    /// Evaluates `program` in `scope` (no match partner).
+    pub fn evaluate(&mut self, program: &Program, scope: &AdRef) -> Value {
+        self.reset();
+        self.run(program, scope)
+    }
+
+    /// Evaluates `program` in `my`, with `target` as the other ad of a
+    /// match: `TARGET.x` reads `target`, and within `target`'s attributes
+    /// `TARGET` is `my`.
+    pub fn evaluate_in_match(&mut self, program: &Program, my: &AdRef, target: &AdRef) -> Value {
+        self.reset();
+        self.pair = Some((my.clone(), target.clone()));
+        let value = self.run(program, my);
+        self.pair = None;
+        value
+    }
+
+    /// Evaluates attribute `name` of `ad` (UNDEFINED if it has none), with
+    /// an optional match partner.
+    pub fn evaluate_attribute(
+        &mut self,
+        ad: &AdRef,
+        name: &Symbol,
+        target: Option<&AdRef>,
+    ) -> Value {
+        self.reset();
+        self.pair = target.map(|t| (ad.clone(), t.clone()));
+        let value = match ad.body.slot(name) {
+            Some(slot) => self.attribute_value(ad, slot),
+            None => Value::Undefined,
+        };
+        self.pair = None;
+        value
+    }
+
+    fn reset(&mut self) {
+        self.stack.clear();
+        self.active.clear();
+        self.depth = 0;
+        self.steps = 0;
+    }
+
+    /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
+    fn attribute_value(&mut self, ad: &AdRef, slot: u32) -> Value {
+        let key = (Arc::as_ptr(ad) as usize, slot);
+        if self.active.contains(&key) {
+            return Value::Undefined;
+        }
+        if self.depth >= self.options.limits.max_depth {
+            return Value::Error;
+        }
+        let program = ad.body.attribute(slot).program.clone();
+        self.active.push(key);
+        self.depth += 1;
+        let value = self.run(&program, ad);
+        self.depth -= 1;
+        self.active.pop();
+        value
+    }
+
+    /// The TARGET of an evaluation in `scope`: the other ad of the match
+    /// whose ad encloses `scope`.
+    fn target_of(&self, scope: &AdRef) -> Option<AdRef> {
+        let (left, right) = self.pair.as_ref()?;
+        let root = scope.root();
+        if Arc::ptr_eq(&root, left) {
+            Some(right.clone())
+        } else if Arc::ptr_eq(&root, right) {
+            Some(left.clone())
+        } else {
+            None
+        }
+    }
+
+    /// `name` searched in `ad` and then outward; `None` if nowhere.
+    fn lookup_outward(&mut self, ad: &AdRef, name: &Symbol) -> Option<Value> {
+        let mut current = ad;
+        loop {
+            if let Some(slot) = current.body.slot(name) {
+                let found = current.clone();
+                return Some(self.attribute_value(&found, slot));
+            }
+            current = current.parent.as_ref()?;
+        }
+    }
+
+    /// The special meaning of `name` in `scope`, if it has one.
+    fn special_name(&self, scope: &AdRef, name: &Symbol) -> Option<Value> {
+        Some(match name.as_str() {
+            "self" | "my" => Value::Ad(scope.clone()),
+            "parent" => scope.parent.clone().map_or(Value::Undefined, Value::Ad),
+            "root" | "toplevel" => Value::Ad(scope.root()),
+            "target" => self.target_of(scope).map_or(Value::Undefined, Value::Ad),
+            _ => return None,
+        })
+    }
+
+    /// An unscoped attribute reference.
+    fn load_attribute(&mut self, scope: &AdRef, name: &Symbol) -> Value {
+        if let Some(slot) = scope.body.slot(name) {
+            return self.attribute_value(scope, slot);
+        }
+        if let Some(special) = self.special_name(scope, name) {
+            return special;
+        }
+        if let Some(parent) = scope.parent.clone() {
+            if let Some(value) = self.lookup_outward(&parent, name) {
+                return value;
+            }
+        }
+        if !self.options.strict {
+            if let Some(target) = self.target_of(scope) {
+                if let Some(value) = self.lookup_outward(&target, name) {
+                    return value;
+                }
+            }
+        }
+        Value::Undefined
+    }
+
+    /// `base.name`.
+    fn select(&mut self, base: Value, name: &Symbol) -> Value {
+        match base {
+            Value::Ad(ad) => self.lookup_outward(&ad, name).unwrap_or(Value::Undefined),
+            Value::List(items) => {
+                let selected: Vec<Value> = items
+                    .iter()
+                    .map(|item| match item {
+                        Value::Ad(_) | Value::List(_) | Value::Undefined => {
+                            self.select(item.clone(), name)
+                        }
+                        _ => Value::Error,
+                    })
+                    .collect();
+                Value::List(selected.into())
+            }
+            Value::Undefined => Value::Undefined,
+            _ => Value::Error,
+        }
+    }
+
+    /// `base[index]` (strict: ERROR, then UNDEFINED, propagate).
+    fn subscript(&mut self, base: Value, index: Value) -> Value {
+        if base.is_error() || index.is_error() {
+            return Value::Error;
+        }
+        if base.is_undefined() || index.is_undefined() {
+            return Value::Undefined;
+        }
+        match (&base, &index) {
+            (Value::List(items), Value::Int(i)) => {
+                // HTCondor reads the index as a C int.
+                let i = *i as i32;
+                usize::try_from(i)
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .cloned()
+                    .unwrap_or(Value::Error)
+            }
+            (Value::Ad(ad), Value::Str(key)) => {
+                let name = Symbol::new(&String::from_utf8_lossy(key));
+                match ad.body.slot(&name) {
+                    Some(slot) => {
+                        let ad = ad.clone();
+                        self.attribute_value(&ad, slot)
+                    }
+                    None => Value::Undefined,
+                }
+            }
+            _ => Value::Error,
+        }
+    }
+
+    /// Runs `program` in `scope` and returns its value. Re-entrant: an
+    /// attribute reference runs the attribute's program on the same stack.
+    pub(crate) fn run(&mut self, program: &Program, scope: &AdRef) -> Value {
+        let base = self.stack.len();
+        self.stack.reserve(program.max_stack as usize);
+        let code = &program.code;
+        let mut pc = 0usize;
+        loop {
+            self.steps += 1;
+            if self.steps > self.options.limits.max_steps {
+                self.stack.truncate(base);
+                return Value::Error;
+            }
+            let instr = code[pc];
+            pc += 1;
+            match instr.op {
+                opcode::CONST => self
+                    .stack
+                    .push(program.constants[instr.arg as usize].clone()),
+                opcode::LOAD_ATTR => {
+                    let value = self.load_attribute(scope, &program.names[instr.arg as usize]);
+                    self.stack.push(value);
+                }
+                opcode::LOAD_ROOT => {
+                    let root = scope.root();
+                    let name = &program.names[instr.arg as usize];
+                    let value = match root.body.slot(name) {
+                        Some(slot) => self.attribute_value(&root, slot),
+                        None => Value::Undefined,
+                    };
+                    self.stack.push(value);
+                }
+                opcode::LOAD_MY => {
+                    let name = &program.names[instr.arg as usize];
+                    let value = if scope.body.shadows_special_names() {
+                        let my = self.load_attribute(scope, &Symbol::new("my"));
+                        self.select(my, name)
+                    } else {
+                        self.lookup_outward(scope, name).unwrap_or(Value::Undefined)
+                    };
+                    self.stack.push(value);
+                }
+                opcode::LOAD_TARGET => {
+                    let name = &program.names[instr.arg as usize];
+                    let value = if scope.body.shadows_special_names() {
+                        let target = self.load_attribute(scope, &Symbol::new("target"));
+                        self.select(target, name)
+                    } else {
+                        match self.target_of(scope) {
+                            Some(target) => self
+                                .lookup_outward(&target, name)
+                                .unwrap_or(Value::Undefined),
+                            None => Value::Undefined,
+                        }
+                    };
+                    self.stack.push(value);
+                }
+                opcode::SELECT => {
+                    let base_value = self.pop();
+                    let value = self.select(base_value, &program.names[instr.arg as usize]);
+                    self.stack.push(value);
+                }
+                opcode::SUBSCRIPT => {
+                    let index = self.pop();
+                    let base_value = self.pop();
+                    let value = self.subscript(base_value, index);
+                    self.stack.push(value);
+                }
+                opcode::UNARY => {
+                    let operand = self.pop();
+                    let op = unary_op(instr.aux);
+                    self.stack.push(ops::unary(op, operand));
+                }
+                opcode::BINARY => {
+                    let right = self.pop();
+                    let left = self.pop();
+                    let op = BinaryOp::ALL[instr.aux as usize];
+                    self.stack.push(ops::binary(op, left, right));
+                }
+                opcode::AND_TEST => {
+                    if let Some(result) = ops::and_short_circuit(self.top()) {
+                        *self.top_mut() = result;
+                        pc = instr.arg as usize;
+                    }
+                }
+                opcode::AND_COMBINE => {
+                    let right = self.pop();
+                    let left = self.pop();
+                    self.stack.push(ops::logical_and(left, right));
+                }
+                opcode::OR_TEST => {
+                    if let Some(result) = ops::or_short_circuit(self.top()) {
+                        *self.top_mut() = result;
+                        pc = instr.arg as usize;
+                    }
+                }
+                opcode::OR_COMBINE => {
+                    let right = self.pop();
+                    let left = self.pop();
+                    self.stack.push(ops::logical_or(left, right));
+                }
+                opcode::COND_TEST => {
+                    let top = self.top_mut();
+                    match top {
+                        Value::Undefined => pc = instr.arg as usize,
+                        Value::Bool(_) => {}
+                        other => match ops::truth(other) {
+                            Some(b) => *other = Value::Bool(b),
+                            None => {
+                                *other = Value::Error;
+                                pc = instr.arg as usize;
+                            }
+                        },
+                    }
+                }
+                opcode::JUMP_IF_FALSE => {
+                    if let Value::Bool(false) = self.pop() {
+                        pc = instr.arg as usize;
+                    }
+                }
+                opcode::JUMP => pc = instr.arg as usize,
+                opcode::ELVIS_TEST => {
+                    if self.top().is_undefined() {
+                        self.stack.pop();
+                    } else {
+                        pc = instr.arg as usize;
+                    }
+                }
+                opcode::CALL => {
+                    let argc = instr.count as usize;
+                    let args_start = self.stack.len() - argc;
+                    let args: Vec<Value> = self.stack.drain(args_start..).collect();
+                    let function = program.functions[instr.arg as usize].clone();
+                    let mut context = CallContext { vm: self, scope };
+                    let value = (function.func)(&mut context, &args);
+                    self.stack.push(value);
+                }
+                opcode::MAKE_LIST => {
+                    let n = instr.arg as usize;
+                    let start = self.stack.len() - n;
+                    let items: Arc<[Value]> = self.stack.drain(start..).collect();
+                    self.stack.push(Value::List(items));
+                }
+                opcode::MAKE_AD => {
+                    let body = program.ads[instr.arg as usize].clone();
+                    self.stack
+                        .push(Value::Ad(AdValue::nested(body, scope.clone())));
+                }
+                _ => {
+                    // RETURN (the verifier guarantees one value above base).
+                    let value = self.pop();
+                    self.stack.truncate(base);
+                    return value;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Value {
+        self.stack.pop().unwrap_or(Value::Error)
+    }
+
+    #[inline]
+    fn top(&self) -> &Value {
+        self.stack.last().unwrap_or(&Value::Error)
+    }
+
+    #[inline]
+    fn top_mut(&mut self) -> &mut Value {
+        if self.stack.is_empty() {
+            self.stack.push(Value::Error);
+        }
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+}
+
+fn unary_op(aux: u8) -> UnaryOp {
+    match aux {
+        0 => UnaryOp::Minus,
+        1 => UnaryOp::Plus,
+        2 => UnaryOp::Not,
+        _ => UnaryOp::BitNot,
+    }
+}
