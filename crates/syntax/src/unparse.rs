@@ -7,7 +7,7 @@
 //! * function arguments and list items joined by `,` without space;
 //!   lists as `{ 1,2 }`, ads as `[ a = 1; b = 2 ]`, empty ones `{  }`, `[  ]`;
 //! * reals in new syntax as C's `%.15E` (`1.500000000000000E+00`), zero as
-//!   `0.0` / `-0.0`, non-finite as `real("INF")`, `-real("INF")`,
+//!   `0.0` / `-0.0`, non-finite as `real("INF")`, `real("-INF")`,
 //!   `real("NaN")`; in old syntax as `%.16G` with `.0` added to integral
 //!   values (`1.0`, `1E+100`).
 //!
@@ -224,7 +224,7 @@ fn non_finite_or_zero(x: f64) -> Option<String> {
         } else if x == f64::INFINITY {
             "real(\"INF\")"
         } else if x == f64::NEG_INFINITY {
-            "-real(\"INF\")"
+            "real(\"-INF\")"
         } else if x == 0.0 {
             if x.is_sign_negative() { "-0.0" } else { "0.0" }
         } else {
