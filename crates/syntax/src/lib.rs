@@ -25,3 +25,9 @@ pub mod unparse;
 pub use unparse::{
     Syntax, unparse, unparse_ad, unparse_ad_old, unparse_ad_pretty, unparse_old, unparse_pretty,
 };
+
+pub mod json;
+pub mod read;
+
+pub use json::{ad_to_json, ad_to_json_compact, parse_json_ad, parse_json_ads, write_ad_json};
+pub use read::{AdError, AdReader, Format, detect_format};

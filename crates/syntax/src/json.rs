@@ -1,0 +1,866 @@
+//! HTCondor's JSON form of ads, both directions.
+//!
+//! The writer follows `ClassAdJsonUnParser` (what `printJson()` and
+//! `condor_q -long:json` print), checked against the oracle:
+//!
+//! * integers as JSON numbers; reals in the old-syntax format (`%.16G`,
+//!   `.0` added to integral values: `2.5`, `1.0`, `1E+100`, `-0.0`);
+//! * strings with `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control
+//!   characters as `\u001B` (upper-case hex); `/`, DEL and non-ASCII raw;
+//! * `true`, `false`; `null` for UNDEFINED;
+//! * lists as arrays, nested ad literals as objects;
+//! * everything else, ERROR and non-finite reals included, as the string
+//!   `"\/Expr(<one-line new-syntax unparse>)\/"`.
+//!
+//! The pretty form indents by 2 as `printJson()` does (an empty list is
+//! `[` and `]` on two lines); the compact form is HTCondor's one-line form
+//! (`{"a": 1,"b": [1,2]}`).
+//!
+//! One deliberate difference: a string that is not UTF-8 (octal escapes
+//! can make one) is written as an `\/Expr(...)\/` string literal in new
+//! syntax, with octal escapes, where HTCondor writes the raw bytes and so
+//! invalid JSON. It reads back to the same bytes.
+//!
+//! The reader accepts what HTCondor's `ClassAdJsonParser` accepts, plus a
+//! top-level array of ads (the `condor_q -json` form): one object, a
+//! sequence of objects, or an array of objects. As in HTCondor, a string is
+//! an expression only when it is written `"\/Expr(...)\/"` with escaped
+//! slashes (`"/Expr(x)/"` is a plain string), `Expr` is matched ignoring
+//! case, extra commas between members are allowed, `true`, `false` and
+//! `null` are read ignoring case, and an unknown escape stands for the
+//! escaped character. `\uXXXX` escapes are decoded to UTF-8 properly
+//! (surrogate pairs included), where HTCondor's decoder garbles them.
+
+use crate::ast::{AdExpr, Expr, ExprKind, Literal, Span};
+use crate::diag::{ParseError, describe_found};
+use crate::parser::Parser;
+use crate::unparse::{format_real_old, unparse};
+use std::fmt::Write as _;
+
+// ---------------------------------------------------------------------------
+// Writer
+// ---------------------------------------------------------------------------
+
+/// An ad as `printJson()` writes it: pretty, 2-space indent, no final newline.
+pub fn ad_to_json(ad: &AdExpr) -> String {
+    let mut out = String::new();
+    write_ad_json(ad, true, &mut out);
+    out
+}
+
+/// An ad in HTCondor's one-line JSON form: `{"a": 1,"b": "x"}`.
+pub fn ad_to_json_compact(ad: &AdExpr) -> String {
+    let mut out = String::new();
+    write_ad_json(ad, false, &mut out);
+    out
+}
+
+/// Appends an ad in JSON, pretty or one-line, to `out`.
+pub fn write_ad_json(ad: &AdExpr, pretty: bool, out: &mut String) {
+    JsonWriter { pretty, indent: 0 }.ad(ad, out);
+}
+
+/// An expression as a JSON value, pretty or one-line.
+pub fn expr_to_json(expr: &Expr, pretty: bool) -> String {
+    let mut out = String::new();
+    JsonWriter { pretty, indent: 0 }.value(expr, &mut out);
+    out
+}
+
+/// Appends `text` to `out` with HTCondor's JSON string escapes (no quotes).
+pub fn write_json_escaped(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{:04X}", b);
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+}
+
+/// Appends the quoted-expression string `"\/Expr(text)\/"`.
+fn write_quoted_expr(text: &str, out: &mut String) {
+    out.push_str("\"\\/Expr(");
+    write_json_escaped(text, out);
+    out.push_str(")\\/\"");
+}
+
+struct JsonWriter {
+    pretty: bool,
+    indent: usize,
+}
+
+impl JsonWriter {
+    fn newline(&self, out: &mut String) {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', self.indent));
+    }
+
+    fn ad(&mut self, ad: &AdExpr, out: &mut String) {
+        out.push('{');
+        self.indent += 2;
+        for (i, (name, value)) in ad.attributes.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            if self.pretty {
+                self.newline(out);
+            }
+            out.push('"');
+            write_json_escaped(name.as_str(), out);
+            out.push_str("\": ");
+            self.value(value, out);
+        }
+        self.indent -= 2;
+        if self.pretty {
+            self.newline(out);
+        }
+        out.push('}');
+    }
+
+    fn list(&mut self, items: &[Expr], out: &mut String) {
+        out.push('[');
+        self.indent += 2;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            if self.pretty {
+                self.newline(out);
+            }
+            self.value(item, out);
+        }
+        self.indent -= 2;
+        if self.pretty {
+            self.newline(out);
+        }
+        out.push(']');
+    }
+
+    fn value(&mut self, expr: &Expr, out: &mut String) {
+        match &expr.kind {
+            ExprKind::Literal(lit) => match lit {
+                Literal::Integer(i) => {
+                    let _ = write!(out, "{i}");
+                }
+                Literal::Real(x) if x.is_nan() => write_quoted_expr("real(\"NaN\")", out),
+                Literal::Real(x) if x.is_infinite() => write_quoted_expr(
+                    if *x > 0.0 {
+                        "real(\"INF\")"
+                    } else {
+                        "real(\"-INF\")"
+                    },
+                    out,
+                ),
+                Literal::Real(x) => out.push_str(&format_real_old(*x)),
+                Literal::String(bytes) => match std::str::from_utf8(bytes) {
+                    Ok(text) => {
+                        out.push('"');
+                        write_json_escaped(text, out);
+                        out.push('"');
+                    }
+                    Err(_) => write_quoted_expr(&unparse(expr), out),
+                },
+                Literal::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+                Literal::Undefined => out.push_str("null"),
+                Literal::Error => write_quoted_expr("error", out),
+            },
+            ExprKind::List(items) => self.list(items, out),
+            ExprKind::Ad(ad) => self.ad(ad, out),
+            _ => write_quoted_expr(&unparse(expr), out),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reader
+// ---------------------------------------------------------------------------
+
+/// Reads a text holding exactly one JSON object as an ad.
+pub fn parse_json_ad(parser: &Parser, text: &str) -> Result<AdExpr, ParseError> {
+    let mut reader = JsonReader::new(parser, text);
+    reader.skip_ws();
+    if reader.peek() != Some(b'{') {
+        return Err(reader.unexpected("`{` to start an ad"));
+    }
+    let ad = reader.top_object().map_err(|(e, _)| e)?;
+    reader.skip_ws();
+    if reader.pos < text.len() {
+        return Err(reader.unexpected("end of input"));
+    }
+    Ok(ad)
+}
+
+/// Reads a JSON text as one expression (an object is an ad literal).
+pub fn parse_json_value(parser: &Parser, text: &str) -> Result<Expr, ParseError> {
+    let mut reader = JsonReader::new(parser, text);
+    reader.skip_ws();
+    let value = reader.value(0)?;
+    if let Some(err) = reader.soft_error.take() {
+        return Err(err);
+    }
+    reader.skip_ws();
+    if reader.pos < text.len() {
+        return Err(reader.unexpected("end of input"));
+    }
+    Ok(value)
+}
+
+/// The ads of a JSON document, one at a time: see [`JsonAdCursor`].
+pub fn parse_json_ads<'p, 't>(parser: &'p Parser, text: &'t str) -> JsonAds<'p, 't> {
+    JsonAds {
+        parser,
+        text,
+        cursor: JsonAdCursor::new(),
+    }
+}
+
+/// Iterator over the ads of a JSON document, each with the byte offset
+/// where it starts. See [`JsonAdCursor::next_ad`].
+pub struct JsonAds<'p, 't> {
+    parser: &'p Parser,
+    text: &'t str,
+    cursor: JsonAdCursor,
+}
+
+impl Iterator for JsonAds<'_, '_> {
+    type Item = (usize, Result<AdExpr, ParseError>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.cursor.next_ad(self.parser, self.text)
+    }
+}
+
+/// Where a reading of a JSON document of ads stands. It holds no borrow,
+/// so that its owner can also own the text.
+#[derive(Debug, Default)]
+pub struct JsonAdCursor {
+    pos: usize,
+    state: CursorState,
+    lines: LineCursor,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum CursorState {
+    #[default]
+    Start,
+    /// Inside a top-level array; `true` before its first element.
+    Array(bool),
+    /// A sequence of top-level objects.
+    Sequence,
+    Done,
+}
+
+impl JsonAdCursor {
+    /// A cursor at the start of a document.
+    pub fn new() -> JsonAdCursor {
+        JsonAdCursor::default()
+    }
+
+    /// The next ad of `text`, which must be the same text on every call:
+    /// the byte offset where the ad starts, and the ad or why it could not
+    /// be read. An error inside an `\/Expr(...)\/` string fails only its
+    /// ad; an error in the JSON itself ends the document. `None` at the end.
+    pub fn next_ad(
+        &mut self,
+        parser: &Parser,
+        text: &str,
+    ) -> Option<(usize, Result<AdExpr, ParseError>)> {
+        let mut reader = JsonReader {
+            parser,
+            text,
+            bytes: text.as_bytes(),
+            pos: self.pos,
+            soft_error: None,
+            lines: std::mem::take(&mut self.lines),
+        };
+        let result = self.step(&mut reader);
+        self.pos = reader.pos;
+        self.lines = reader.lines;
+        result
+    }
+
+    fn step(&mut self, r: &mut JsonReader<'_, '_>) -> Option<(usize, Result<AdExpr, ParseError>)> {
+        loop {
+            r.skip_ws();
+            let start = r.pos;
+            match self.state {
+                CursorState::Done => return None,
+                CursorState::Start => match r.peek() {
+                    None => {
+                        self.state = CursorState::Done;
+                        return None;
+                    }
+                    Some(b'[') => {
+                        r.pos += 1;
+                        self.state = CursorState::Array(true);
+                    }
+                    Some(b'{') => self.state = CursorState::Sequence,
+                    Some(_) => {
+                        self.state = CursorState::Done;
+                        return Some((start, Err(r.unexpected("`{` or `[` to start the ads"))));
+                    }
+                },
+                CursorState::Sequence => match r.peek() {
+                    None => {
+                        self.state = CursorState::Done;
+                        return None;
+                    }
+                    Some(b'{') => return Some((start, self.object(r))),
+                    Some(_) => {
+                        self.state = CursorState::Done;
+                        return Some((start, Err(r.unexpected("`{` to start an ad"))));
+                    }
+                },
+                CursorState::Array(first) => {
+                    if r.peek() == Some(b']') {
+                        r.pos += 1;
+                        r.skip_ws();
+                        self.state = CursorState::Done;
+                        if r.pos < r.text.len() {
+                            return Some((
+                                r.pos,
+                                Err(r.unexpected("end of input after the array")),
+                            ));
+                        }
+                        return None;
+                    }
+                    if !first {
+                        if r.peek() != Some(b',') {
+                            self.state = CursorState::Done;
+                            return Some((start, Err(r.unexpected("`,` or `]`"))));
+                        }
+                        r.pos += 1;
+                        r.skip_ws();
+                    }
+                    self.state = CursorState::Array(false);
+                    let start = r.pos;
+                    if r.peek() != Some(b'{') {
+                        self.state = CursorState::Done;
+                        return Some((start, Err(r.unexpected("`{` to start an ad"))));
+                    }
+                    return Some((start, self.object(r)));
+                }
+            }
+        }
+    }
+
+    fn object(&mut self, r: &mut JsonReader<'_, '_>) -> Result<AdExpr, ParseError> {
+        r.top_object().map_err(|(err, hard)| {
+            if hard {
+                self.state = CursorState::Done;
+            }
+            err
+        })
+    }
+}
+
+/// Line numbers of offsets met in increasing order, without rescanning
+/// the text from the start each time.
+#[derive(Debug, Default)]
+struct LineCursor {
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl LineCursor {
+    fn position(&mut self, text: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            *self = LineCursor::default();
+        }
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes[self.offset..offset].iter().enumerate() {
+            if b == b'\n' {
+                self.line += 1;
+                self.line_start = self.offset + i + 1;
+            }
+        }
+        self.offset = offset;
+        let column = text[self.line_start..offset].chars().count() + 1;
+        (self.line + 1, column)
+    }
+}
+
+struct JsonReader<'p, 't> {
+    parser: &'p Parser,
+    text: &'t str,
+    bytes: &'t [u8],
+    pos: usize,
+    /// The first error inside an `\/Expr(...)\/` string of the current ad:
+    /// the ad fails but the JSON around it is still read.
+    soft_error: Option<ParseError>,
+    lines: LineCursor,
+}
+
+type Result<T, E = ParseError> = std::result::Result<T, E>;
+
+impl<'p, 't> JsonReader<'p, 't> {
+    fn new(parser: &'p Parser, text: &'t str) -> Self {
+        JsonReader {
+            parser,
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            soft_error: None,
+            lines: LineCursor::default(),
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn error_at(&mut self, span: Span, message: impl Into<String>) -> ParseError {
+        let (line, column) = self.lines.position(self.text, span.start as usize);
+        ParseError {
+            message: message.into(),
+            span,
+            line,
+            column,
+        }
+    }
+
+    fn unexpected(&mut self, expected: &str) -> ParseError {
+        let (found, len) = describe_found(self.text, self.pos);
+        let span = Span::new(self.pos, self.pos + len);
+        self.error_at(span, format!("expected {expected}, found {found}"))
+    }
+
+    /// A top-level object. On error, whether it was in the JSON itself
+    /// (`true`: the rest cannot be read) or only in an expression string.
+    fn top_object(&mut self) -> Result<AdExpr, (ParseError, bool)> {
+        self.soft_error = None;
+        let ad = self.object(0).map_err(|e| (e, true))?;
+        match self.soft_error.take() {
+            Some(err) => Err((err, false)),
+            None => Ok(ad),
+        }
+    }
+
+    fn enter(&mut self, depth: usize) -> Result<usize> {
+        let depth = depth + 1;
+        let max = self.parser.options().max_nesting;
+        if depth > max {
+            let span = Span::new(self.pos, self.pos + 1);
+            return Err(self.error_at(
+                span,
+                format!("JSON nested too deeply: more than {max} levels of brackets"),
+            ));
+        }
+        Ok(depth)
+    }
+
+    fn object(&mut self, depth: usize) -> Result<AdExpr> {
+        let depth = self.enter(depth)?;
+        debug_assert_eq!(self.peek(), Some(b'{'));
+        self.pos += 1;
+        let mut ad = AdExpr::new();
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(ad);
+                }
+                // HTCondor allows extra commas between members.
+                Some(b',') => {
+                    self.pos += 1;
+                    continue;
+                }
+                Some(b'"') => {}
+                _ => return Err(self.unexpected("a member name in double quotes, or `}`")),
+            }
+            let (name, _) = self.string_token()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.unexpected("`:`"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value(depth)?;
+            ad.insert(self.parser.intern(&name), value);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',' | b'}') => {}
+                _ => return Err(self.unexpected("`,` or `}`")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Vec<Expr>> {
+        let depth = self.enter(depth)?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(items);
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(items);
+                }
+                _ => return Err(self.unexpected("`,` or `]`")),
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Expr> {
+        let start = self.pos;
+        let kind = match self.peek() {
+            Some(b'{') => ExprKind::Ad(Box::new(self.object(depth)?)),
+            Some(b'[') => ExprKind::List(self.array(depth)?),
+            Some(b'"') => return self.string_value(),
+            Some(b'-' | b'0'..=b'9') => ExprKind::Literal(self.number()?),
+            Some(b) if b.is_ascii_alphabetic() => {
+                let end = self.bytes[start..]
+                    .iter()
+                    .position(|b| !b.is_ascii_alphanumeric() && *b != b'_')
+                    .map_or(self.bytes.len(), |n| start + n);
+                let lit = match self.text[start..end].to_ascii_lowercase().as_str() {
+                    "true" => Literal::Boolean(true),
+                    "false" => Literal::Boolean(false),
+                    "null" => Literal::Undefined,
+                    _ => return Err(self.unexpected("a JSON value")),
+                };
+                self.pos = end;
+                ExprKind::Literal(lit)
+            }
+            _ => return Err(self.unexpected("a JSON value")),
+        };
+        Ok(Expr {
+            kind,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    fn number(&mut self) -> Result<Literal> {
+        let start = self.pos;
+        let bytes = self.bytes;
+        let mut i = start;
+        if bytes.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let digits = |mut i: usize| {
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let int_start = i;
+        i = digits(i);
+        let bad = |r: &mut Self, at: usize, what: &str| {
+            r.pos = at;
+            Err(r.unexpected(what))
+        };
+        if i == int_start {
+            return bad(self, i, "a digit");
+        }
+        if bytes[int_start] == b'0' && i - int_start > 1 {
+            let span = Span::new(start, i);
+            return Err(self.error_at(span, "a number cannot have a leading zero"));
+        }
+        let mut real = false;
+        if bytes.get(i) == Some(&b'.') {
+            real = true;
+            let frac = i + 1;
+            i = digits(frac);
+            if i == frac {
+                return bad(self, i, "a digit after `.`");
+            }
+        }
+        if matches!(bytes.get(i), Some(b'e' | b'E')) {
+            real = true;
+            i += 1;
+            if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let exp = i;
+            i = digits(exp);
+            if i == exp {
+                return bad(self, i, "a digit in the exponent");
+            }
+        }
+        let text = &self.text[start..i];
+        self.pos = i;
+        Ok(if real {
+            Literal::Real(text.parse().unwrap_or(0.0))
+        } else {
+            // Out of range is 0, as HTCondor reads it.
+            Literal::Integer(text.parse().unwrap_or(0))
+        })
+    }
+
+    /// Reads a string token at `"`: the decoded text and the raw body's
+    /// byte range.
+    fn string_token(&mut self) -> Result<(String, (usize, usize))> {
+        self.string_token_mapped(None)
+    }
+
+    /// As [`Self::string_token`]; when `map` is given, also records for
+    /// each decoded byte the offset of the raw text it came from, and one
+    /// more entry for the end.
+    fn string_token_mapped(
+        &mut self,
+        mut map: Option<&mut Vec<u32>>,
+    ) -> Result<(String, (usize, usize))> {
+        let open = self.pos;
+        let body_start = open + 1;
+        let bytes = self.bytes;
+        let mut out: Vec<u8> = Vec::new();
+        let mut i = body_start;
+        let mut run = body_start;
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        loop {
+            let Some(&b) = bytes.get(i) else {
+                let span = Span::new(open, open + 1);
+                return Err(self.error_at(span, "unterminated string: no closing `\"`"));
+            };
+            if b == b'"' {
+                break;
+            }
+            if b != b'\\' {
+                i += 1;
+                continue;
+            }
+            // Flush the plain run before the escape.
+            out.extend_from_slice(&bytes[run..i]);
+            if let Some(map) = map.as_deref_mut() {
+                map.extend((run..i).map(at));
+            }
+            let esc = i;
+            let Some(&c) = bytes.get(i + 1) else {
+                let span = Span::new(open, open + 1);
+                return Err(self.error_at(span, "unterminated string: no closing `\"`"));
+            };
+            let before = out.len();
+            i += 2;
+            match c {
+                b'b' => out.push(0x08),
+                b'f' => out.push(0x0c),
+                b'n' => out.push(b'\n'),
+                b'r' => out.push(b'\r'),
+                b't' => out.push(b'\t'),
+                b'u' => {
+                    let (ch, next) = self.unicode_escape(esc)?;
+                    i = next;
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+                _ => {
+                    // `\"`, `\\`, `\/` and any other escaped character
+                    // stand for the character itself.
+                    let len = self.text[esc + 1..]
+                        .chars()
+                        .next()
+                        .map_or(1, char::len_utf8);
+                    out.extend_from_slice(&bytes[esc + 1..esc + 1 + len]);
+                    i = esc + 1 + len;
+                }
+            }
+            if let Some(map) = map.as_deref_mut() {
+                map.extend(std::iter::repeat_n(at(esc), out.len() - before));
+            }
+            run = i;
+        }
+        out.extend_from_slice(&bytes[run..i]);
+        if let Some(map) = map {
+            map.extend((run..=i).map(at));
+        }
+        self.pos = i + 1;
+        // Only whole characters were copied, so this cannot fail.
+        let text = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Ok((text, (body_start, i)))
+    }
+
+    /// Decodes `\uXXXX` at `esc` (and a following low surrogate); returns
+    /// the character and the offset after the escape.
+    fn unicode_escape(&mut self, esc: usize) -> Result<(char, usize)> {
+        let hex = |r: &Self, at: usize| -> Option<u32> {
+            let digits = r.text.get(at..at + 4)?;
+            if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            u32::from_str_radix(digits, 16).ok()
+        };
+        let bad = |r: &mut Self, end: usize, msg: &str| {
+            let span = Span::new(esc, end.min(r.text.len()));
+            Err(r.error_at(span, msg.to_string()))
+        };
+        let Some(first) = hex(self, esc + 2) else {
+            return bad(
+                self,
+                esc + 2,
+                "`\\u` must be followed by four hexadecimal digits",
+            );
+        };
+        let mut end = esc + 6;
+        let code = if (0xD800..0xDC00).contains(&first) {
+            let low = if self.text.get(end..end + 2) == Some("\\u") {
+                hex(self, end + 2).filter(|l| (0xDC00..0xE000).contains(l))
+            } else {
+                None
+            };
+            let Some(low) = low else {
+                return bad(
+                    self,
+                    end,
+                    "a high surrogate `\\uD8xx` must be followed by a low surrogate `\\uDCxx`",
+                );
+            };
+            end += 6;
+            0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+        } else {
+            first
+        };
+        if code == 0 {
+            return bad(
+                self,
+                end,
+                "a string cannot contain a NUL character (`\\u0000`)",
+            );
+        }
+        match char::from_u32(code) {
+            Some(ch) => Ok((ch, end)),
+            None => bad(self, end, "a lone low surrogate is not a character"),
+        }
+    }
+
+    /// A string value: a literal, or an expression when written
+    /// `"\/Expr(...)\/"`.
+    fn string_value(&mut self) -> Result<Expr> {
+        let start = self.pos;
+        let raw_quoted = {
+            let rest = &self.bytes[start + 1..];
+            rest.starts_with(b"\\/")
+        };
+        let mut map = Vec::new();
+        let (text, (body_start, body_end)) = if raw_quoted {
+            self.string_token_mapped(Some(&mut map))?
+        } else {
+            self.string_token()?
+        };
+        let span = Span::new(start, self.pos);
+        let body = &self.bytes[body_start..body_end];
+        let is_expr = raw_quoted
+            && body.len() >= 4
+            && body.ends_with(b"\\/")
+            && text.len() >= 8
+            && text.as_bytes()[..6].eq_ignore_ascii_case(b"/Expr(")
+            && text.ends_with(")/");
+        if !is_expr {
+            let lit = Literal::String(text.into_bytes().into_boxed_slice());
+            return Ok(Expr {
+                kind: ExprKind::Literal(lit),
+                span,
+            });
+        }
+        let inner = &text[6..text.len() - 2];
+        // Decoded offset `k` of `inner` is raw offset `map[6 + k]`.
+        let to_raw = |k: u32| map.get(6 + k as usize).copied().unwrap_or(span.end);
+        match self.parser.parse_expression(inner) {
+            Ok(mut expr) => {
+                remap_spans(&mut expr, &to_raw);
+                Ok(expr)
+            }
+            Err(err) => {
+                let mapped = Span {
+                    start: to_raw(err.span.start),
+                    end: to_raw(err.span.end),
+                };
+                let err = self.error_at(mapped, err.message);
+                if self.soft_error.is_none() {
+                    self.soft_error = Some(err);
+                }
+                // A placeholder; the ad fails with the error above.
+                Ok(Expr {
+                    kind: ExprKind::Literal(Literal::Error),
+                    span,
+                })
+            }
+        }
+    }
+}
+
+/// Rewrites every span of the tree through `f`, without recursion.
+fn remap_spans(expr: &mut Expr, f: &impl Fn(u32) -> u32) {
+    let mut stack: Vec<&mut Expr> = vec![expr];
+    while let Some(e) = stack.pop() {
+        e.span = Span {
+            start: f(e.span.start),
+            end: f(e.span.end),
+        };
+        match &mut e.kind {
+            ExprKind::Literal(_) | ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => {}
+            ExprKind::Select { base, .. } => stack.push(base),
+            ExprKind::Subscript { base, index } => {
+                stack.push(base);
+                stack.push(index);
+            }
+            ExprKind::Call { args, .. } | ExprKind::List(args) => stack.extend(args.iter_mut()),
+            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                stack.push(lhs);
+                stack.push(rhs);
+            }
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                stack.push(cond);
+                stack.push(then);
+                stack.push(otherwise);
+            }
+            ExprKind::Elvis { value, fallback } => {
+                stack.push(value);
+                stack.push(fallback);
+            }
+            ExprKind::Paren(inner) => stack.push(inner),
+            ExprKind::Ad(ad) => stack.extend(ad.attributes.iter_mut().map(|(_, e)| e)),
+        }
+    }
+}
+
+/// Adds `by` to every span of the tree, without recursion.
+pub fn shift_spans(expr: &mut Expr, by: usize) {
+    if by == 0 {
+        return;
+    }
+    let by = u32::try_from(by).unwrap_or(u32::MAX);
+    remap_spans(expr, &|s| s.saturating_add(by));
+}

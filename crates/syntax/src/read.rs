@@ -1,0 +1,684 @@
+//! Streaming readers of ad files: old syntax (`condor_q -long`), new
+//! syntax (a sequence of `[ ... ]` ads) and HTCondor's JSON.
+//!
+//! An [`AdReader`] reads from any [`BufRead`] ad by ad and yields each ad
+//! or an [`AdError`]; a bad ad does not stop the reading. Old and new
+//! syntax are read without holding more than one ad in memory; JSON is one
+//! document and is read whole. Every span in the trees, and every error
+//! position, is a byte offset and line/column in the whole input.
+//!
+//! ```
+//! use classad_syntax::{AdReader, Format, Parser, ParseOptions};
+//! let parser = Parser::new(ParseOptions::default());
+//! let text = "A = 1\nB = A + 1\n\nA = 2 +\n\nA = 3\n";
+//! let ads: Vec<_> = AdReader::new(text.as_bytes(), Format::Old, &parser).collect();
+//! assert_eq!(ads.len(), 3);
+//! assert!(ads[0].is_ok() && ads[2].is_ok());
+//! let err = ads[1].as_ref().unwrap_err();
+//! assert_eq!((err.ordinal, err.first_line, err.error.line), (2, 4, 4));
+//! ```
+
+use crate::ast::{AdExpr, Span};
+use crate::diag::{ParseError, describe_found};
+use crate::json::{JsonAdCursor, shift_spans};
+use crate::parser::Parser;
+use std::fmt;
+use std::io::{self, BufRead, Read};
+use std::str::FromStr;
+
+/// The text forms of ads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Old syntax: `Name = expr` lines, ads separated by blank lines.
+    Old,
+    /// New syntax: a sequence of `[ ... ]` ads.
+    New,
+    /// HTCondor's JSON: one object, a sequence of objects, or an array.
+    Json,
+}
+
+impl Format {
+    /// The name used on command lines: `old`, `new`, `json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Old => "old",
+            Format::New => "new",
+            Format::Json => "json",
+        }
+    }
+
+    /// The format a text starting with byte `first` (its first non-blank
+    /// byte) is in: `[` (or a `/` comment) is new syntax, `{` JSON, anything
+    /// else old syntax.
+    pub fn from_first_byte(first: Option<u8>) -> Format {
+        match first {
+            Some(b'[' | b'/') => Format::New,
+            Some(b'{') => Format::Json,
+            _ => Format::Old,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "old" => Ok(Format::Old),
+            "new" => Ok(Format::New),
+            "json" => Ok(Format::Json),
+            _ => Err(format!(
+                "unknown ad format `{s}` (expected old, new or json)"
+            )),
+        }
+    }
+}
+
+/// The format of `text`, by its first non-blank character (see
+/// [`Format::from_first_byte`]).
+pub fn detect_format(text: &str) -> Format {
+    Format::from_first_byte(text.bytes().find(|b| !b.is_ascii_whitespace()))
+}
+
+/// An ad that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdError {
+    /// 1-based position of the ad in the input, counting good and bad ads.
+    pub ordinal: usize,
+    /// 1-based line where the ad starts.
+    pub first_line: usize,
+    /// The error, with its span, line and column in the whole input.
+    pub error: ParseError,
+    /// The source text around the error, for [`AdError::render`]; it
+    /// starts at the beginning of a line (text before the ad on its first
+    /// line is replaced by spaces).
+    pub text: String,
+    /// Byte offset in the input that `text` starts at.
+    pub text_offset: usize,
+}
+
+impl AdError {
+    /// The error drawn as a compiler would, with the file's line numbers
+    /// (see [`ParseError::render`]).
+    pub fn render(&self, origin: &str) -> String {
+        let mut local = self.error.clone();
+        let offset = u32::try_from(self.text_offset).unwrap_or(u32::MAX);
+        local.span.start = local.span.start.saturating_sub(offset);
+        local.span.end = local.span.end.saturating_sub(offset);
+        local.render(&self.text, origin)
+    }
+
+    fn io(ordinal: usize, line: usize, offset: usize, error: &io::Error) -> AdError {
+        AdError {
+            ordinal,
+            first_line: line,
+            error: ParseError {
+                message: format!("cannot read the input: {error}"),
+                span: Span::new(offset, offset),
+                line,
+                column: 1,
+            },
+            text: String::new(),
+            text_offset: offset,
+        }
+    }
+}
+
+impl fmt::Display for AdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ad {} (from line {}): {}",
+            self.ordinal, self.first_line, self.error
+        )
+    }
+}
+
+impl std::error::Error for AdError {}
+
+/// Reads ads one by one from a [`BufRead`], as an iterator of
+/// `Result<AdExpr, AdError>`. One [`Parser`] serves the whole input, so
+/// attribute names are interned once.
+pub struct AdReader<'p, R> {
+    reader: R,
+    parser: &'p Parser,
+    format: Format,
+    /// Ads (and failures) yielded so far.
+    ordinal: usize,
+    /// Bytes consumed from `reader`.
+    offset: usize,
+    /// Lines completed so far (0-based number of the current line).
+    line: usize,
+    /// Characters since the start of the current line.
+    column: usize,
+    done: bool,
+    line_buf: Vec<u8>,
+    scan: NewScan,
+    json: Option<JsonDoc>,
+}
+
+/// Where the new-syntax scanner stands between calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum ScanState {
+    /// Between ads.
+    #[default]
+    Outside,
+    /// Between ads, just after a `/`.
+    OutsideSlash,
+    OutsideLineComment,
+    OutsideBlockComment,
+    OutsideBlockStar,
+    /// In text that is not an ad, up to the next `[`.
+    Garbage,
+    /// Inside an ad.
+    Normal,
+    Slash,
+    Str(u8),
+    StrEscape(u8),
+    LineComment,
+    BlockComment,
+    BlockStar,
+}
+
+#[derive(Default)]
+struct NewScan {
+    state: ScanState,
+    /// The current ad (or garbage) text.
+    buf: Vec<u8>,
+    /// Bracket depth inside the current ad.
+    depth: usize,
+    /// Offset, line (1-based) and column (chars before it) of its start.
+    start: (usize, usize, usize),
+}
+
+struct JsonDoc {
+    text: String,
+    cursor: JsonAdCursor,
+    /// Line counting for ad starts: offset reached, newlines before it.
+    line_at: (usize, usize),
+}
+
+enum Event {
+    /// An ad's text is complete in `scan.buf`.
+    Ad,
+    /// Text that is not an ad is complete in `scan.buf`.
+    Garbage,
+}
+
+impl<'p, R: BufRead> AdReader<'p, R> {
+    /// A reader of ads in `format`, parsing with `parser`.
+    pub fn new(reader: R, format: Format, parser: &'p Parser) -> AdReader<'p, R> {
+        AdReader {
+            reader,
+            parser,
+            format,
+            ordinal: 0,
+            offset: 0,
+            line: 0,
+            column: 0,
+            done: false,
+            line_buf: Vec::new(),
+            scan: NewScan::default(),
+            json: None,
+        }
+    }
+
+    /// The format being read.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Bytes of input consumed so far.
+    pub fn bytes_read(&self) -> usize {
+        self.offset
+    }
+
+    fn next_old(&mut self) -> Option<Result<AdExpr, AdError>> {
+        let mut ad = AdExpr::new();
+        let mut first_line = None;
+        let mut failure: Option<AdError> = None;
+        loop {
+            self.line_buf.clear();
+            let start = self.offset;
+            match self.reader.read_until(b'\n', &mut self.line_buf) {
+                Ok(0) => {
+                    self.done = true;
+                    break;
+                }
+                Ok(n) => {
+                    self.offset += n;
+                    self.line += 1;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    self.ordinal += 1;
+                    return Some(Err(AdError::io(self.ordinal, self.line + 1, start, &e)));
+                }
+            }
+            let line_no = self.line;
+            let mut line = &self.line_buf[..];
+            line = line.strip_suffix(b"\n").unwrap_or(line);
+            line = line.strip_suffix(b"\r").unwrap_or(line);
+            let trimmed = line.trim_ascii();
+            if trimmed.is_empty() {
+                if first_line.is_some() {
+                    break;
+                }
+                continue;
+            }
+            if trimmed[0] == b'#' {
+                continue;
+            }
+            first_line.get_or_insert(line_no);
+            if failure.is_some() {
+                continue;
+            }
+            let error = match std::str::from_utf8(line) {
+                Err(e) => {
+                    let text = String::from_utf8_lossy(line).into_owned();
+                    let at = e.valid_up_to();
+                    let column = String::from_utf8_lossy(&line[..at]).chars().count() + 1;
+                    let error = ParseError {
+                        message: "the line is not valid UTF-8".to_string(),
+                        span: Span::new(start + at, start + at + 1),
+                        line: line_no,
+                        column,
+                    };
+                    (error, text)
+                }
+                Ok(text) => match self.parser.parse_old_line(text) {
+                    Ok((name, mut expr)) => {
+                        shift_spans(&mut expr, start);
+                        ad.insert(name, expr);
+                        continue;
+                    }
+                    Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
+                },
+            };
+            failure = Some(AdError {
+                ordinal: 0,
+                first_line: 0,
+                error: error.0,
+                text: error.1,
+                text_offset: start,
+            });
+        }
+        let first_line = first_line?;
+        self.ordinal += 1;
+        Some(match failure {
+            None => Ok(ad),
+            Some(mut err) => {
+                err.ordinal = self.ordinal;
+                err.first_line = first_line;
+                Err(err)
+            }
+        })
+    }
+
+    /// Scans bytes until an ad or a stretch of garbage is complete, or the
+    /// input ends.
+    fn scan_new(&mut self) -> io::Result<Option<Event>> {
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                let scan = &mut self.scan;
+                let event = match scan.state {
+                    ScanState::Outside
+                    | ScanState::OutsideLineComment
+                    | ScanState::OutsideBlockComment
+                    | ScanState::OutsideBlockStar => None,
+                    ScanState::OutsideSlash | ScanState::Garbage => Some(Event::Garbage),
+                    _ => Some(Event::Ad),
+                };
+                scan.state = ScanState::Outside;
+                return Ok(event);
+            }
+            let mut used = 0;
+            let mut event = None;
+            let scan = &mut self.scan;
+            for &b in chunk {
+                use ScanState::*;
+                // Bytes of an ad (and of garbage) are kept; an ad ends after
+                // its closing `]`, garbage before the next `[`.
+                match scan.state {
+                    Outside | OutsideSlash => {
+                        if scan.state == OutsideSlash {
+                            match b {
+                                b'/' => {
+                                    scan.state = OutsideLineComment;
+                                    scan.buf.clear();
+                                }
+                                b'*' => {
+                                    scan.state = OutsideBlockComment;
+                                    scan.buf.clear();
+                                }
+                                b'[' => {
+                                    scan.state = Outside;
+                                    event = Some(Event::Garbage);
+                                    break;
+                                }
+                                _ => {
+                                    scan.state = Garbage;
+                                    scan.buf.push(b);
+                                }
+                            }
+                        } else if b == b'[' {
+                            scan.state = Normal;
+                            scan.depth = 1;
+                            scan.buf.clear();
+                            scan.buf.push(b);
+                            scan.start = (self.offset + used, self.line + 1, self.column);
+                        } else if b == b'/' {
+                            scan.state = OutsideSlash;
+                            scan.buf.clear();
+                            scan.buf.push(b);
+                            scan.start = (self.offset + used, self.line + 1, self.column);
+                        } else if !b.is_ascii_whitespace() {
+                            scan.state = Garbage;
+                            scan.buf.clear();
+                            scan.buf.push(b);
+                            scan.start = (self.offset + used, self.line + 1, self.column);
+                        }
+                    }
+                    OutsideLineComment => {
+                        if b == b'\n' {
+                            scan.state = Outside;
+                        }
+                    }
+                    OutsideBlockComment | OutsideBlockStar => {
+                        scan.state = match (scan.state, b) {
+                            (OutsideBlockStar, b'/') => Outside,
+                            (_, b'*') => OutsideBlockStar,
+                            _ => OutsideBlockComment,
+                        };
+                    }
+                    Garbage => {
+                        if b == b'[' {
+                            scan.state = Outside;
+                            event = Some(Event::Garbage);
+                            break;
+                        }
+                        scan.buf.push(b);
+                    }
+                    Normal | Slash => {
+                        scan.buf.push(b);
+                        if scan.state == Slash {
+                            scan.state = Normal;
+                            if b == b'/' {
+                                scan.state = LineComment;
+                            } else if b == b'*' {
+                                scan.state = BlockComment;
+                            }
+                        }
+                        if scan.state == Normal {
+                            match b {
+                                b'"' | b'\'' => scan.state = Str(b),
+                                b'/' => scan.state = Slash,
+                                b'[' => scan.depth += 1,
+                                b']' => {
+                                    scan.depth -= 1;
+                                    if scan.depth == 0 {
+                                        scan.state = Outside;
+                                        event = Some(Event::Ad);
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    Str(q) => {
+                        scan.buf.push(b);
+                        if b == b'\\' {
+                            scan.state = StrEscape(q);
+                        } else if b == q {
+                            scan.state = Normal;
+                        }
+                    }
+                    StrEscape(q) => {
+                        scan.buf.push(b);
+                        scan.state = Str(q);
+                    }
+                    LineComment => {
+                        scan.buf.push(b);
+                        if b == b'\n' {
+                            scan.state = Normal;
+                        }
+                    }
+                    BlockComment | BlockStar => {
+                        scan.buf.push(b);
+                        scan.state = match (scan.state, b) {
+                            (BlockStar, b'/') => Normal,
+                            (_, b'*') => BlockStar,
+                            _ => BlockComment,
+                        };
+                    }
+                }
+                used += 1;
+                if b == b'\n' {
+                    self.line += 1;
+                    self.column = 0;
+                } else if b & 0xC0 != 0x80 {
+                    self.column += 1;
+                }
+                if event.is_some() {
+                    break;
+                }
+            }
+            self.offset += used;
+            self.reader.consume(used);
+            if event.is_some() {
+                return Ok(event);
+            }
+        }
+    }
+
+    fn next_new(&mut self) -> Option<Result<AdExpr, AdError>> {
+        let event = match self.scan_new() {
+            Ok(Some(event)) => event,
+            Ok(None) => {
+                self.done = true;
+                return None;
+            }
+            Err(e) => {
+                self.done = true;
+                self.ordinal += 1;
+                return Some(Err(AdError::io(
+                    self.ordinal,
+                    self.line + 1,
+                    self.offset,
+                    &e,
+                )));
+            }
+        };
+        self.ordinal += 1;
+        let (start, line, column) = self.scan.start;
+        let buf = std::mem::take(&mut self.scan.buf);
+        let padded = |buf: &[u8]| {
+            let mut text = " ".repeat(column);
+            text.push_str(&String::from_utf8_lossy(buf));
+            text
+        };
+        let fail = |error: ParseError| AdError {
+            ordinal: self.ordinal,
+            first_line: line,
+            error,
+            text: padded(&buf),
+            text_offset: start.saturating_sub(column),
+        };
+        let result = match event {
+            Event::Garbage => {
+                let text = String::from_utf8_lossy(&buf);
+                let (found, len) = describe_found(&text, 0);
+                Err(fail(ParseError {
+                    message: format!("expected `[` to start an ad, found {found}"),
+                    span: Span::new(start, start + len.max(1)),
+                    line,
+                    column: column + 1,
+                }))
+            }
+            Event::Ad => match std::str::from_utf8(&buf) {
+                Err(e) => {
+                    let at = e.valid_up_to();
+                    let (l, c) = crate::diag::line_column(&String::from_utf8_lossy(&buf[..at]), at);
+                    Err(fail(ParseError {
+                        message: "the ad is not valid UTF-8".to_string(),
+                        span: Span::new(start + at, start + at + 1),
+                        line: line + l - 1,
+                        column: if l == 1 { c + column } else { c },
+                    }))
+                }
+                Ok(text) => match self.parser.parse_ad(text) {
+                    Ok(mut ad) => {
+                        for (_, expr) in &mut ad.attributes {
+                            shift_spans(expr, start);
+                        }
+                        Ok(ad)
+                    }
+                    Err(err) => Err(fail(err.shifted(start, line - 1, column))),
+                },
+            },
+        };
+        // Keep the buffer's allocation for the next ad.
+        let mut buf = buf;
+        buf.clear();
+        self.scan.buf = buf;
+        Some(result)
+    }
+
+    fn next_json(&mut self) -> Option<Result<AdExpr, AdError>> {
+        if self.json.is_none() {
+            let mut bytes = Vec::new();
+            loop {
+                match self.reader.read_to_end(&mut bytes) {
+                    Ok(_) => break,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.done = true;
+                        self.ordinal += 1;
+                        return Some(Err(AdError::io(self.ordinal, 1, bytes.len(), &e)));
+                    }
+                }
+            }
+            self.offset = bytes.len();
+            let text = match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    self.done = true;
+                    self.ordinal += 1;
+                    let at = e.utf8_error().valid_up_to();
+                    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                    let (line, column) = crate::diag::line_column(&text, at);
+                    let error = ParseError {
+                        message: "the input is not valid UTF-8".to_string(),
+                        span: Span::new(at, at + 1),
+                        line,
+                        column,
+                    };
+                    return Some(Err(json_error(self.ordinal, 1, error, &text)));
+                }
+            };
+            self.json = Some(JsonDoc {
+                text,
+                cursor: JsonAdCursor::new(),
+                line_at: (0, 0),
+            });
+        }
+        let doc = self.json.as_mut()?;
+        let Some((start, result)) = doc.cursor.next_ad(self.parser, &doc.text) else {
+            self.done = true;
+            return None;
+        };
+        self.ordinal += 1;
+        // Line of the ad's start, counting forward from the last one.
+        let (from, lines) = doc.line_at;
+        let start = start.max(from).min(doc.text.len());
+        let newlines = doc.text.as_bytes()[from..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        doc.line_at = (start, lines + newlines);
+        let first_line = lines + newlines + 1;
+        Some(result.map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)))
+    }
+}
+
+/// An error in a JSON document, keeping the line it is on.
+fn json_error(ordinal: usize, first_line: usize, error: ParseError, text: &str) -> AdError {
+    let mut at = (error.span.start as usize).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    AdError {
+        ordinal,
+        first_line,
+        error,
+        text: text[line_start..line_end].to_string(),
+        text_offset: line_start,
+    }
+}
+
+impl<'p, R: BufRead> AdReader<'p, io::Chain<io::Cursor<Vec<u8>>, R>> {
+    /// A reader whose format is found from the input: the first non-blank
+    /// character decides (see [`Format::from_first_byte`]). The blank text
+    /// read to decide is read again by the returned reader.
+    pub fn auto(mut reader: R, parser: &'p Parser) -> io::Result<Self> {
+        let mut skipped = Vec::new();
+        let first = loop {
+            let chunk = match reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break None;
+            }
+            match chunk.iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(i) => {
+                    let first = chunk[i];
+                    skipped.extend_from_slice(&chunk[..i]);
+                    reader.consume(i);
+                    break Some(first);
+                }
+                None => {
+                    let n = chunk.len();
+                    skipped.extend_from_slice(chunk);
+                    reader.consume(n);
+                }
+            }
+        };
+        let format = Format::from_first_byte(first);
+        Ok(AdReader::new(
+            io::Cursor::new(skipped).chain(reader),
+            format,
+            parser,
+        ))
+    }
+}
+
+impl<R: BufRead> Iterator for AdReader<'_, R> {
+    type Item = Result<AdExpr, AdError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.format {
+            Format::Old => self.next_old(),
+            Format::New => self.next_new(),
+            Format::Json => self.next_json(),
+        }
+    }
+}
