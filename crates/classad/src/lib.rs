@@ -23,15 +23,15 @@ use std::sync::Arc;
 pub enum Error {
     /// The text is not ClassAd.
     Parse(ParseError),
-    /// The compiler produced a program the verifier refused (a bug).
-    Verify(classad_vm::VerifyError),
+    /// The expression cannot be compiled.
+    Compile(compiler::CompileError),
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Parse(e) => e.fmt(f),
-            Error::Verify(e) => e.fmt(f),
+            Error::Compile(e) => e.fmt(f),
         }
     }
 }
@@ -44,9 +44,9 @@ impl From<ParseError> for Error {
     }
 }
 
-impl From<classad_vm::VerifyError> for Error {
-    fn from(e: classad_vm::VerifyError) -> Error {
-        Error::Verify(e)
+impl From<compiler::CompileError> for Error {
+    fn from(e: compiler::CompileError) -> Error {
+        Error::Compile(e)
     }
 }
 

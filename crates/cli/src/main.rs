@@ -6,6 +6,7 @@
 //! expression). Each lives in its own module; this file only dispatches.
 
 mod convert;
+mod demo;
 mod eval;
 mod parse_cmd;
 
@@ -15,6 +16,7 @@ const USAGE: &str = "\
 usage: classad <command> [arguments]
 
 commands:
+  demo               match built-in job ads against built-in machine ads
   convert [--from old|new|json] [--to old|new|json] [FILE...]
                      read ads (standard input when no FILE) and write them in another form
   parse EXPR         print the tree and the canonical unparse of EXPR
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     match command.as_str() {
         "convert" => convert::run(rest),
+        "demo" => demo::run(rest),
         "parse" => parse_cmd::run(rest),
         "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {

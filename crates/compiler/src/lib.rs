@@ -15,7 +15,35 @@
 
 use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal};
 use classad_vm::ops;
+use classad_vm::print::{parse_abs_time, parse_rel_time};
 use classad_vm::{AdBody, Attribute, Instr, Pools, Program, Registry, Symbol, Value, VerifyError};
+
+/// Why an expression could not be compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileError {
+    /// `absTime("...")` or `relTime("...")` of a literal string that is
+    /// not a time: HTCondor's parser refuses the whole expression.
+    InvalidTimeLiteral(String),
+    /// The verifier refused the program (a compiler bug).
+    Verify(VerifyError),
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::InvalidTimeLiteral(text) => write!(f, "`{text}` is not a valid time"),
+            CompileError::Verify(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl From<VerifyError> for CompileError {
+    fn from(e: VerifyError) -> CompileError {
+        CompileError::Verify(e)
+    }
+}
 use std::sync::Arc;
 
 /// Compiles expressions against a function registry.
@@ -30,15 +58,15 @@ impl<'r> Compiler<'r> {
     }
 
     /// Compiles one expression into a verified program.
-    pub fn compile(&self, expr: &Expr) -> Result<Program, VerifyError> {
+    pub fn compile(&self, expr: &Expr) -> Result<Program, CompileError> {
         let mut unit = Unit::default();
         self.expr(expr, &mut unit)?;
         unit.code.push(Instr::Return);
-        Program::new(&unit.code, unit.pools)
+        Ok(Program::new(&unit.code, unit.pools)?)
     }
 
     /// Compiles the attributes of an ad literal into a body.
-    pub fn compile_ad(&self, ad: &AdExpr) -> Result<AdBody, VerifyError> {
+    pub fn compile_ad(&self, ad: &AdExpr) -> Result<AdBody, CompileError> {
         let mut body = AdBody::new();
         for (name, expr) in &ad.attributes {
             body.insert(Attribute {
@@ -51,7 +79,7 @@ impl<'r> Compiler<'r> {
     }
 
     /// The value of `expr` if the compiler can compute it now.
-    fn constant(&self, expr: &Expr) -> Result<Option<Value>, VerifyError> {
+    fn constant(&self, expr: &Expr) -> Result<Option<Value>, CompileError> {
         let mut unit = Unit::default();
         self.expr(expr, &mut unit)?;
         Ok(match unit.code.as_slice() {
@@ -60,7 +88,7 @@ impl<'r> Compiler<'r> {
         })
     }
 
-    fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), VerifyError> {
+    fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
         match &expr.kind {
             ExprKind::Literal(lit) => unit.push_const(literal_value(lit)),
             ExprKind::Paren(inner) => self.expr(inner, unit)?,
@@ -172,7 +200,7 @@ impl<'r> Compiler<'r> {
         lhs: &Expr,
         rhs: &Expr,
         unit: &mut Unit,
-    ) -> Result<(), VerifyError> {
+    ) -> Result<(), CompileError> {
         let (short, combine): (fn(&Value) -> Option<Value>, fn(Value, Value) -> Value) =
             if op == BinaryOp::And {
                 (ops::and_short_circuit, ops::logical_and)
@@ -214,7 +242,7 @@ impl<'r> Compiler<'r> {
         then: &Expr,
         otherwise: &Expr,
         unit: &mut Unit,
-    ) -> Result<(), VerifyError> {
+    ) -> Result<(), CompileError> {
         if let Some(c) = self.constant(cond)? {
             match c {
                 Value::Undefined => unit.push_const(Value::Undefined),
@@ -238,10 +266,30 @@ impl<'r> Compiler<'r> {
         Ok(())
     }
 
-    fn call(&self, name: &str, args: &[Expr], unit: &mut Unit) -> Result<(), VerifyError> {
+    fn call(&self, name: &str, args: &[Expr], unit: &mut Unit) -> Result<(), CompileError> {
         // ifThenElse is lazy in its branches: compile it as a conditional.
         if name.eq_ignore_ascii_case("ifThenElse") && args.len() == 3 {
             return self.conditional(&args[0], &args[1], &args[2], unit);
+        }
+        // HTCondor's parser turns absTime/relTime of a literal string into a
+        // constant (relTime into a *real*, as the oracle shows) and refuses
+        // the expression when the string is not a time.
+        if let [arg] = args {
+            if let ExprKind::Literal(Literal::String(bytes)) = &arg.kind {
+                let text = String::from_utf8_lossy(bytes);
+                if name.eq_ignore_ascii_case("relTime") {
+                    let secs = parse_rel_time(&text)
+                        .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                    unit.push_const(Value::Real(secs));
+                    return Ok(());
+                }
+                if name.eq_ignore_ascii_case("absTime") {
+                    let time = parse_abs_time(&text)
+                        .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                    unit.push_const(Value::AbsTime(time));
+                    return Ok(());
+                }
+            }
         }
         let Some(function) = self.registry.get(name) else {
             unit.push_const(Value::Error);

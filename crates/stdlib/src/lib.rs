@@ -14,11 +14,12 @@ use classad_vm::{Builtin, CallContext, Registry, Value};
 use std::sync::Arc;
 
 mod core;
+mod time;
 
 /// The registry of every builtin function.
 pub fn standard_registry() -> Registry {
     let mut registry = Registry::new();
-    for builtin in core::builtins() {
+    for builtin in core::builtins().into_iter().chain(time::builtins()) {
         if let Err(duplicate) = registry.register(builtin) {
             // Names are fixed at build time; a duplicate is a bug caught by the tests.
             debug_assert!(false, "{duplicate}");
@@ -56,7 +57,10 @@ mod tests {
     #[test]
     fn registry_names_are_unique() {
         let mut registry = classad_vm::Registry::new();
-        for b in super::core::builtins() {
+        for b in super::core::builtins()
+            .into_iter()
+            .chain(super::time::builtins())
+        {
             let name = b.name;
             assert!(registry.register(b).is_ok(), "duplicate builtin {name}");
         }

@@ -66,8 +66,10 @@ fn system_clock() -> f64 {
 /// Per-thread evaluation state. Create one per thread and reuse it.
 pub struct Vm {
     stack: Vec<Value>,
-    /// Attributes being evaluated, as (ad address, slot): re-entering one
-    /// is a circular reference.
+    /// Attributes being evaluated, as (ad body address, slot): re-entering
+    /// one is a circular reference. The body, not the ad value, is the key
+    /// because every evaluation of a nested ad literal makes a new value
+    /// around the same body, as HTCondor's literal is one object.
     active: Vec<(usize, u32)>,
     depth: u32,
     steps: u64,
@@ -174,7 +176,7 @@ impl Vm {
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
     fn attribute_value(&mut self, ad: &AdRef, slot: u32) -> Value {
-        let key = (Arc::as_ptr(ad) as usize, slot);
+        let key = (Arc::as_ptr(&ad.body) as usize, slot);
         if self.active.contains(&key) {
             return Value::Undefined;
         }
@@ -253,7 +255,10 @@ impl Vm {
     /// `base.name`.
     fn select(&mut self, base: Value, name: &Symbol) -> Value {
         match base {
-            Value::Ad(ad) => self.lookup_outward(&ad, name).unwrap_or(Value::Undefined),
+            Value::Ad(ad) => match self.lookup_outward(&ad, name) {
+                Some(value) => value,
+                None => self.special_name(&ad, name).unwrap_or(Value::Undefined),
+            },
             Value::List(items) => {
                 let selected: Vec<Value> = items
                     .iter()

@@ -1,4 +1,5 @@
-//! Values as ClassAd literals in new syntax (what `classad eval` prints).
+//! Values as ClassAd literals in new syntax (what `classad eval` prints),
+//! and the time formats read by `absTime` and `relTime`.
 
 use crate::value::{AbsTime, Value};
 use classad_syntax::unparse::{format_real_new, write_name, write_string_literal};
@@ -101,4 +102,83 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
+}
+
+/// Reads `YYYY-MM-DD[T ]HH:MM[:SS]` with an optional zone `Z`, `±HH:MM`
+/// or `±HHMM` (no zone: UTC).
+pub fn parse_abs_time(text: &str) -> Option<AbsTime> {
+    let text = text.trim();
+    let b = text.as_bytes();
+    let num = |s: &str| s.parse::<i64>().ok();
+    if b.len() < 16 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') {
+        return None;
+    }
+    let year = num(&text[0..4])?;
+    let month = num(&text[5..7])?;
+    let day = num(&text[8..10])?;
+    let hour = num(&text[11..13])?;
+    let minute = num(text.get(14..16)?)?;
+    let mut rest = &text[16..];
+    let mut second = 0;
+    if let Some(r) = rest.strip_prefix(':') {
+        second = num(r.get(0..2)?)?;
+        rest = &r[2..];
+    }
+    let offset = match rest {
+        "" | "Z" | "z" => 0,
+        zone => {
+            let sign = match zone.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let digits: String = zone[1..].chars().filter(|c| *c != ':').collect();
+            if digits.len() != 4 {
+                return None;
+            }
+            sign * (num(&digits[0..2])? * 3600 + num(&digits[2..4])? * 60)
+        }
+    };
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month as u32, day as u32);
+    let local = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(AbsTime {
+        secs: local - offset,
+        offset: offset as i32,
+    })
+}
+
+/// Reads a relative time as the spec writes it.
+pub fn parse_rel_time(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (days, clock) = match text.split_once('+') {
+        Some((d, c)) => (d.trim().parse::<f64>().ok()?, c),
+        None => (0.0, text),
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let mut seconds = 0.0;
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let value: f64 = part.trim().parse().ok()?;
+        if !last && value.fract() != 0.0 {
+            return None;
+        }
+        seconds = seconds * 60.0 + value;
+    }
+    let total = days * 86_400.0 + seconds;
+    Some(if negative { -total } else { total })
 }
