@@ -80,10 +80,32 @@ impl FromStr for Format {
     }
 }
 
-/// The format of `text`, by its first non-blank character (see
-/// [`Format::from_first_byte`]).
+/// The format of `text`, by its first non-blank characters: `{` is JSON;
+/// `[` is new syntax unless the next non-blank character is `{` (an array
+/// of JSON ads) or the text is `[ ]` alone (an empty array); a `/` (a
+/// comment) is new syntax; anything else old syntax.
 pub fn detect_format(text: &str) -> Format {
-    Format::from_first_byte(text.bytes().find(|b| !b.is_ascii_whitespace()))
+    let mut rest = text.as_bytes();
+    let mut next = || {
+        let i = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+        let b = rest[i];
+        rest = &rest[i + 1..];
+        Some(b)
+    };
+    decide(&mut next)
+}
+
+/// The detection rule of [`detect_format`], over a source of non-blank bytes.
+fn decide(next: &mut impl FnMut() -> Option<u8>) -> Format {
+    let first = next();
+    if first != Some(b'[') {
+        return Format::from_first_byte(first);
+    }
+    match next() {
+        Some(b'{') => Format::Json,
+        Some(b']') if next().is_none() => Format::Json,
+        _ => Format::New,
+    }
 }
 
 /// An ad that could not be read.
@@ -631,40 +653,55 @@ fn json_error(ordinal: usize, first_line: usize, error: ParseError, text: &str) 
 }
 
 impl<'p, R: BufRead> AdReader<'p, io::Chain<io::Cursor<Vec<u8>>, R>> {
-    /// A reader whose format is found from the input: the first non-blank
-    /// character decides (see [`Format::from_first_byte`]). The blank text
-    /// read to decide is read again by the returned reader.
+    /// A reader whose format is found from the input, by the rule of
+    /// [`detect_format`]. The text read to decide is read again by the
+    /// returned reader.
     pub fn auto(mut reader: R, parser: &'p Parser) -> io::Result<Self> {
-        let mut skipped = Vec::new();
-        let first = loop {
-            let chunk = match reader.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                break None;
+        let mut seen = Vec::new();
+        let mut failure = None;
+        let format = decide(&mut || match next_non_blank(&mut reader, &mut seen) {
+            Ok(b) => b,
+            Err(e) => {
+                failure = Some(e);
+                None
             }
-            match chunk.iter().position(|b| !b.is_ascii_whitespace()) {
-                Some(i) => {
-                    let first = chunk[i];
-                    skipped.extend_from_slice(&chunk[..i]);
-                    reader.consume(i);
-                    break Some(first);
-                }
-                None => {
-                    let n = chunk.len();
-                    skipped.extend_from_slice(chunk);
-                    reader.consume(n);
-                }
-            }
-        };
-        let format = Format::from_first_byte(first);
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
         Ok(AdReader::new(
-            io::Cursor::new(skipped).chain(reader),
+            io::Cursor::new(seen).chain(reader),
             format,
             parser,
         ))
+    }
+}
+
+/// Reads up to and including the next non-blank byte, keeping what it
+/// read in `seen`; `None` at the end of the input.
+fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<Option<u8>> {
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        match chunk.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                let b = chunk[i];
+                seen.extend_from_slice(&chunk[..=i]);
+                reader.consume(i + 1);
+                return Ok(Some(b));
+            }
+            None => {
+                let n = chunk.len();
+                seen.extend_from_slice(chunk);
+                reader.consume(n);
+            }
+        }
     }
 }
 

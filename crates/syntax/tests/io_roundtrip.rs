@@ -307,6 +307,10 @@ fn format_detection() {
     assert_eq!(detect_format("# c\nA = 1"), Format::Old);
     assert_eq!(detect_format("// c\n[]"), Format::New);
     assert_eq!(detect_format(""), Format::Old);
+    assert_eq!(detect_format("[\n{\n  \"a\": 1\n}\n]\n"), Format::Json);
+    assert_eq!(detect_format(" [ ] \n"), Format::Json);
+    assert_eq!(detect_format("[ ]\n[a = 1]"), Format::New);
+    assert_eq!(detect_format("[]]"), Format::New);
     assert_eq!("JSON".parse::<Format>(), Ok(Format::Json));
     assert!("xml".parse::<Format>().is_err());
     let p = parser();
@@ -314,6 +318,8 @@ fn format_detection() {
         ("\n\n  [a = 1]", Format::New),
         ("\n{\"a\": 1}", Format::Json),
         ("\nA = 1", Format::Old),
+        ("[\n {\"a\": 1}]", Format::Json),
+        ("[a = [b = 1]]", Format::New),
     ] {
         let reader = AdReader::auto(text.as_bytes(), &p).unwrap();
         assert_eq!(reader.format(), format);
