@@ -7,6 +7,7 @@
 
 mod convert;
 mod demo;
+mod disasm;
 mod eval;
 mod parse_cmd;
 
@@ -23,6 +24,7 @@ commands:
   eval [-file F] [-target-file F] [-quiet] [--strict] [--batch] ARG...
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
                      --batch reads expressions from standard input, one a line
+  disasm EXPR        print the bytecode of EXPR
   help               print this message
 ";
 
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
     match command.as_str() {
         "convert" => convert::run(rest),
         "demo" => demo::run(rest),
+        "disasm" => disasm::run(rest),
         "parse" => parse_cmd::run(rest),
         "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {

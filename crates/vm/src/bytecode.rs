@@ -274,6 +274,21 @@ impl Program {
         }
     }
 
+    /// A listing of this program followed by the programs of the ad
+    /// literals it builds, each attribute under its name.
+    pub fn disassemble_all(&self) -> String {
+        let mut out = self.disassemble();
+        for (i, body) in self.ads.iter().enumerate() {
+            for attribute in body.attributes() {
+                let _ = writeln!(out, "ad #{i} attribute {}:", attribute.name);
+                for line in attribute.program.disassemble_all().lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
+            }
+        }
+        out
+    }
+
     /// A listing: one instruction a line, with pool entries spelled out.
     pub fn disassemble(&self) -> String {
         let mut out = String::new();
