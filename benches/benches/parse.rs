@@ -1,0 +1,124 @@
+//! Parse throughput of the matchmaking workload (`shared/workloads`): the
+//! generated machine and job ads in old syntax, and the same ads converted
+//! to new syntax (one ad a line) and to JSON (as `condor_q -long:json`),
+//! each read with `AdReader` from memory. Reported in bytes per second.
+//!
+//! The pool is read from `$CLASSAD_POOL_DIR` (`machines.ads`, `jobs.ads`)
+//! or generated with `python3 ../shared/workloads/gen_pool.py` (default
+//! 2000 machines and 2000 jobs) into a temporary directory.
+//!
+//! ```sh
+//! cargo bench -p classad-benches --bench parse -- --quick
+//! ```
+
+#![allow(missing_docs)]
+
+use classad::syntax::{AdReader, Format, ParseOptions, Parser, unparse_ad, write_ad_json};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The pool's old-syntax text (machines then jobs), or why there is none.
+fn load_pool() -> Result<String, String> {
+    let (dir, temporary) = match std::env::var_os("CLASSAD_POOL_DIR") {
+        Some(dir) => (PathBuf::from(dir), false),
+        None => {
+            let generator =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/workloads/gen_pool.py");
+            if !generator.exists() {
+                return Err(format!("{} not found", generator.display()));
+            }
+            let dir =
+                std::env::temp_dir().join(format!("classad-bench-pool-{}", std::process::id()));
+            let out = Command::new("python3")
+                .arg(&generator)
+                .arg("--out")
+                .arg(&dir)
+                .output()
+                .map_err(|e| format!("cannot run python3: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "gen_pool.py failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            (dir, true)
+        }
+    };
+    let mut text = String::new();
+    for name in ["machines.ads", "jobs.ads"] {
+        let path = dir.join(name);
+        let part =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        text.push_str(&part);
+        if !text.ends_with("\n\n") {
+            text.push('\n');
+        }
+    }
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(text)
+}
+
+fn count_ads(text: &str, format: Format) -> usize {
+    let parser = Parser::new(ParseOptions::default());
+    AdReader::new(text.as_bytes(), format, &parser)
+        .map(|ad| black_box(ad.expect("the workload parses")).len())
+        .sum()
+}
+
+fn parse(c: &mut Criterion) {
+    let old = match load_pool() {
+        Ok(text) => text,
+        Err(why) => {
+            eprintln!("note: parse bench skipped: {why} (set CLASSAD_POOL_DIR)");
+            return;
+        }
+    };
+    let parser = Parser::new(ParseOptions::default());
+    let ads: Vec<_> = AdReader::new(old.as_bytes(), Format::Old, &parser)
+        .map(|ad| ad.expect("the workload parses"))
+        .collect();
+    let mut new = String::with_capacity(old.len());
+    let mut json = String::with_capacity(old.len() * 5 / 4);
+    json.push_str("[\n");
+    for (i, ad) in ads.iter().enumerate() {
+        new.push_str(&unparse_ad(ad));
+        new.push('\n');
+        if i > 0 {
+            json.push_str(",\n");
+        }
+        write_ad_json(ad, true, &mut json);
+        json.push('\n');
+    }
+    json.push_str("]\n");
+    let attributes: usize = ads.iter().map(|ad| ad.len()).sum();
+    eprintln!(
+        "pool: {} ads, {attributes} attributes; old {} bytes, new {} bytes, json {} bytes",
+        ads.len(),
+        old.len(),
+        new.len(),
+        json.len()
+    );
+
+    let mut group = c.benchmark_group("parse");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(10));
+    for (name, text, format) in [
+        ("old", &old, Format::Old),
+        ("new", &new, Format::New),
+        ("json", &json, Format::Json),
+    ] {
+        assert_eq!(count_ads(text, format), attributes, "{name}");
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| count_ads(black_box(text), format)));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, parse);
+criterion_main!(benches);
