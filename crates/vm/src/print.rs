@@ -104,81 +104,179 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// Reads `YYYY-MM-DD[T ]HH:MM[:SS]` with an optional zone `Z`, `±HH:MM`
-/// or `±HHMM` (no zone: UTC).
+/// Reads an absolute time as HTCondor's `absTime("...")` does: ISO 8601
+/// date `YYYY[-]MM[-]DD`, optionally followed by `T` or a space and a time
+/// `HH[:]MM[[:]SS]`, and a zone `Z`, `±HH[:]MM` (no zone: UTC). Out-of-range
+/// fields carry over as C's `mktime` does (month 13 is January next year).
 pub fn parse_abs_time(text: &str) -> Option<AbsTime> {
-    let text = text.trim();
-    let b = text.as_bytes();
-    let num = |s: &str| s.parse::<i64>().ok();
-    if b.len() < 16 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') {
-        return None;
+    let mut cursor = Cursor::new(text.trim_start());
+    let year = cursor.digits(4)?;
+    cursor.skip(b'-');
+    let month = cursor.digits(2)?;
+    cursor.skip(b'-');
+    let day = cursor.digits(2)?;
+    let (mut hour, mut minute, mut second) = (0, 0, 0);
+    let had_separator = cursor.skip(b'T') || cursor.skip(b' ');
+    if had_separator {
+        cursor.skip(b':');
     }
-    let year = num(&text[0..4])?;
-    let month = num(&text[5..7])?;
-    let day = num(&text[8..10])?;
-    let hour = num(&text[11..13])?;
-    let minute = num(text.get(14..16)?)?;
-    let mut rest = &text[16..];
-    let mut second = 0;
-    if let Some(r) = rest.strip_prefix(':') {
-        second = num(r.get(0..2)?)?;
-        rest = &r[2..];
-    }
-    let offset = match rest {
-        "" | "Z" | "z" => 0,
-        zone => {
-            let sign = match zone.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let digits: String = zone[1..].chars().filter(|c| *c != ':').collect();
-            if digits.len() != 4 {
-                return None;
-            }
-            sign * (num(&digits[0..2])? * 3600 + num(&digits[2..4])? * 60)
+    if cursor.peek_digit() {
+        hour = cursor.digits(2)?;
+        cursor.skip(b':');
+        minute = cursor.digits(2)?;
+        if cursor.skip(b':') || cursor.peek_digit() {
+            second = cursor.digits(2)?;
         }
+    }
+    while cursor.skip(b' ') {}
+    let offset = match cursor.next() {
+        None => 0,
+        Some(b'Z' | b'z') => 0,
+        Some(sign @ (b'+' | b'-')) => {
+            let hours = cursor.digits(2)?;
+            cursor.skip(b':');
+            let minutes = cursor.digits(2)?;
+            let offset = hours * 3600 + minutes * 60;
+            if sign == b'-' { -offset } else { offset }
+        }
+        Some(_) => return None,
     };
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
+    if !cursor.at_end() {
         return None;
     }
-    let days = days_from_civil(year, month as u32, day as u32);
+    let months = year * 12 + month - 1;
+    let days =
+        days_from_civil(months.div_euclid(12), (months.rem_euclid(12) + 1) as u32, 1) + day - 1;
     let local = days * 86_400 + hour * 3600 + minute * 60 + second;
     Some(AbsTime {
         secs: local - offset,
-        offset: offset as i32,
+        offset: i32::try_from(offset).ok()?,
     })
 }
 
-/// Reads a relative time as the spec writes it.
+/// Reads a relative time as HTCondor's `relTime("...")` does:
+/// `[+|-][D+][[HH:]MM:]SS[.fff]` (fields may exceed their range: `90:00` is
+/// 90 minutes), or numbers with units `d h m s` (`1d2h`, `5s`).
 pub fn parse_rel_time(text: &str) -> Option<f64> {
     let text = text.trim();
-    let (negative, text) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    let (negative, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
     };
-    let (days, clock) = match text.split_once('+') {
-        Some((d, c)) => (d.trim().parse::<f64>().ok()?, c),
-        None => (0.0, text),
-    };
-    let parts: Vec<&str> = clock.split(':').collect();
-    if parts.is_empty() || parts.len() > 3 {
+    let body = body.trim();
+    if body.is_empty() {
         return None;
     }
-    let mut seconds = 0.0;
-    for (i, part) in parts.iter().enumerate() {
-        let last = i + 1 == parts.len();
-        let value: f64 = part.trim().parse().ok()?;
-        if !last && value.fract() != 0.0 {
+    let total = if body.bytes().any(|b| b.is_ascii_alphabetic()) {
+        parse_rel_time_units(body)?
+    } else {
+        let (days, clock) = match body.split_once('+') {
+            Some((d, c)) => (parse_whole(d.trim())?, c.trim()),
+            None => (0.0, body),
+        };
+        let fields: Vec<&str> = clock.split(':').collect();
+        if fields.len() > 3 {
             return None;
         }
-        seconds = seconds * 60.0 + value;
-    }
-    let total = days * 86_400.0 + seconds;
+        let mut seconds = 0.0;
+        for (i, field) in fields.iter().enumerate() {
+            let value = if i + 1 == fields.len() {
+                parse_decimal(field.trim())?
+            } else {
+                parse_whole(field.trim())?
+            };
+            seconds = seconds * 60.0 + value;
+        }
+        days * 86_400.0 + seconds
+    };
     Some(if negative { -total } else { total })
+}
+
+fn parse_rel_time_units(text: &str) -> Option<f64> {
+    let mut total = 0.0;
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let value = parse_whole(&rest[..digits])?;
+        rest = rest[digits..].trim_start();
+        let unit = rest.chars().next()?;
+        total += value
+            * match unit.to_ascii_lowercase() {
+                'd' => 86_400.0,
+                'h' => 3600.0,
+                'm' => 60.0,
+                's' => 1.0,
+                _ => return None,
+            };
+        rest = rest[1..].trim_start();
+    }
+    Some(total)
+}
+
+fn parse_whole(text: &str) -> Option<f64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn parse_decimal(text: &str) -> Option<f64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    if !whole.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// A byte cursor for the time parsers.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(text: &'a str) -> Cursor<'a> {
+        Cursor {
+            bytes: text.as_bytes(),
+            at: 0,
+        }
+    }
+
+    fn digits(&mut self, n: usize) -> Option<i64> {
+        let field = self.bytes.get(self.at..self.at + n)?;
+        if !field.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        self.at += n;
+        Some(field.iter().fold(0, |v, d| v * 10 + i64::from(d - b'0')))
+    }
+
+    fn skip(&mut self, byte: u8) -> bool {
+        if self.bytes.get(self.at) == Some(&byte) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn peek_digit(&self) -> bool {
+        self.bytes.get(self.at).is_some_and(u8::is_ascii_digit)
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn at_end(&self) -> bool {
+        self.at >= self.bytes.len()
+    }
 }
