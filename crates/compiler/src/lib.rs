@@ -16,7 +16,11 @@
 use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal};
 use classad_vm::ops;
 use classad_vm::print::{parse_abs_time, parse_rel_time};
-use classad_vm::{AdBody, Attribute, Instr, Pools, Program, Registry, Symbol, Value, VerifyError};
+use classad_vm::bytecode::LazyCall;
+use classad_vm::{
+    AdBody, Attribute, Function, Instr, LazyArg, Pools, Program, Registry, Symbol, Value,
+    VerifyError,
+};
 
 /// Why an expression could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,6 +304,22 @@ impl<'r> Compiler<'r> {
             unit.push_const(Value::Error);
             return Ok(());
         }
+        if let Function::Lazy(_) = function.function {
+            let mut lazy_args = Vec::with_capacity(args.len());
+            for arg in args {
+                lazy_args.push(LazyArg {
+                    program: Arc::new(self.compile(arg)?),
+                    source: Arc::new(arg.clone()),
+                });
+            }
+            let i = u32::try_from(unit.pools.lazy_calls.len()).unwrap_or(u32::MAX);
+            unit.pools.lazy_calls.push(LazyCall {
+                function: function.clone(),
+                args: lazy_args.into(),
+            });
+            unit.code.push(Instr::CallLazy(i));
+            return Ok(());
+        }
         let start = unit.code.len();
         for arg in args {
             self.expr(arg, unit)?;
@@ -323,9 +343,11 @@ impl<'r> Compiler<'r> {
                 vm: &mut vm,
                 scope: &scope,
             };
-            let value = (function.func)(&mut context, &values);
-            unit.push_const(value);
-            return Ok(());
+            if let Function::Strict(f) = function.function {
+                let value = f(&mut context, &values);
+                unit.push_const(value);
+                return Ok(());
+            }
         }
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());

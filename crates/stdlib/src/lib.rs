@@ -10,16 +10,45 @@
 //! conversions, basic string and list functions); the complete library is
 //! the issue "builtin function library".
 
-use classad_vm::{Builtin, CallContext, Registry, Value};
+use classad_vm::{Builtin, CallContext, Function, LazyArg, Registry, Value};
 use std::sync::Arc;
 
+mod convert;
 mod core;
+mod env;
+mod introspection;
+mod lists;
+mod math;
+mod regex;
+mod stringlist;
+mod strings;
 mod time;
+mod version;
+
+/// Every builtin, family by family.
+pub(crate) fn all_builtins() -> Vec<Builtin> {
+    [
+        core::builtins(),
+        convert::builtins(),
+        strings::builtins(),
+        version::builtins(),
+        math::builtins(),
+        lists::builtins(),
+        stringlist::builtins(),
+        regex::builtins(),
+        time::builtins(),
+        env::builtins(),
+        introspection::builtins(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
 
 /// The registry of every builtin function.
 pub fn standard_registry() -> Registry {
     let mut registry = Registry::new();
-    for builtin in core::builtins().into_iter().chain(time::builtins()) {
+    for builtin in all_builtins() {
         if let Err(duplicate) = registry.register(builtin) {
             // Names are fixed at build time; a duplicate is a bug caught by the tests.
             debug_assert!(false, "{duplicate}");
@@ -48,7 +77,24 @@ pub(crate) fn builtin(
         min_args,
         max_args,
         pure,
-        func,
+        function: Function::Strict(func),
+    }
+}
+
+/// Shorthand for a function that takes its arguments unevaluated.
+#[allow(dead_code)]
+pub(crate) fn lazy_builtin(
+    name: &'static str,
+    min_args: u16,
+    max_args: u16,
+    func: fn(&mut CallContext<'_>, &[LazyArg]) -> Value,
+) -> Builtin {
+    Builtin {
+        name,
+        min_args,
+        max_args,
+        pure: false,
+        function: Function::Lazy(func),
     }
 }
 
@@ -57,10 +103,7 @@ mod tests {
     #[test]
     fn registry_names_are_unique() {
         let mut registry = classad_vm::Registry::new();
-        for b in super::core::builtins()
-            .into_iter()
-            .chain(super::time::builtins())
-        {
+        for b in super::all_builtins() {
             let name = b.name;
             assert!(registry.register(b).is_ok(), "duplicate builtin {name}");
         }

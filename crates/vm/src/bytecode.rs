@@ -8,7 +8,7 @@
 //! go forward, so every program terminates.
 
 use crate::ad::{AdBody, Symbol};
-use crate::registry::Builtin;
+use crate::registry::{Builtin, LazyArg};
 use crate::value::Value;
 use classad_syntax::{BinaryOp, UnaryOp};
 use std::fmt::Write;
@@ -62,6 +62,8 @@ pub enum Instr {
         /// Number of arguments.
         argc: u16,
     },
+    /// Push `lazy_calls[i]` called with its unevaluated arguments.
+    CallLazy(u32),
     /// Pop `n` values, push a list of them.
     MakeList(u32),
     /// Push a new ad with body `ads[i]` in the current scope.
@@ -108,6 +110,7 @@ pub mod opcode {
     pub const MAKE_LIST: u8 = 18;
     pub const MAKE_AD: u8 = 19;
     pub const RETURN: u8 = 20;
+    pub const CALL_LAZY: u8 = 21;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -150,6 +153,7 @@ impl Instr {
                 count: argc,
                 ..plain(CALL, func)
             },
+            Instr::CallLazy(i) => plain(CALL_LAZY, i),
             Instr::MakeList(n) => plain(MAKE_LIST, n),
             Instr::MakeAd(i) => plain(MAKE_AD, i),
             Instr::Return => plain(RETURN, 0),
@@ -181,6 +185,7 @@ impl Instr {
                 func: e.arg,
                 argc: e.count,
             },
+            CALL_LAZY => Instr::CallLazy(e.arg),
             MAKE_LIST => Instr::MakeList(e.arg),
             MAKE_AD => Instr::MakeAd(e.arg),
             RETURN => Instr::Return,
@@ -198,7 +203,16 @@ pub struct Program {
     pub(crate) names: Box<[Symbol]>,
     pub(crate) functions: Box<[Arc<Builtin>]>,
     pub(crate) ads: Box<[Arc<AdBody>]>,
+    pub(crate) lazy_calls: Box<[LazyCall]>,
     pub(crate) max_stack: u32,
+}
+
+/// A call of a lazy function with its unevaluated arguments.
+pub struct LazyCall {
+    /// The function.
+    pub function: Arc<Builtin>,
+    /// Its arguments.
+    pub args: Box<[LazyArg]>,
 }
 
 /// Why a program was refused by the verifier.
@@ -229,6 +243,8 @@ pub struct Pools {
     pub functions: Vec<Arc<Builtin>>,
     /// Bodies of ad literals.
     pub ads: Vec<Arc<AdBody>>,
+    /// Calls of lazy functions.
+    pub lazy_calls: Vec<LazyCall>,
 }
 
 impl Program {
@@ -244,6 +260,7 @@ impl Program {
             names: pools.names.into(),
             functions: pools.functions.into(),
             ads: pools.ads.into(),
+            lazy_calls: pools.lazy_calls.into(),
             max_stack,
         })
     }
@@ -278,6 +295,14 @@ impl Program {
     /// literals it builds, each attribute under its name.
     pub fn disassemble_all(&self) -> String {
         let mut out = self.disassemble();
+        for (i, call) in self.lazy_calls.iter().enumerate() {
+            for (n, arg) in call.args.iter().enumerate() {
+                let _ = writeln!(out, "lazy call #{i} argument {n}:");
+                for line in arg.program.disassemble_all().lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
+            }
+        }
         for (i, body) in self.ads.iter().enumerate() {
             for attribute in body.attributes() {
                 let _ = writeln!(out, "ad #{i} attribute {}:", attribute.name);
@@ -328,6 +353,12 @@ impl Program {
                     out,
                     "call         {}/{argc}",
                     self.functions.get(func as usize).map_or("?", |f| f.name)
+                ),
+                Instr::CallLazy(i) => writeln!(
+                    out,
+                    "call_lazy    {}/{}",
+                    self.lazy_calls.get(i as usize).map_or("?", |c| c.function.name),
+                    self.lazy_calls.get(i as usize).map_or(0, |c| c.args.len())
                 ),
                 Instr::MakeList(n) => writeln!(out, "make_list    {n}"),
                 Instr::MakeAd(i) => writeln!(
@@ -391,6 +422,10 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
             Instr::Call { func, argc } => {
                 check_pool(func, pools.functions.len(), "function")?;
                 (u32::from(argc), 1, None)
+            }
+            Instr::CallLazy(i) => {
+                check_pool(i, pools.lazy_calls.len(), "lazy call")?;
+                (0, 1, None)
             }
             Instr::MakeList(n) => (n, 1, None),
             Instr::MakeAd(i) => {

@@ -21,6 +21,7 @@
 use crate::ad::{AdRef, AdValue, Symbol};
 use crate::bytecode::{Program, opcode};
 use crate::ops;
+use crate::registry::Function;
 use crate::value::Value;
 use classad_syntax::{BinaryOp, UnaryOp};
 use std::sync::Arc;
@@ -77,6 +78,8 @@ pub struct Vm {
     /// The two ads of a match, each the other's TARGET.
     pair: Option<(AdRef, AdRef)>,
     clock: Clock,
+    /// Argument buffer reused by calls.
+    call_args: Vec<Value>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -95,9 +98,40 @@ impl CallContext<'_> {
         self.vm.run(program, self.scope)
     }
 
+    /// Evaluates `program` in another ad (as `evalInEachContext` does).
+    pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
+        self.vm.run(program, scope)
+    }
+
     /// The current time in seconds since the epoch.
     pub fn now(&self) -> f64 {
         (self.vm.clock)()
+    }
+
+    /// The expression of the attribute `name` as an unscoped reference in
+    /// the caller's scope would find it (the scope chain, then TARGET unless
+    /// strict), for `unparse` and `unresolved`.
+    pub fn attribute_source(&self, name: &str) -> Option<Arc<classad_syntax::Expr>> {
+        let symbol = Symbol::new(name);
+        let mut current = Some(self.scope);
+        while let Some(ad) = current {
+            if let Some(slot) = ad.body.slot(&symbol) {
+                return Some(ad.body.attribute(slot).source.clone());
+            }
+            current = ad.parent.as_ref();
+        }
+        if !self.vm.options.strict {
+            if let Some(target) = self.vm.target_of(self.scope) {
+                let mut current = Some(&target);
+                while let Some(ad) = current {
+                    if let Some(slot) = ad.body.slot(&symbol) {
+                        return Some(ad.body.attribute(slot).source.clone());
+                    }
+                    current = ad.parent.as_ref();
+                }
+            }
+        }
+        None
     }
 }
 
@@ -118,6 +152,7 @@ impl Vm {
             options,
             pair: None,
             clock: system_clock,
+            call_args: Vec::new(),
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -439,10 +474,25 @@ impl Vm {
                 opcode::CALL => {
                     let argc = instr.count as usize;
                     let args_start = self.stack.len() - argc;
-                    let args: Vec<Value> = self.stack.drain(args_start..).collect();
-                    let function = program.functions[instr.arg as usize].clone();
-                    let mut context = CallContext { vm: self, scope };
-                    let value = (function.func)(&mut context, &args);
+                    // Reuse one argument buffer across calls (a nested call
+                    // finds it taken and makes its own).
+                    let mut args = std::mem::take(&mut self.call_args);
+                    args.extend(self.stack.drain(args_start..));
+                    let function = &program.functions[instr.arg as usize];
+                    let value = match function.function {
+                        Function::Strict(f) => f(&mut CallContext { vm: self, scope }, &args),
+                        Function::Lazy(_) => Value::Error,
+                    };
+                    args.clear();
+                    self.call_args = args;
+                    self.stack.push(value);
+                }
+                opcode::CALL_LAZY => {
+                    let call = &program.lazy_calls[instr.arg as usize];
+                    let value = match call.function.function {
+                        Function::Lazy(f) => f(&mut CallContext { vm: self, scope }, &call.args),
+                        Function::Strict(_) => Value::Error,
+                    };
                     self.stack.push(value);
                 }
                 opcode::MAKE_LIST => {

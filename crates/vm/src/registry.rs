@@ -2,13 +2,38 @@
 //! fills it; programs hold `Arc<Builtin>` directly, so a call costs one
 //! indirect jump and no lookup.
 
+use crate::bytecode::Program;
 use crate::interp::CallContext;
 use crate::value::Value;
+use classad_syntax::Expr;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The signature of a function: evaluated arguments in, value out.
 pub type NativeFn = fn(&mut CallContext<'_>, &[Value]) -> Value;
+
+/// The signature of a function that takes its arguments unevaluated
+/// (`unparse`, `eval`'s relatives, `evalInEachContext`, ...): it evaluates
+/// what it needs through [`CallContext::evaluate`].
+pub type LazyFn = fn(&mut CallContext<'_>, &[LazyArg]) -> Value;
+
+/// An unevaluated argument: its program, to run in the caller's scope,
+/// and its source tree.
+pub struct LazyArg {
+    /// The compiled argument.
+    pub program: Arc<Program>,
+    /// The argument as written.
+    pub source: Arc<Expr>,
+}
+
+/// How a function is implemented.
+#[derive(Clone, Copy)]
+pub enum Function {
+    /// Called with its arguments evaluated.
+    Strict(NativeFn),
+    /// Called with its arguments unevaluated.
+    Lazy(LazyFn),
+}
 
 /// A function callable from ClassAd expressions.
 pub struct Builtin {
@@ -22,7 +47,7 @@ pub struct Builtin {
     /// constant arguments may be folded by the compiler.
     pub pure: bool,
     /// The implementation.
-    pub func: NativeFn,
+    pub function: Function,
 }
 
 impl std::fmt::Debug for Builtin {
