@@ -225,14 +225,20 @@ impl Parser {
     }
 
     /// Refuses texts whose brackets nest deeper than the limit, before pest
-    /// recurses into them. Strings, quoted names and comments are skipped;
-    /// a `?` that opens a conditional counts as a bracket closed by its `:`.
+    /// recurses into them. Strings, quoted names and comments are skipped.
+    /// A `?` that opens a conditional (or `?:`) counts as a bracket that
+    /// stays open until its expression ends (at `,`, `;` or the enclosing
+    /// closing bracket), since `a ? b : c ? d : e` nests to the right and
+    /// the tree is built by recursion; `=?=` is an operator, not a `?`.
     fn check_nesting(&self, source: &str) -> Result<()> {
         let bytes = source.as_bytes();
         let mut depth = 0usize;
+        // Conditionals opened at each open bracket level, innermost last.
+        let mut conditionals = vec![0usize];
         let mut i = 0;
         while i < bytes.len() {
             match bytes[i] {
+                b'=' if bytes[i + 1..].starts_with(b"?=") => i += 2,
                 quote @ (b'"' | b'\'') => {
                     i += 1;
                     while i < bytes.len() && bytes[i] != quote {
@@ -251,8 +257,12 @@ impl Parser {
                     }
                     i += 1;
                 }
-                b'(' | b'[' | b'{' | b'?' => {
+                open @ (b'(' | b'[' | b'{' | b'?') => {
                     depth += 1;
+                    match open {
+                        b'?' => *conditionals.last_mut().expect("base level") += 1,
+                        _ => conditionals.push(0),
+                    }
                     if depth > self.options.max_nesting {
                         return Err(ParseError::new(
                             source,
@@ -264,7 +274,18 @@ impl Parser {
                         ));
                     }
                 }
-                b')' | b']' | b'}' | b':' => depth = depth.saturating_sub(1),
+                b')' | b']' | b'}' => {
+                    let opened = if conditionals.len() > 1 {
+                        conditionals.pop().unwrap_or(0) + 1
+                    } else {
+                        std::mem::take(&mut conditionals[0]) + 1
+                    };
+                    depth = depth.saturating_sub(opened);
+                }
+                b',' | b';' => {
+                    let last = conditionals.last_mut().expect("base level");
+                    depth = depth.saturating_sub(std::mem::take(last));
+                }
                 _ => {}
             }
             i += 1;
