@@ -14,9 +14,9 @@
 //!   HTCondor evaluates it.
 
 use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal};
+use classad_vm::bytecode::LazyCall;
 use classad_vm::ops;
 use classad_vm::print::{parse_abs_time, parse_rel_time};
-use classad_vm::bytecode::LazyCall;
 use classad_vm::{
     AdBody, Attribute, Function, Instr, LazyArg, Pools, Program, Registry, Symbol, Value,
     VerifyError,
@@ -205,12 +205,11 @@ impl<'r> Compiler<'r> {
         rhs: &Expr,
         unit: &mut Unit,
     ) -> Result<(), CompileError> {
-        let (short, combine): (fn(&Value) -> Option<Value>, fn(Value, Value) -> Value) =
-            if op == BinaryOp::And {
-                (ops::and_short_circuit, ops::logical_and)
-            } else {
-                (ops::or_short_circuit, ops::logical_or)
-            };
+        let (short, combine): (ShortCircuit, Combine) = if op == BinaryOp::And {
+            (ops::and_short_circuit, ops::logical_and)
+        } else {
+            (ops::or_short_circuit, ops::logical_or)
+        };
         if let Some(left) = self.constant(lhs)? {
             if let Some(result) = short(&left) {
                 unit.push_const(result);
@@ -278,21 +277,21 @@ impl<'r> Compiler<'r> {
         // HTCondor's parser turns absTime/relTime of a literal string into a
         // constant (relTime into a *real*, as the oracle shows) and refuses
         // the expression when the string is not a time.
-        if let [arg] = args {
-            if let ExprKind::Literal(Literal::String(bytes)) = &arg.kind {
-                let text = String::from_utf8_lossy(bytes);
-                if name.eq_ignore_ascii_case("relTime") {
-                    let secs = parse_rel_time(&text)
-                        .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
-                    unit.push_const(Value::Real(secs));
-                    return Ok(());
-                }
-                if name.eq_ignore_ascii_case("absTime") {
-                    let time = parse_abs_time(&text)
-                        .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
-                    unit.push_const(Value::AbsTime(time));
-                    return Ok(());
-                }
+        if let [arg] = args
+            && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
+        {
+            let text = String::from_utf8_lossy(bytes);
+            if name.eq_ignore_ascii_case("relTime") {
+                let secs = parse_rel_time(&text)
+                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                unit.push_const(Value::Real(secs));
+                return Ok(());
+            }
+            if name.eq_ignore_ascii_case("absTime") {
+                let time = parse_abs_time(&text)
+                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                unit.push_const(Value::AbsTime(time));
+                return Ok(());
             }
         }
         let Some(function) = self.registry.get(name) else {
@@ -358,6 +357,11 @@ impl<'r> Compiler<'r> {
         Ok(())
     }
 }
+
+/// Whether a left operand alone decides `&&` / `||`.
+type ShortCircuit = fn(&Value) -> Option<Value>;
+/// The value of `&&` / `||` from both operands.
+type Combine = fn(Value, Value) -> Value;
 
 /// The value of a literal.
 pub fn literal_value(lit: &Literal) -> Value {

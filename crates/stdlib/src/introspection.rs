@@ -180,10 +180,10 @@ fn count_matches(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     };
     let mut count = 0;
     for item in items.iter() {
-        if let Value::Ad(ad) = item {
-            if truth(&context.evaluate_in(&args[0].program, ad)) == Some(true) {
-                count += 1;
-            }
+        if let Value::Ad(ad) = item
+            && truth(&context.evaluate_in(&args[0].program, ad)) == Some(true)
+        {
+            count += 1;
         }
     }
     Value::Int(count)

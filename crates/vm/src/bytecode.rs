@@ -357,7 +357,9 @@ impl Program {
                 Instr::CallLazy(i) => writeln!(
                     out,
                     "call_lazy    {}/{}",
-                    self.lazy_calls.get(i as usize).map_or("?", |c| c.function.name),
+                    self.lazy_calls
+                        .get(i as usize)
+                        .map_or("?", |c| c.function.name),
                     self.lazy_calls.get(i as usize).map_or(0, |c| c.args.len())
                 ),
                 Instr::MakeList(n) => writeln!(out, "make_list    {n}"),

@@ -113,25 +113,23 @@ impl CallContext<'_> {
     /// strict), for `unparse` and `unresolved`.
     pub fn attribute_source(&self, name: &str) -> Option<Arc<classad_syntax::Expr>> {
         let symbol = Symbol::new(name);
-        let mut current = Some(self.scope);
-        while let Some(ad) = current {
-            if let Some(slot) = ad.body.slot(&symbol) {
-                return Some(ad.body.attribute(slot).source.clone());
-            }
-            current = ad.parent.as_ref();
-        }
-        if !self.vm.options.strict {
-            if let Some(target) = self.vm.target_of(self.scope) {
-                let mut current = Some(&target);
-                while let Some(ad) = current {
-                    if let Some(slot) = ad.body.slot(&symbol) {
-                        return Some(ad.body.attribute(slot).source.clone());
-                    }
-                    current = ad.parent.as_ref();
+        let find = |ad: &AdRef| {
+            let mut current = Some(ad);
+            while let Some(ad) = current {
+                if let Some(slot) = ad.body.slot(&symbol) {
+                    return Some(ad.body.attribute(slot).source.clone());
                 }
+                current = ad.parent.as_ref();
             }
-        }
-        None
+            None
+        };
+        find(self.scope).or_else(|| {
+            let target = self
+                .vm
+                .target_of(self.scope)
+                .filter(|_| !self.vm.options.strict)?;
+            find(&target)
+        })
     }
 }
 
@@ -272,17 +270,16 @@ impl Vm {
         if let Some(special) = self.special_name(scope, name) {
             return special;
         }
-        if let Some(parent) = scope.parent.clone() {
-            if let Some(value) = self.lookup_outward(&parent, name) {
-                return value;
-            }
+        if let Some(parent) = scope.parent.clone()
+            && let Some(value) = self.lookup_outward(&parent, name)
+        {
+            return value;
         }
-        if !self.options.strict {
-            if let Some(target) = self.target_of(scope) {
-                if let Some(value) = self.lookup_outward(&target, name) {
-                    return value;
-                }
-            }
+        if !self.options.strict
+            && let Some(target) = self.target_of(scope)
+            && let Some(value) = self.lookup_outward(&target, name)
+        {
+            return value;
         }
         Value::Undefined
     }
