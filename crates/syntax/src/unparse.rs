@@ -81,12 +81,14 @@ pub fn unparse_ad_pretty(ad: &AdExpr) -> String {
     out
 }
 
-/// An ad in old syntax: one `Name = expr` line each, as `condor_q -long`.
+/// An ad in old syntax: one `Name = expr` line each, as `condor_q -long`;
+/// a name that is not an identifier is quoted (`'my attr' = 1`), as
+/// HTCondor's `printOld` does.
 pub fn unparse_ad_old(ad: &AdExpr) -> String {
     let mut out = String::new();
     let unparser = Unparser::new(Syntax::Old, false);
     for (name, value) in &ad.attributes {
-        out.push_str(name.as_str());
+        write_name(name, &mut out);
         out.push_str(" = ");
         unparser.expr(value, &mut out);
         out.push('\n');
