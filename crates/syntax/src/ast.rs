@@ -95,7 +95,15 @@ impl fmt::Display for Name {
 /// (HTCondor unparses an attribute named `parent` as `'parent'`); `self`,
 /// `root`, `my`, `target` and `super` are ordinary names that the evaluator
 /// treats specially.
-pub const RESERVED_WORDS: [&str; 7] = ["true", "false", "undefined", "error", "is", "isnt", "parent"];
+pub const RESERVED_WORDS: [&str; 7] = [
+    "true",
+    "false",
+    "undefined",
+    "error",
+    "is",
+    "isnt",
+    "parent",
+];
 
 /// Whether `text` is an identifier that may be written without quotes.
 pub fn is_plain_identifier(text: &str) -> bool {
@@ -389,10 +397,32 @@ pub enum ExprKind {
 ///
 /// A name defined twice keeps the last definition, at the position and with
 /// the spelling of the first, as HTCondor does (`[a = 1; A = 2]` is `[a = 2]`).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Add definitions with [`AdExpr::insert`], which keeps a name index so that
+/// building an ad of n attributes costs O(n).
+#[derive(Clone, Debug, Default)]
 pub struct AdExpr {
     /// `(name, expression)` pairs; names are unique ignoring case.
     pub attributes: Vec<(Name, Expr)>,
+    /// Case-folded name to position; rebuilt when `attributes` was changed
+    /// directly.
+    index: ahash::AHashMap<Box<str>, usize>,
+}
+
+impl FromIterator<(Name, Expr)> for AdExpr {
+    /// An ad of these definitions, by [`AdExpr::insert`].
+    fn from_iter<I: IntoIterator<Item = (Name, Expr)>>(definitions: I) -> AdExpr {
+        let mut ad = AdExpr::new();
+        for (name, expr) in definitions {
+            ad.insert(name, expr);
+        }
+        ad
+    }
+}
+
+impl PartialEq for AdExpr {
+    fn eq(&self, other: &AdExpr) -> bool {
+        self.attributes == other.attributes
+    }
 }
 
 impl AdExpr {
@@ -404,13 +434,21 @@ impl AdExpr {
     /// Defines `name`; an earlier definition of the same name (ignoring
     /// case) gets the new expression and keeps its place and spelling.
     pub fn insert(&mut self, name: Name, expr: Expr) {
-        match self
-            .attributes
-            .iter_mut()
-            .find(|(n, _)| n.as_str().eq_ignore_ascii_case(name.as_str()))
-        {
-            Some(slot) => slot.1 = expr,
-            None => self.attributes.push((name, expr)),
+        if self.index.len() != self.attributes.len() {
+            self.index = self
+                .attributes
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| (n.as_str().to_ascii_lowercase().into_boxed_str(), i))
+                .collect();
+        }
+        let key = name.as_str().to_ascii_lowercase().into_boxed_str();
+        match self.index.get(&key) {
+            Some(&i) if i < self.attributes.len() => self.attributes[i].1 = expr,
+            _ => {
+                self.index.insert(key, self.attributes.len());
+                self.attributes.push((name, expr));
+            }
         }
     }
 

@@ -73,14 +73,21 @@ impl ParseError {
             .get(start..span_end)
             .map_or(1, |s| s.chars().count())
             .max(1);
-        out.push_str(&format!("{pad} |\n{gutter} | {text}\n{pad} | {lead}{}\n", "^".repeat(width)));
+        out.push_str(&format!(
+            "{pad} |\n{gutter} | {text}\n{pad} | {lead}{}\n",
+            "^".repeat(width)
+        ));
         out
     }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
     }
 }
 
@@ -117,7 +124,9 @@ pub fn describe_found(source: &str, offset: usize) -> (String, usize) {
     } else if first == '\n' {
         return ("end of line".to_string(), 0);
     } else {
-        let ops = ["=?=", "=!=", ">>>", "==", "!=", "<=", ">=", "<<", ">>", "&&", "||", "?:"];
+        let ops = [
+            "=?=", "=!=", ">>>", "==", "!=", "<=", ">=", "<<", ">>", "&&", "||", "?:",
+        ];
         ops.iter()
             .find(|op| rest.starts_with(**op))
             .map_or(first.len_utf8(), |op| op.len())

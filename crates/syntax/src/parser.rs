@@ -62,8 +62,9 @@ pub struct ParseOptions {
 /// Default bound on tree depth: far beyond hand-written expressions, small
 /// enough that every recursive pass over the tree fits in a 2 MiB stack.
 pub const DEFAULT_MAX_DEPTH: usize = 1000;
-/// Default bound on bracket nesting.
-pub const DEFAULT_MAX_NESTING: usize = 200;
+/// Default bound on bracket nesting: deep enough for any real ad, shallow
+/// enough that a debug build parses it on a 2 MiB thread stack.
+pub const DEFAULT_MAX_NESTING: usize = 100;
 
 impl Default for ParseOptions {
     fn default() -> ParseOptions {
@@ -203,8 +204,8 @@ impl Parser {
     /// string rules.
     pub fn parse_old_line(&self, source: &str) -> Result<(Name, Expr)> {
         self.check_nesting(source)?;
-        let mut pairs = Grammar::parse(Rule::old_line_input, source)
-            .map_err(|e| self.pest_error(source, e))?;
+        let mut pairs =
+            Grammar::parse(Rule::old_line_input, source).map_err(|e| self.pest_error(source, e))?;
         let line = pairs.next().expect("grammar: old_line_input matched");
         let mut inner = line.into_inner();
         let builder = Builder::new(self, source, StringRules::Old);
@@ -503,7 +504,9 @@ impl<'p, 's> Builder<'p, 's> {
             }
             Rule::function_call => {
                 let mut inner = pair.into_inner();
-                let name = self.parser.intern(inner.next().expect("grammar: name").as_str());
+                let name = self
+                    .parser
+                    .intern(inner.next().expect("grammar: name").as_str());
                 let mut depth = 0;
                 let mut args = Vec::new();
                 for arg in inner {
@@ -610,12 +613,19 @@ impl<'p, 's> Builder<'p, 's> {
                 ),
             ))
         };
-        if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        if let Some(hex) = digits
+            .strip_prefix("0x")
+            .or_else(|| digits.strip_prefix("0X"))
+        {
             if !jdl {
                 return refuse("the hexadecimal literal");
             }
             let value = i64::from_str_radix(hex, 16).unwrap_or(0);
-            return Ok(Literal::Integer(if negative { value.wrapping_neg() } else { value }));
+            return Ok(Literal::Integer(if negative {
+                value.wrapping_neg()
+            } else {
+                value
+            }));
         }
         let (mantissa, scale) = match digits.as_bytes().last() {
             Some(b'B') => (&digits[..digits.len() - 1], Some(1.0)),
@@ -633,13 +643,18 @@ impl<'p, 's> Builder<'p, 's> {
             let value: f64 = mantissa.parse().unwrap_or(0.0) * scale.unwrap_or(1.0);
             return Ok(Literal::Real(if negative { -value } else { value }));
         }
-        if mantissa.len() > 1 && mantissa.starts_with('0') {
+        // HTCondor refuses `010` but reads `-010` as -10 (decimal).
+        if mantissa.len() > 1 && mantissa.starts_with('0') && (jdl || !negative) {
             if !jdl {
                 return refuse("the octal literal (an integer with a leading zero)");
             }
             let value = i64::from_str_radix(mantissa, 8)
                 .map_err(|_| self.error(span, format!("`{text}` is not an octal number")))?;
-            return Ok(Literal::Integer(if negative { value.wrapping_neg() } else { value }));
+            return Ok(Literal::Integer(if negative {
+                value.wrapping_neg()
+            } else {
+                value
+            }));
         }
         // Parse with the sign so that i64::MIN reads; out of range is 0 as in HTCondor.
         Ok(Literal::Integer(text.parse::<i64>().unwrap_or(0)))
@@ -682,7 +697,10 @@ pub fn decode_new_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
                     n += 1;
                 }
                 if value == 0 {
-                    return Err((start, "a string cannot contain a NUL character (`\\0`)".into()));
+                    return Err((
+                        start,
+                        "a string cannot contain a NUL character (`\\0`)".into(),
+                    ));
                 }
                 out.push(value as u8);
             }

@@ -75,7 +75,11 @@ pub fn unparse_ad_pretty(ad: &AdExpr) -> String {
         write_name(name, &mut out);
         out.push_str(" = ");
         unparser.expr(value, &mut out);
-        out.push_str(if i + 1 < ad.attributes.len() { ";\n" } else { "\n" });
+        out.push_str(if i + 1 < ad.attributes.len() {
+            ";\n"
+        } else {
+            "\n"
+        });
     }
     out.push(']');
     out
@@ -186,7 +190,8 @@ fn trim_fraction(s: &str) -> &str {
 }
 
 fn reads_back(text: &str, x: f64) -> bool {
-    text.parse::<f64>().is_ok_and(|y| y.to_bits() == x.to_bits())
+    text.parse::<f64>()
+        .is_ok_and(|y| y.to_bits() == x.to_bits())
 }
 
 /// A real in new syntax: HTCondor's `%.15E`, or 17 digits where that

@@ -379,13 +379,12 @@ fn canonical(e: &Expr) -> Expr {
         },
         ExprKind::Paren(inner) => ExprKind::Paren(boxed(canonical(inner))),
         ExprKind::List(items) => ExprKind::List(items.iter().map(canonical).collect()),
-        ExprKind::Ad(ad) => ExprKind::Ad(Box::new(AdExpr {
-            attributes: ad
-                .attributes
+        ExprKind::Ad(ad) => ExprKind::Ad(Box::new(
+            ad.attributes
                 .iter()
                 .map(|(n, v)| (n.clone(), canonical(v)))
-                .collect(),
-        })),
+                .collect::<AdExpr>(),
+        )),
     };
     node(kind)
 }
