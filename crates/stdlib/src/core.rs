@@ -1,10 +1,10 @@
-//! Type predicates, conversions, and the basic string and list functions
-//! (spec 003, "Predefined Functions").
+//! Type predicates, list membership and comparison, `size`, and the
+//! fallback of `ifThenElse` (spec 003, "Predefined Functions").
 
 use crate::builtin;
+use classad_syntax::BinaryOp;
 use classad_vm::ops;
 use classad_vm::{Builtin, CallContext, Value};
-use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
@@ -36,46 +36,21 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin("isRelTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::RelTime(_)))
         }),
-        builtin("strcat", 0, u16::MAX, true, strcat),
-        builtin("size", 1, 1, true, size),
-        builtin("toUpper", 1, 1, true, |_, a| {
-            map_string(&a[0], |s| s.to_ascii_uppercase())
-        }),
-        builtin("toLower", 1, 1, true, |_, a| {
-            map_string(&a[0], |s| s.to_ascii_lowercase())
-        }),
         builtin("member", 2, 2, true, |_, a| member(&a[0], &a[1], false)),
         builtin("identicalMember", 2, 2, true, |_, a| {
             member(&a[0], &a[1], true)
         }),
-        builtin("real", 1, 1, true, to_real),
+        builtin("anyCompare", 3, 3, true, |_, a| list_compare(a, false)),
+        builtin("allCompare", 3, 3, true, |_, a| list_compare(a, true)),
+        builtin("size", 1, 1, true, size),
+        // The compiler compiles the three-argument form inline (its branches
+        // are lazy); every other arity is ERROR. This entry is the strict
+        // fallback for callers that reach the function directly.
+        builtin("ifThenElse", 3, 3, true, if_then_else),
     ]
 }
 
-/// The text of a scalar as `strcat` and `string` write it.
-fn scalar_text(value: &Value) -> Option<Vec<u8>> {
-    Some(match value {
-        Value::Str(s) => s.to_vec(),
-        Value::Undefined | Value::Error | Value::List(_) | Value::Ad(_) => return None,
-        other => classad_vm::print::value_to_string(other).into_bytes(),
-    })
-}
-
-fn strcat(_: &mut CallContext<'_>, args: &[Value]) -> Value {
-    let mut out = Vec::new();
-    for arg in args {
-        match arg {
-            Value::Error => return Value::Error,
-            Value::Undefined => return Value::Undefined,
-            _ => match scalar_text(arg) {
-                Some(text) => out.extend_from_slice(&text),
-                None => return Value::Error,
-            },
-        }
-    }
-    Value::Str(Arc::from(out))
-}
-
+/// `size(x)`: bytes of a string, elements of a list, attributes of an ad.
 fn size(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     match &args[0] {
         Value::Str(s) => Value::Int(s.len() as i64),
@@ -86,67 +61,89 @@ fn size(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     }
 }
 
-fn map_string(value: &Value, f: fn(&[u8]) -> Vec<u8>) -> Value {
-    match value {
-        Value::Str(s) => Value::Str(Arc::from(f(s))),
-        Value::Undefined => Value::Undefined,
-        Value::Error | Value::List(_) | Value::Ad(_) => Value::Error,
-        other => match scalar_text(other) {
-            Some(text) => Value::Str(Arc::from(f(&text))),
-            None => Value::Error,
-        },
-    }
-}
-
+/// `member(x, list)` (by `==`) and `identicalMember(x, list)` (by `=?=`).
+///
+/// Checked in this order: an UNDEFINED list (or, for `member`, an UNDEFINED
+/// item) gives UNDEFINED; a list argument that is not a list, or an item
+/// that is a list or an ad, gives ERROR; for `member`, an ERROR item gives
+/// ERROR. Then true as soon as one element compares true, else false
+/// (comparisons that are UNDEFINED or ERROR count as not equal).
 fn member(item: &Value, list: &Value, identical: bool) -> Value {
-    let Value::List(items) = list else {
-        return if list.is_undefined() {
-            Value::Undefined
-        } else {
-            Value::Error
-        };
-    };
-    if item.is_undefined() && !identical {
+    if list.is_undefined() || (!identical && item.is_undefined()) {
         return Value::Undefined;
     }
-    if matches!(item, Value::Error | Value::List(_) | Value::Ad(_)) {
+    let Value::List(elements) = list else {
+        return Value::Error;
+    };
+    if matches!(item, Value::List(_) | Value::Ad(_)) || (!identical && item.is_error()) {
         return Value::Error;
     }
-    for element in items.iter() {
-        let equal = if identical {
-            ops::identical(item, element)
-        } else {
-            ops::binary(
-                classad_syntax::BinaryOp::Equal,
-                item.clone(),
-                element.clone(),
-            )
-        };
-        if let Value::Bool(true) = equal {
-            return Value::Bool(true);
-        }
-    }
-    Value::Bool(false)
+    let op = if identical {
+        BinaryOp::Is
+    } else {
+        BinaryOp::Equal
+    };
+    let found = elements.iter().any(|element| {
+        matches!(
+            ops::binary(op, element.clone(), item.clone()),
+            Value::Bool(true)
+        )
+    });
+    Value::Bool(found)
 }
 
-fn to_real(_: &mut CallContext<'_>, args: &[Value]) -> Value {
-    match &args[0] {
-        Value::Int(i) => Value::Real(*i as f64),
-        Value::Real(r) => Value::Real(*r),
-        Value::Bool(b) => Value::Real(f64::from(u8::from(*b))),
-        Value::RelTime(r) => Value::Real(*r),
-        Value::AbsTime(t) => Value::Real(t.secs as f64),
-        Value::Str(s) => {
-            let text = String::from_utf8_lossy(s);
-            let text = text.trim();
-            match text.to_ascii_lowercase().as_str() {
-                "inf" | "+inf" | "infinity" => Value::Real(f64::INFINITY),
-                "-inf" | "-infinity" => Value::Real(f64::NEG_INFINITY),
-                "nan" | "+nan" | "-nan" => Value::Real(f64::NAN),
-                _ => text.parse::<f64>().map_or(Value::Error, Value::Real),
-            }
+/// `anyCompare(op, list, x)` / `allCompare(op, list, x)`: `element op x`
+/// for each element, `op` one of `< <= == != > >= is isnt` (exactly).
+///
+/// The operator is checked first (UNDEFINED → UNDEFINED, not a string or
+/// unknown → ERROR), then the list (UNDEFINED → UNDEFINED, not a list →
+/// ERROR). Walking the list, a comparison that is UNDEFINED stops the walk
+/// with false (for both functions, as HTCondor does), one that is ERROR
+/// (or any other non-boolean) stops it with ERROR; otherwise `anyCompare`
+/// is true at the first true and `allCompare` false at the first false.
+fn list_compare(args: &[Value], all: bool) -> Value {
+    let op = match &args[0] {
+        Value::Undefined => return Value::Undefined,
+        Value::Str(s) => match &**s {
+            b"<" => BinaryOp::Less,
+            b"<=" => BinaryOp::LessEqual,
+            b"==" => BinaryOp::Equal,
+            b"!=" => BinaryOp::NotEqual,
+            b">" => BinaryOp::Greater,
+            b">=" => BinaryOp::GreaterEqual,
+            b"is" => BinaryOp::Is,
+            b"isnt" => BinaryOp::Isnt,
+            _ => return Value::Error,
+        },
+        _ => return Value::Error,
+    };
+    let elements = match &args[1] {
+        Value::Undefined => return Value::Undefined,
+        Value::List(elements) => elements,
+        _ => return Value::Error,
+    };
+    for element in elements.iter() {
+        match ops::binary(op, element.clone(), args[2].clone()) {
+            Value::Bool(true) if !all => return Value::Bool(true),
+            Value::Bool(false) if all => return Value::Bool(false),
+            Value::Bool(_) => {}
+            Value::Undefined => return Value::Bool(false),
+            _ => return Value::Error,
         }
-        Value::Undefined => Value::Undefined,
-        _ => Value::Error,
     }
+    Value::Bool(all)
+}
+
+/// `ifThenElse(c, a, b)` with its arguments already evaluated: `a` when
+/// `c` is true or a non-zero number, `b` when false or zero, UNDEFINED
+/// when `c` is UNDEFINED, ERROR for any other condition.
+fn if_then_else(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let condition = match &args[0] {
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::Real(r) => *r != 0.0,
+        Value::Undefined => return Value::Undefined,
+        _ => return Value::Error,
+    };
+    args[if condition { 1 } else { 2 }].clone()
 }

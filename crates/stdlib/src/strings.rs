@@ -1,7 +1,218 @@
-//! Builtin functions: strings (spec 003, "Predefined Functions").
+//! String functions: `strcat join substr strcmp stricmp toUpper toLower
+//! split splitUserName splitSlotName` (spec 003, "Predefined Functions").
+//!
+//! Strings are byte strings; case mapping and case-insensitive comparison
+//! fold ASCII letters only (C's `toupper`/`strcasecmp` in the C locale), and
+//! offsets and lengths count bytes.
 
-use classad_vm::Builtin;
+use crate::builtin;
+use crate::convert::{c_isspace, c_str, to_text};
+use classad_vm::{Builtin, CallContext, Value};
+use std::cmp::Ordering;
+use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
-    Vec::new()
+    vec![
+        builtin("strcat", 0, u16::MAX, true, strcat),
+        builtin("join", 0, u16::MAX, true, join),
+        builtin("substr", 2, 3, true, substr),
+        builtin("strcmp", 2, 2, true, |_, a| compare(&a[0], &a[1], false)),
+        builtin("stricmp", 2, 2, true, |_, a| compare(&a[0], &a[1], true)),
+        builtin("toUpper", 1, 1, true, |_, a| {
+            map_case(&a[0], <[u8]>::make_ascii_uppercase)
+        }),
+        builtin("toLower", 1, 1, true, |_, a| {
+            map_case(&a[0], <[u8]>::make_ascii_lowercase)
+        }),
+        builtin("split", 1, 2, true, split),
+        builtin("splitUserName", 1, 1, true, |_, a| split_at(&a[0], false)),
+        builtin("splitSlotName", 1, 1, true, |_, a| split_at(&a[0], true)),
+    ]
+}
+
+fn string(bytes: Vec<u8>) -> Value {
+    Value::Str(Arc::from(bytes))
+}
+
+/// `strcat(args...)`: every argument as text, concatenated. The first
+/// argument that cannot be converted decides: UNDEFINED or ERROR.
+fn strcat(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let mut out = Vec::new();
+    for arg in args {
+        match to_text(arg) {
+            Ok(text) => out.extend_from_slice(&text),
+            Err(exceptional) => return exceptional,
+        }
+    }
+    string(out)
+}
+
+/// `join(sep, args...)`, `join(sep, list)`, `join(list)`. UNDEFINED items
+/// (and an UNDEFINED separator) are skipped; the result is UNDEFINED only
+/// when something was UNDEFINED and no item was joined. Any ERROR wins.
+/// As in HTCondor, the separator goes before an item only once the result
+/// is non-empty, so leading empty items leave no separators.
+fn join(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let (separator, items): (Option<&Value>, &[Value]) = match args {
+        [Value::List(items)] => (None, items),
+        [sep, Value::List(items)] => (Some(sep), items),
+        [sep, rest @ ..] => (Some(sep), rest),
+        [] => (None, &[]),
+    };
+    let mut undefined = false;
+    let sep = match separator.map(to_text) {
+        None => Vec::new(),
+        Some(Ok(text)) => text,
+        Some(Err(Value::Undefined)) => {
+            undefined = true;
+            Vec::new()
+        }
+        Some(Err(other)) => return other,
+    };
+    let mut out = Vec::new();
+    let mut joined = false;
+    for item in items {
+        match to_text(item) {
+            Ok(text) => {
+                if !out.is_empty() {
+                    out.extend_from_slice(&sep);
+                }
+                out.extend_from_slice(&text);
+                joined = true;
+            }
+            Err(Value::Undefined) => undefined = true,
+            Err(other) => return other,
+        }
+    }
+    if undefined && !joined {
+        Value::Undefined
+    } else {
+        string(out)
+    }
+}
+
+/// `substr(s, offset [, length])`, Perl-like: a negative offset counts
+/// from the end, a negative length drops that many bytes from the end;
+/// whatever falls outside the string is cut off. Offset and length are
+/// read as C `int`s (their low 32 bits), as HTCondor reads them.
+fn substr(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if args.iter().any(Value::is_undefined) {
+        return Value::Undefined;
+    }
+    let (Value::Str(text), Value::Int(offset)) = (&args[0], &args[1]) else {
+        return Value::Error;
+    };
+    let length = match args.get(2) {
+        None => None,
+        Some(Value::Int(length)) => Some(i64::from(*length as i32)),
+        Some(_) => return Value::Error,
+    };
+    let size = text.len() as i64;
+    let mut offset = i64::from(*offset as i32);
+    if offset < 0 {
+        offset = (size + offset).max(0);
+    } else if offset > size {
+        offset = size;
+    }
+    let available = size - offset;
+    let count = match length {
+        Some(0) => 0,
+        Some(length) if length > 0 => length.min(available),
+        Some(length) => (available + length).max(0),
+        None => available,
+    };
+    let start = offset as usize;
+    let end = (start + count as usize).min(text.len());
+    string(text[start..end].to_vec())
+}
+
+/// `strcmp` / `stricmp`: both arguments as text, compared as C does
+/// (bytes unsigned, up to a NUL), giving -1, 0 or 1. UNDEFINED first, then
+/// ERROR.
+fn compare(left: &Value, right: &Value, ignore_case: bool) -> Value {
+    if left.is_undefined() || right.is_undefined() {
+        return Value::Undefined;
+    }
+    let (left, right) = match (to_text(left), to_text(right)) {
+        (Ok(l), Ok(r)) => (l, r),
+        _ => return Value::Error,
+    };
+    let (left, right) = (c_str(&left), c_str(&right));
+    let order = if ignore_case {
+        classad_vm::ops::compare_ignore_case(left, right)
+    } else {
+        left.cmp(right)
+    };
+    Value::Int(match order {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    })
+}
+
+/// `toUpper` / `toLower`: the argument as text, ASCII letters mapped.
+fn map_case(value: &Value, map: fn(&mut [u8])) -> Value {
+    match to_text(value) {
+        Ok(mut text) => {
+            map(&mut text);
+            string(text)
+        }
+        Err(exceptional) => exceptional,
+    }
+}
+
+/// `split(s [, separators])`: the pieces of `s` between separator bytes
+/// (default: comma, space, tab). Runs of white space, or of white space
+/// around one other separator, count once; a repeated non-space separator
+/// gives an empty piece (`"a,,b"` → `{"a", "", "b"}`). Arguments must be
+/// strings (UNDEFINED is ERROR, as in HTCondor).
+fn split(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let Value::Str(text) = &args[0] else {
+        return Value::Error;
+    };
+    let separators: &[u8] = match args.get(1) {
+        None => b", \t",
+        Some(Value::Str(s)) => s,
+        Some(_) => return Value::Error,
+    };
+    let mut items = Vec::new();
+    let mut last = 0;
+    if !separators.is_empty() {
+        // The last non-space separator seen (HTCondor never resets it).
+        let mut previous: Option<u8> = None;
+        for (at, &byte) in text.iter().enumerate() {
+            if !separators.contains(&byte) {
+                continue;
+            }
+            if at > last {
+                items.push(Value::string(&text[last..at]));
+            } else if previous == Some(byte) && !c_isspace(byte) {
+                items.push(Value::string(b""));
+            }
+            if !c_isspace(byte) {
+                previous = Some(byte);
+            }
+            last = at + 1;
+        }
+    }
+    if text.len() > last {
+        items.push(Value::string(&text[last..]));
+    }
+    Value::List(items.into())
+}
+
+/// `splitUserName("user@domain")` → `{"user", "domain"}`;
+/// `splitSlotName("slot1@host")` → `{"slot1", "host"}`. Without an `@`,
+/// the whole name is the user (first) or the host (second).
+fn split_at(value: &Value, slot: bool) -> Value {
+    let Value::Str(text) = value else {
+        return Value::Error;
+    };
+    let text: &[u8] = text;
+    let (first, second) = match text.iter().position(|&b| b == b'@') {
+        Some(at) => (&text[..at], &text[at + 1..]),
+        None if slot => (&b""[..], text),
+        None => (text, &b""[..]),
+    };
+    Value::List(Arc::from(vec![Value::string(first), Value::string(second)]))
 }
