@@ -1,0 +1,50 @@
+//! `gen-exprs --seed S --count N [--max-depth D] [--calls]`: prints N
+//! generated ClassAd expressions, one a line, for the oracle
+//! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called.
+
+use classad_testkit::generator::{GenOptions, Generator};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn usage() -> ExitCode {
+    eprintln!("usage: gen-exprs --seed S --count N [--max-depth D] [--calls]");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut seed = None;
+    let mut count = None;
+    let mut options = GenOptions::default();
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
+        match (args[i].as_str(), value) {
+            ("--seed", Some(v)) => seed = Some(v),
+            ("--count", Some(v)) => count = Some(v),
+            ("--max-depth", Some(v)) => options.max_depth = u32::try_from(v).unwrap_or(u32::MAX),
+            ("--calls", _) => {
+                options.calls = true;
+                i += 1;
+                continue;
+            }
+            _ => return usage(),
+        }
+        i += 2;
+    }
+    let (Some(seed), Some(count)) = (seed, count) else {
+        return usage();
+    };
+    let mut generator = Generator::new(seed, options);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for _ in 0..count {
+        if writeln!(out, "{}", generator.next_text()).is_err() {
+            return ExitCode::from(1);
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

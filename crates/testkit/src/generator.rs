@@ -1,0 +1,1033 @@
+//! A seeded generator of typed random ClassAd expressions.
+//!
+//! Dependency-free: the random source is a xorshift64* seeded through
+//! splitmix64, so a seed gives the same expressions on every platform.
+//!
+//! Expressions are generated for a wanted type (integer, real, boolean,
+//! string, list, ad, or anything), so that most subtrees are meaningful
+//! operands of their operator (`integer + integer`, `string < string`,
+//! `list[integer]`), with a small share of deliberately ill-typed operands,
+//! `undefined` and `error` to exercise the error paths. They cover every
+//! binary and unary operator, `?:`, elvis, every literal kind with its edge
+//! values, lists, nested ads whose attributes refer to each other (in
+//! cycles too) and outward (`self`, `parent`, `root`, `MY.`, `TARGET.`,
+//! `.x`, `expr.x`, subscripts in and out of range), and, when enabled, a
+//! few calls (`size`, `strcat`, `isUndefined`, `member`, `ifThenElse`,
+//! `real`, `relTime`, `absTime`).
+//!
+//! Trees are written with [`classad_syntax::unparse`]; parentheses are
+//! added where precedence needs them, and every text is parsed again and
+//! dropped if it does not parse.
+
+use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, UnaryOp};
+
+/// A small, fast, seeded random source (xorshift64*).
+#[derive(Clone, Debug)]
+pub struct Rng {
+    state: u64,
+}
+
+impl Rng {
+    /// A generator for `seed` (any value, zero included).
+    pub fn new(seed: u64) -> Rng {
+        // splitmix64 of the seed, never zero.
+        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        Rng {
+            state: if z == 0 { 0x853c_49e6_748f_ea9b } else { z },
+        }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() >> 11) % n as u64) as usize
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<'s, T>(&mut self, items: &'s [T]) -> &'s T {
+        &items[self.below(items.len())]
+    }
+
+    /// One of `items`, for string tables.
+    pub fn pick_str(&mut self, items: &[&'static str]) -> &'static str {
+        items[self.below(items.len())]
+    }
+}
+
+/// Generator settings.
+#[derive(Clone, Copy, Debug)]
+pub struct GenOptions {
+    /// Deepest operator nesting (a leaf has depth 0).
+    pub max_depth: u32,
+    /// Whether function calls may be generated.
+    pub calls: bool,
+}
+
+impl Default for GenOptions {
+    fn default() -> GenOptions {
+        GenOptions {
+            max_depth: 4,
+            calls: false,
+        }
+    }
+}
+
+/// The type a subtree is generated for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Int,
+    Real,
+    Bool,
+    Str,
+    List,
+    Ad,
+    Any,
+}
+
+const TYPES: [Ty; 7] = [
+    Ty::Int,
+    Ty::Real,
+    Ty::Bool,
+    Ty::Str,
+    Ty::List,
+    Ty::Ad,
+    Ty::Any,
+];
+
+const INTS: [i64; 18] = [
+    0,
+    1,
+    -1,
+    2,
+    3,
+    7,
+    10,
+    -7,
+    63,
+    64,
+    65,
+    -8,
+    100,
+    i64::MIN,
+    i64::MAX,
+    4_294_967_297,
+    -9_223_372_036_854_775_807,
+    1_000_000,
+];
+
+const REALS: [f64; 16] = [
+    0.0,
+    -0.0,
+    1.5,
+    2.5,
+    -2.5,
+    0.1,
+    3.0,
+    1e308,
+    -1e308,
+    5e-324,
+    1.1e-308,
+    1e-5,
+    9_007_199_254_740_993.0,
+    9.223_372_036_854_776e18,
+    -1.0,
+    1e10,
+];
+
+const STRINGS: [&[u8]; 19] = [
+    b"",
+    b"a",
+    b"A",
+    b"abc",
+    b"ABC",
+    b"aBc",
+    b"abd",
+    b"a\"b",
+    b"back\\slash",
+    b"tab\there",
+    b"new\nline",
+    b"_",
+    b"Z",
+    b"10",
+    b"9",
+    b"\x01\x7f",
+    b"\xc3\xa9",
+    b"\xff",
+    b"true",
+];
+
+/// Attribute names of generated ads; case variants refer to the same one.
+const NAMES: [&str; 7] = ["a", "b", "c", "x", "y", "A", "B"];
+/// Names with a special meaning, in various cases.
+const SPECIALS: [&str; 9] = [
+    "self", "SELF", "my", "MY", "parent", "root", "toplevel", "target", "TARGET",
+];
+/// Names that shadow special names when used as attributes.
+const SHADOWS: [&str; 6] = ["self", "my", "target", "root", "toplevel", "parent"];
+
+/// A seeded expression generator.
+pub struct Generator {
+    rng: Rng,
+    options: GenOptions,
+    /// Names of the ads enclosing the point being generated, innermost last.
+    scopes: Vec<Vec<String>>,
+    /// Names of the TARGET ad, when generating for a match.
+    target_names: Vec<String>,
+}
+
+fn node(kind: ExprKind) -> Expr {
+    Expr::new(kind)
+}
+
+fn lit(l: Literal) -> Expr {
+    Expr::literal(l)
+}
+
+fn name(text: &str) -> Name {
+    Name::new(text)
+}
+
+/// Binding strength of a node as an operand: larger binds tighter.
+fn precedence(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Binary { op, .. } => op.precedence(),
+        ExprKind::Unary { .. } => classad_syntax::ast::UNARY_PRECEDENCE,
+        ExprKind::Conditional { .. } | ExprKind::Elvis { .. } => {
+            classad_syntax::ast::CONDITIONAL_PRECEDENCE
+        }
+        _ => 100,
+    }
+}
+
+/// `e`, parenthesised unless it binds at least as tightly as `min`.
+fn at_least(e: Expr, min: u8) -> Expr {
+    if precedence(&e) >= min {
+        e
+    } else {
+        node(ExprKind::Paren(Box::new(e)))
+    }
+}
+
+/// `e` as the base of `.name` or `[i]`: an atom that is not a number.
+fn postfix_base(e: Expr) -> Expr {
+    let atom = match &e.kind {
+        ExprKind::Literal(Literal::Integer(_) | Literal::Real(_)) => false,
+        _ => precedence(&e) == 100,
+    };
+    if atom {
+        e
+    } else {
+        node(ExprKind::Paren(Box::new(e)))
+    }
+}
+
+fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
+    let p = op.precedence();
+    node(ExprKind::Binary {
+        op,
+        lhs: Box::new(at_least(lhs, p)),
+        rhs: Box::new(at_least(rhs, p + 1)),
+    })
+}
+
+fn unary(op: UnaryOp, operand: Expr) -> Expr {
+    node(ExprKind::Unary {
+        op,
+        operand: Box::new(at_least(operand, classad_syntax::ast::UNARY_PRECEDENCE)),
+    })
+}
+
+fn conditional(cond: Expr, then: Expr, otherwise: Expr) -> Expr {
+    node(ExprKind::Conditional {
+        cond: Box::new(at_least(cond, 2)),
+        then: Box::new(at_least(then, 2)),
+        otherwise: Box::new(otherwise),
+    })
+}
+
+/// `e` as an operand of elvis: an atom, and not a negative number.
+///
+/// HTCondor parses an adjacent `?:` as a *postfix* operator whose right
+/// side is a postfix expression (`10 ?: 2 + 3` is `(10 ?: 2) + 3`, and
+/// `x ?: -1` does not parse), while our parser gives it the lowest
+/// precedence. Parenthesised operands, and a parenthesised elvis wherever
+/// it is an operand (see [`precedence`]), read the same in both.
+fn elvis_operand(e: Expr) -> Expr {
+    let atom = match &e.kind {
+        ExprKind::Literal(Literal::Integer(i)) => *i >= 0,
+        ExprKind::Literal(Literal::Real(r)) => r.is_sign_positive(),
+        _ => precedence(&e) == 100,
+    };
+    if atom {
+        e
+    } else {
+        node(ExprKind::Paren(Box::new(e)))
+    }
+}
+
+fn elvis(value: Expr, fallback: Expr) -> Expr {
+    node(ExprKind::Elvis {
+        value: Box::new(elvis_operand(value)),
+        fallback: Box::new(elvis_operand(fallback)),
+    })
+}
+
+fn select(base: Expr, attr: &str) -> Expr {
+    node(ExprKind::Select {
+        base: Box::new(postfix_base(base)),
+        name: name(attr),
+    })
+}
+
+fn subscript(base: Expr, index: Expr) -> Expr {
+    node(ExprKind::Subscript {
+        base: Box::new(postfix_base(base)),
+        index: Box::new(index),
+    })
+}
+
+fn call(function: &str, args: Vec<Expr>) -> Expr {
+    node(ExprKind::Call {
+        name: name(function),
+        args,
+    })
+}
+
+impl Generator {
+    /// A generator for `seed`.
+    pub fn new(seed: u64, options: GenOptions) -> Generator {
+        Generator {
+            rng: Rng::new(seed),
+            options,
+            scopes: Vec::new(),
+            target_names: Vec::new(),
+        }
+    }
+
+    /// The random source, for callers that vary their own choices.
+    pub fn rng(&mut self) -> &mut Rng {
+        &mut self.rng
+    }
+
+    /// The next expression that parses, as text.
+    pub fn next_text(&mut self) -> String {
+        self.next_expr().0
+    }
+
+    /// The next expression that parses: its text, and the tree parsed
+    /// from that text (exactly what an evaluator reading the text sees).
+    /// The text is the canonical unparse of that tree, so that a literal
+    /// folded by the parser (` -1` to `-1`) is written folded.
+    pub fn next_expr(&mut self) -> (String, Expr) {
+        loop {
+            let expr = self.expression();
+            let text = classad_syntax::unparse(&expr);
+            if let Ok(parsed) = classad_syntax::parse_expression(&text) {
+                return (classad_syntax::unparse(&parsed), parsed);
+            }
+        }
+    }
+
+    /// A raw generated tree (not checked to parse back).
+    pub fn expression(&mut self) -> Expr {
+        let depth = self.options.max_depth;
+        if self.scopes.is_empty() && self.rng.chance(35) {
+            // A selection from an ad literal: the context ad is empty, so
+            // this is where references get exercised.
+            let ad = self.ad_literal(depth.saturating_sub(1));
+            let names = ad_names(&ad);
+            let attr = self.pick_name(&names);
+            // (No `[...]["name"]` here: HTCondor loses the scope of an ad
+            // obtained that way, docs/semantics.md section 9.)
+            return match self.rng.below(6) {
+                0 | 1 => {
+                    let inner = self.attr_ref_chain(&names);
+                    select(ad, &attr).then_select(inner)
+                }
+                _ => select(ad, &attr),
+            };
+        }
+        let ty = *self.rng.pick(&TYPES);
+        self.typed(ty, depth)
+    }
+
+    /// Two ads for a match (MY, TARGET) and the names each defines. Their
+    /// attributes refer to each other with bare names, `MY.` and `TARGET.`.
+    pub fn match_ads(&mut self) -> (AdExpr, AdExpr) {
+        loop {
+            let my_names = self.fresh_names();
+            let target_names = self.fresh_names();
+            let my = self.top_ad(&my_names, &target_names);
+            let target = self.top_ad(&target_names, &my_names);
+            let (Ok(my), Ok(target)) = (
+                classad_syntax::parse_ad(&classad_syntax::unparse_ad(&my)),
+                classad_syntax::parse_ad(&classad_syntax::unparse_ad(&target)),
+            ) else {
+                continue;
+            };
+            return (my, target);
+        }
+    }
+
+    /// An expression to evaluate in `my` against `target` (names as
+    /// [`Generator::match_ads`] made them), as parsed from its text.
+    pub fn match_expr(&mut self, my: &AdExpr, target: &AdExpr) -> (String, Expr) {
+        self.scopes = vec![ad_expr_names(my)];
+        self.target_names = ad_expr_names(target);
+        let result = loop {
+            let ty = *self.rng.pick(&TYPES);
+            let expr = self.typed(ty, self.options.max_depth);
+            let text = classad_syntax::unparse(&expr);
+            if let Ok(parsed) = classad_syntax::parse_expression(&text) {
+                break (classad_syntax::unparse(&parsed), parsed);
+            }
+        };
+        self.scopes.clear();
+        self.target_names.clear();
+        result
+    }
+
+    fn top_ad(&mut self, names: &[String], other: &[String]) -> AdExpr {
+        self.scopes = vec![names.to_vec()];
+        self.target_names = other.to_vec();
+        let mut ad = AdExpr::new();
+        for n in names {
+            let ty = *self.rng.pick(&TYPES);
+            let value = self.typed(ty, 2);
+            ad.insert(name(n), value);
+        }
+        self.scopes.clear();
+        self.target_names.clear();
+        ad
+    }
+
+    /// One to four distinct (ignoring case) attribute names, sometimes
+    /// one that shadows a special name.
+    fn fresh_names(&mut self) -> Vec<String> {
+        let n = 1 + self.rng.below(4);
+        let mut names: Vec<String> = Vec::new();
+        for _ in 0..n {
+            let candidate = if self.rng.chance(6) {
+                (*self.rng.pick(&SHADOWS)).to_string()
+            } else {
+                (*self.rng.pick(&NAMES)).to_string()
+            };
+            if !names.iter().any(|m| m.eq_ignore_ascii_case(&candidate)) {
+                names.push(candidate);
+            }
+        }
+        names
+    }
+
+    fn pick_name(&mut self, names: &[String]) -> String {
+        if names.is_empty() || self.rng.chance(10) {
+            (*self.rng.pick(&NAMES)).to_string()
+        } else {
+            let n = self.rng.pick(names).clone();
+            // Same name, other case.
+            if self.rng.chance(15) {
+                n.to_ascii_uppercase()
+            } else {
+                n
+            }
+        }
+    }
+
+    /// An optional further name to select after a selection.
+    fn attr_ref_chain(&mut self, names: &[String]) -> Option<String> {
+        if self.rng.chance(50) {
+            Some(self.pick_name(names))
+        } else {
+            Some((*self.rng.pick(&SPECIALS)).to_string()).filter(|_| self.rng.chance(30))
+        }
+    }
+
+    /// A subtree of type `ty`, at most `depth` operators deep.
+    fn typed(&mut self, ty: Ty, depth: u32) -> Expr {
+        // A share of ill-typed operands, to reach the error paths.
+        let ty = if self.rng.chance(7) { Ty::Any } else { ty };
+        if depth == 0 || self.rng.chance(20) {
+            return self.leaf(ty);
+        }
+        let d = depth - 1;
+        // References and the generic forms fit every type.
+        match self.rng.below(20) {
+            0 | 1 => return self.reference(d),
+            2 => {
+                let c = self.typed(Ty::Bool, d);
+                let a = self.typed(ty, d);
+                let b = self.typed(ty, d);
+                return conditional(c, a, b);
+            }
+            3 => {
+                let v = if self.rng.chance(50) {
+                    self.reference(d)
+                } else {
+                    self.typed(Ty::Any, d)
+                };
+                let f = self.typed(ty, d);
+                return elvis(v, f);
+            }
+            4 if self.rng.chance(30) => {
+                let inner = self.typed(ty, d);
+                return node(ExprKind::Paren(Box::new(inner)));
+            }
+            5 if self.options.calls => return self.call(ty, d),
+            _ => {}
+        }
+        match ty {
+            Ty::Int => self.int_expr(d),
+            Ty::Real => self.real_expr(d),
+            Ty::Bool => self.bool_expr(d),
+            Ty::Str => self.str_expr(d),
+            Ty::List => self.list_expr(d),
+            Ty::Ad => self.ad_expr(d),
+            Ty::Any => {
+                let ty = *self.rng.pick(&TYPES[..6]);
+                self.typed(ty, depth)
+            }
+        }
+    }
+
+    /// An integer operand (sometimes a boolean, which arithmetic promotes).
+    fn intish(&mut self, d: u32) -> Expr {
+        if self.rng.chance(10) {
+            self.typed(Ty::Bool, d)
+        } else {
+            self.typed(Ty::Int, d)
+        }
+    }
+
+    fn num(&mut self, d: u32) -> Expr {
+        match self.rng.below(5) {
+            0 | 1 => self.typed(Ty::Real, d),
+            4 => self.typed(Ty::Bool, d),
+            _ => self.typed(Ty::Int, d),
+        }
+    }
+
+    fn int_expr(&mut self, d: u32) -> Expr {
+        match self.rng.below(10) {
+            0..=3 => {
+                let op = *self.rng.pick(&[
+                    BinaryOp::Add,
+                    BinaryOp::Subtract,
+                    BinaryOp::Multiply,
+                    BinaryOp::Divide,
+                    BinaryOp::Modulo,
+                ]);
+                let (l, r) = (self.intish(d), self.intish(d));
+                binary(op, l, r)
+            }
+            4..=6 => {
+                let op = *self.rng.pick(&[
+                    BinaryOp::BitAnd,
+                    BinaryOp::BitOr,
+                    BinaryOp::BitXor,
+                    BinaryOp::ShiftLeft,
+                    BinaryOp::ShiftRight,
+                    BinaryOp::ShiftRightUnsigned,
+                ]);
+                let (l, r) = (self.typed(Ty::Int, d), self.typed(Ty::Int, d));
+                binary(op, l, r)
+            }
+            7 => {
+                let op = *self
+                    .rng
+                    .pick(&[UnaryOp::Minus, UnaryOp::Plus, UnaryOp::BitNot]);
+                let operand = self.typed(Ty::Int, d);
+                unary(op, operand)
+            }
+            _ => {
+                // An element of a list of integers, index in or out of range.
+                let n = self.rng.below(4);
+                let items = (0..n).map(|_| self.typed(Ty::Int, d.min(1))).collect();
+                let index = self.index(n);
+                subscript(node(ExprKind::List(items)), index)
+            }
+        }
+    }
+
+    fn index(&mut self, len: usize) -> Expr {
+        let i = match self.rng.below(8) {
+            0 => -1,
+            1 => len as i64,
+            2 => 4_294_967_296,
+            3 => i64::MIN,
+            _ => self.rng.below(len.max(1)) as i64,
+        };
+        lit(Literal::Integer(i))
+    }
+
+    fn real_expr(&mut self, d: u32) -> Expr {
+        match self.rng.below(6) {
+            0..=3 => {
+                let op = *self.rng.pick(&[
+                    BinaryOp::Add,
+                    BinaryOp::Subtract,
+                    BinaryOp::Multiply,
+                    BinaryOp::Divide,
+                    BinaryOp::Modulo,
+                ]);
+                let real = self.typed(Ty::Real, d);
+                let other = self.num(d);
+                if self.rng.chance(50) {
+                    binary(op, real, other)
+                } else {
+                    binary(op, other, real)
+                }
+            }
+            _ => {
+                let op = *self.rng.pick(&[UnaryOp::Minus, UnaryOp::Plus]);
+                let operand = self.typed(Ty::Real, d);
+                unary(op, operand)
+            }
+        }
+    }
+
+    fn bool_expr(&mut self, d: u32) -> Expr {
+        match self.rng.below(10) {
+            0..=2 => {
+                let op = *self.rng.pick(&[
+                    BinaryOp::Equal,
+                    BinaryOp::NotEqual,
+                    BinaryOp::Less,
+                    BinaryOp::LessEqual,
+                    BinaryOp::Greater,
+                    BinaryOp::GreaterEqual,
+                ]);
+                let (l, r) = if self.rng.chance(30) {
+                    (self.typed(Ty::Str, d), self.typed(Ty::Str, d))
+                } else {
+                    (self.num(d), self.num(d))
+                };
+                binary(op, l, r)
+            }
+            3 | 4 => {
+                let op = *self.rng.pick(&[BinaryOp::Is, BinaryOp::Isnt]);
+                let ty = *self.rng.pick(&TYPES);
+                let l = self.typed(ty, d);
+                let r = if self.rng.chance(50) {
+                    self.typed(ty, d)
+                } else {
+                    self.typed(Ty::Any, d)
+                };
+                binary(op, l, r)
+            }
+            5..=7 => {
+                let op = *self.rng.pick(&[BinaryOp::And, BinaryOp::Or]);
+                let l = self.truthy(d);
+                let r = self.truthy(d);
+                binary(op, l, r)
+            }
+            _ => {
+                let operand = self.truthy(d);
+                unary(UnaryOp::Not, operand)
+            }
+        }
+    }
+
+    /// An operand of `&&`, `||`, `!`: mostly booleans, sometimes numbers.
+    fn truthy(&mut self, d: u32) -> Expr {
+        match self.rng.below(10) {
+            0 => self.typed(Ty::Int, d),
+            1 => self.typed(Ty::Real, d),
+            _ => self.typed(Ty::Bool, d),
+        }
+    }
+
+    fn str_expr(&mut self, d: u32) -> Expr {
+        // Few operators produce strings without calls: conditionals,
+        // elvis, subscripts and selections do.
+        match self.rng.below(3) {
+            0 => {
+                let n = 1 + self.rng.below(3);
+                let items = (0..n).map(|_| self.typed(Ty::Str, d.min(1))).collect();
+                let index = self.index(n);
+                subscript(node(ExprKind::List(items)), index)
+            }
+            1 => {
+                let c = self.typed(Ty::Bool, d);
+                let a = self.typed(Ty::Str, d);
+                let b = self.typed(Ty::Str, d);
+                conditional(c, a, b)
+            }
+            _ => {
+                let a = self.str_leaf();
+                let attr = (*self.rng.pick(&NAMES)).to_string();
+                let ad = self.ad_with(&[(attr.clone(), a)], d);
+                select(ad, &attr)
+            }
+        }
+    }
+
+    fn list_expr(&mut self, d: u32) -> Expr {
+        match self.rng.below(4) {
+            0 => {
+                // Selection on a list of ads.
+                let n = self.rng.below(4);
+                let items = (0..n)
+                    .map(|_| {
+                        if self.rng.chance(80) {
+                            self.ad_literal(d.min(1))
+                        } else {
+                            self.typed(Ty::Any, 0)
+                        }
+                    })
+                    .collect();
+                let attr = (*self.rng.pick(&NAMES)).to_string();
+                select(node(ExprKind::List(items)), &attr)
+            }
+            _ => {
+                let n = self.rng.below(4);
+                let ty = *self.rng.pick(&TYPES);
+                let items = (0..n).map(|_| self.typed(ty, d)).collect();
+                node(ExprKind::List(items))
+            }
+        }
+    }
+
+    fn ad_expr(&mut self, d: u32) -> Expr {
+        match self.rng.below(5) {
+            0 => {
+                // An ad-valued attribute of an ad literal.
+                let inner = self.ad_literal(d);
+                let attr = (*self.rng.pick(&NAMES)).to_string();
+                let outer = self.ad_with(&[(attr.clone(), inner)], d);
+                select(outer, &attr)
+            }
+            _ => self.ad_literal(d),
+        }
+    }
+
+    /// An ad literal with fresh names, attributes generated in its scope.
+    fn ad_literal(&mut self, d: u32) -> Expr {
+        let names = self.fresh_names();
+        self.scopes.push(names.clone());
+        let mut ad = AdExpr::new();
+        for n in &names {
+            let value = if d == 0 {
+                self.leaf(Ty::Any)
+            } else {
+                let ty = *self.rng.pick(&TYPES);
+                self.typed(ty, d)
+            };
+            ad.insert(name(n), value);
+        }
+        self.scopes.pop();
+        node(ExprKind::Ad(Box::new(ad)))
+    }
+
+    /// An ad literal holding `fixed` and some generated attributes.
+    fn ad_with(&mut self, fixed: &[(String, Expr)], d: u32) -> Expr {
+        let mut names = self.fresh_names();
+        names.retain(|n| !fixed.iter().any(|(f, _)| f.eq_ignore_ascii_case(n)));
+        let mut all: Vec<String> = names.clone();
+        all.extend(fixed.iter().map(|(n, _)| n.clone()));
+        self.scopes.push(all);
+        let mut ad = AdExpr::new();
+        for n in &names {
+            let ty = *self.rng.pick(&TYPES);
+            let value = self.typed(ty, d.min(1));
+            ad.insert(name(n), value);
+        }
+        for (n, e) in fixed {
+            ad.insert(name(n), e.clone());
+        }
+        self.scopes.pop();
+        node(ExprKind::Ad(Box::new(ad)))
+    }
+
+    /// A reference: a name in scope (or not), a special name, `.x`,
+    /// `MY.x`, `TARGET.x`, `parent.x`, ..., a selection or a subscript.
+    fn reference(&mut self, d: u32) -> Expr {
+        let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+        match self.rng.below(12) {
+            0..=3 => {
+                let n = self.pick_name(&visible);
+                node(ExprKind::Attribute(name(&n)))
+            }
+            4 => node(ExprKind::Attribute(name(self.rng.pick_str(&SPECIALS)))),
+            5 => {
+                let n = self.pick_name(&visible);
+                node(ExprKind::RootAttribute(name(&n)))
+            }
+            6 | 7 => {
+                let base = *self.rng.pick(&SPECIALS);
+                let n = if base.eq_ignore_ascii_case("target") && !self.target_names.is_empty() {
+                    let names = self.target_names.clone();
+                    self.pick_name(&names)
+                } else {
+                    self.pick_name(&visible)
+                };
+                select(node(ExprKind::Attribute(name(base))), &n)
+            }
+            8 => {
+                // A selection of an attribute, maybe of a nested ad.
+                let n = self.pick_name(&visible);
+                let base = node(ExprKind::Attribute(name(&n)));
+                let m = self.pick_name(&visible);
+                select(base, &m)
+            }
+            9 => {
+                let n = self.pick_name(&visible);
+                let key = if self.rng.chance(20) {
+                    n.to_ascii_uppercase()
+                } else {
+                    n
+                };
+                let base = node(ExprKind::Attribute(name(
+                    self.rng.pick_str(&["self", "parent", "root", "MY"]),
+                )));
+                subscript(base, lit(Literal::String(key.into_bytes().into())))
+            }
+            10 => {
+                let n = self.pick_name(&visible);
+                let base = node(ExprKind::Attribute(name(&n)));
+                let index = if self.rng.chance(50) {
+                    self.index(2)
+                } else {
+                    self.typed(Ty::Int, d.min(1))
+                };
+                subscript(base, index)
+            }
+            _ => {
+                // An ad literal inside the current one, referring outward.
+                let inner = self.ad_literal(d.min(1));
+                let names = ad_names(&inner);
+                let n = self.pick_name(&names);
+                select(inner, &n)
+            }
+        }
+    }
+
+    fn call(&mut self, ty: Ty, d: u32) -> Expr {
+        match ty {
+            Ty::Int => {
+                let arg = match self.rng.below(3) {
+                    0 => self.typed(Ty::Str, d),
+                    1 => self.typed(Ty::List, d),
+                    _ => self.typed(Ty::Ad, d),
+                };
+                call("size", vec![arg])
+            }
+            Ty::Real => {
+                let arg = match self.rng.below(4) {
+                    0 => lit(Literal::String(
+                        self.rng
+                            .pick(&[&b"NaN"[..], b"INF", b"-INF", b"1e3", b"x", b" 2.5"])
+                            .to_vec()
+                            .into(),
+                    )),
+                    _ => self.num(d),
+                };
+                call(if self.rng.chance(80) { "real" } else { "REAL" }, vec![arg])
+            }
+            Ty::Bool => match self.rng.below(2) {
+                0 => {
+                    let arg = self.typed(Ty::Any, d);
+                    call("isUndefined", vec![arg])
+                }
+                _ => {
+                    let item = if self.rng.chance(50) {
+                        self.typed(Ty::Str, d)
+                    } else {
+                        self.num(d)
+                    };
+                    let list = self.typed(Ty::List, d);
+                    call("member", vec![item, list])
+                }
+            },
+            Ty::Str => {
+                let n = self.rng.below(4);
+                let args = (0..n)
+                    .map(|_| {
+                        let ty = *self
+                            .rng
+                            .pick(&[Ty::Str, Ty::Str, Ty::Int, Ty::Real, Ty::Bool]);
+                        self.typed(ty, d)
+                    })
+                    .collect();
+                call("strcat", args)
+            }
+            _ => match self.rng.below(5) {
+                0 => {
+                    let c = self.typed(Ty::Bool, d);
+                    let a = self.typed(ty, d);
+                    let b = self.typed(ty, d);
+                    call("ifThenElse", vec![c, a, b])
+                }
+                1 => {
+                    let arg = self.num(d);
+                    call("relTime", vec![arg])
+                }
+                2 => call(
+                    "relTime",
+                    vec![lit(Literal::String(
+                        self.rng
+                            .pick(&[&b"01:00"[..], b"1+00:00:00", b"90", b"-00:30"])
+                            .to_vec()
+                            .into(),
+                    ))],
+                ),
+                3 => call(
+                    "absTime",
+                    vec![lit(Literal::String(
+                        self.rng
+                            .pick(&[
+                                &b"2020-01-01T00:00:00Z"[..],
+                                b"2020-01-01T01:00:00+01:00",
+                                b"1999-12-31T23:59:59Z",
+                            ])
+                            .to_vec()
+                            .into(),
+                    ))],
+                ),
+                _ => {
+                    let arg = self.typed(Ty::Int, d);
+                    call("absTime", vec![arg])
+                }
+            },
+        }
+    }
+
+    fn str_leaf(&mut self) -> Expr {
+        lit(Literal::String(self.rng.pick(&STRINGS).to_vec().into()))
+    }
+
+    fn leaf(&mut self, ty: Ty) -> Expr {
+        match ty {
+            Ty::Int => {
+                let i = if self.rng.chance(15) {
+                    (self.rng.next_u64() % 2000) as i64 - 1000
+                } else {
+                    *self.rng.pick(&INTS)
+                };
+                lit(Literal::Integer(i))
+            }
+            Ty::Real => {
+                let r = if self.rng.chance(15) {
+                    ((self.rng.next_u64() % 20000) as f64 - 10000.0) / 64.0
+                } else {
+                    *self.rng.pick(&REALS)
+                };
+                lit(Literal::Real(r))
+            }
+            Ty::Bool => lit(Literal::Boolean(self.rng.chance(50))),
+            Ty::Str => self.str_leaf(),
+            Ty::List => {
+                let n = self.rng.below(3);
+                let items = (0..n).map(|_| self.leaf(Ty::Int)).collect();
+                node(ExprKind::List(items))
+            }
+            Ty::Ad => {
+                if self.rng.chance(30) {
+                    node(ExprKind::Attribute(name(
+                        self.rng
+                            .pick_str(&["self", "parent", "root", "MY", "TARGET"]),
+                    )))
+                } else {
+                    self.ad_literal(0)
+                }
+            }
+            Ty::Any => match self.rng.below(10) {
+                0 => lit(Literal::Undefined),
+                1 => lit(Literal::Error),
+                2..=4 => self.reference(0),
+                _ => {
+                    let ty = *self.rng.pick(&TYPES[..6]);
+                    self.leaf(ty)
+                }
+            },
+        }
+    }
+}
+
+/// The attribute names of an ad literal node.
+fn ad_names(e: &Expr) -> Vec<String> {
+    match &e.kind {
+        ExprKind::Ad(ad) => ad_expr_names(ad),
+        _ => Vec::new(),
+    }
+}
+
+fn ad_expr_names(ad: &AdExpr) -> Vec<String> {
+    ad.attributes
+        .iter()
+        .map(|(n, _)| n.as_str().to_string())
+        .collect()
+}
+
+trait ThenSelect {
+    fn then_select(self, name: Option<String>) -> Expr;
+}
+
+impl ThenSelect for Expr {
+    fn then_select(self, attr: Option<String>) -> Expr {
+        match attr {
+            Some(a) => select(self, &a),
+            None => self,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_expressions() {
+        let mut a = Generator::new(7, GenOptions::default());
+        let mut b = Generator::new(7, GenOptions::default());
+        for _ in 0..50 {
+            assert_eq!(a.next_text(), b.next_text());
+        }
+    }
+
+    #[test]
+    fn texts_parse_and_round_trip() {
+        let mut g = Generator::new(
+            1,
+            GenOptions {
+                max_depth: 5,
+                calls: true,
+            },
+        );
+        for _ in 0..300 {
+            let (text, expr) = g.next_expr();
+            assert_eq!(classad_syntax::parse_expression(&text).ok(), Some(expr));
+        }
+    }
+
+    #[test]
+    fn every_operator_appears() {
+        let mut g = Generator::new(3, GenOptions::default());
+        let texts: Vec<String> = (0..3000).map(|_| g.next_text()).collect();
+        let all = texts.join("\n");
+        for op in BinaryOp::ALL {
+            assert!(all.contains(&format!(" {} ", op.symbol())), "{op:?}");
+        }
+        for needle in [
+            " -", " +", " !", " ~", " ? ", " ?: ", "MY.", ".parent", "[ ", "{ ", "\"]",
+        ] {
+            assert!(all.contains(needle), "{needle}");
+        }
+    }
+}

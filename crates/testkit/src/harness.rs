@@ -1,0 +1,286 @@
+//! The differential harness: one expression evaluated by the VM and by the
+//! [reference](crate::reference) evaluator, the two values compared
+//! structurally.
+//!
+//! Scalars compare by type and value (reals and relative times by bit
+//! pattern, any NaN equal to any NaN; absolute times by instant and zone);
+//! lists by length and element by element; ads by their attribute names
+//! (ignoring case) and, to [`Harness::probe_depth`] levels, by the value of
+//! each attribute evaluated afresh in the ad (as the oracle probes
+//! `(E).name`), with no match partner.
+
+use crate::reference::{AdNode, RValue, RefError, RefOptions, Reference};
+use classad::{AdRef, Value, Vm};
+use classad_syntax::{AdExpr, Expr};
+use classad_vm::Symbol;
+use classad_vm::print::value_to_string;
+
+/// A difference between the VM and the reference.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// The expression, unparsed.
+    pub expr: String,
+    /// Where in the value (`""` for the value itself, `[1]`, `.a`, ...).
+    pub path: String,
+    /// What the VM gave there.
+    pub vm: String,
+    /// What the reference gave there.
+    pub reference: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "mismatch on `{}` at value{}:\n  vm:        {}\n  reference: {}",
+            self.expr, self.path, self.vm, self.reference
+        )
+    }
+}
+
+/// Compares the VM with the reference evaluator.
+pub struct Harness {
+    /// Options of the reference (and `strict` of the VM).
+    pub options: RefOptions,
+    /// How many levels of lists and ads are compared.
+    pub probe_depth: u32,
+    vm: Vm,
+}
+
+impl Harness {
+    /// A harness with these reference options.
+    pub fn new(options: RefOptions) -> Harness {
+        let vm = Vm::new(classad::Options {
+            strict: options.strict,
+            ..classad::Options::default()
+        });
+        Harness {
+            options,
+            probe_depth: 3,
+            vm,
+        }
+    }
+
+    /// Parses and checks `text` in an empty context ad. A text that does
+    /// not parse is not checked.
+    pub fn check_text(&mut self, text: &str) -> Result<(), Mismatch> {
+        match classad_syntax::parse_expression(text) {
+            Ok(expr) => self.check(&expr),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Checks `expr` in an empty context ad.
+    pub fn check(&mut self, expr: &Expr) -> Result<(), Mismatch> {
+        let program = classad::compile(expr);
+        let mut reference = Reference::new(self.options);
+        let expected = reference.evaluate(expr);
+        let (program, expected) = match agree_on_refusal(expr, program, expected)? {
+            Some(both) => both,
+            None => return Ok(()),
+        };
+        let got = self.vm.evaluate(&program, &classad::empty_ad());
+        self.compare(expr, &got, &mut reference, &expected)
+    }
+
+    /// Checks `expr` evaluated in ad `my` with `target` as the other ad of
+    /// a match.
+    pub fn check_in_match(
+        &mut self,
+        expr: &Expr,
+        my: &AdExpr,
+        target: &AdExpr,
+    ) -> Result<(), Mismatch> {
+        let (Ok(my_vm), Ok(target_vm)) = (classad::ad_from_ast(my), classad::ad_from_ast(target))
+        else {
+            return Ok(());
+        };
+        let program = classad::compile(expr);
+        let my_ref = AdNode::top(my);
+        let target_ref = AdNode::top(target);
+        let mut reference = Reference::new(self.options);
+        let expected = reference.evaluate_in_match(expr, &my_ref, &target_ref);
+        let (program, expected) = match agree_on_refusal(expr, program, expected)? {
+            Some(both) => both,
+            None => return Ok(()),
+        };
+        let got = self.vm.evaluate_in_match(&program, &my_vm, &target_vm);
+        self.compare(expr, &got, &mut reference, &expected)
+    }
+
+    fn compare<'a>(
+        &mut self,
+        expr: &Expr,
+        got: &Value,
+        reference: &mut Reference<'a>,
+        expected: &RValue<'a>,
+    ) -> Result<(), Mismatch> {
+        let mut path = String::new();
+        match self.same(got, reference, expected, self.probe_depth, &mut path) {
+            Ok(()) => Ok(()),
+            Err((vm, reference)) => Err(Mismatch {
+                expr: classad_syntax::unparse(expr),
+                path,
+                vm,
+                reference,
+            }),
+        }
+    }
+
+    /// Whether the two values are the same, to `depth` levels; on a
+    /// difference, `path` says where and the error holds both sides.
+    fn same<'a>(
+        &mut self,
+        got: &Value,
+        reference: &mut Reference<'a>,
+        expected: &RValue<'a>,
+        depth: u32,
+        path: &mut String,
+    ) -> Result<(), (String, String)> {
+        let differ = || Err((value_to_string(got), format!("{expected:?}")));
+        match (got, expected) {
+            (Value::Undefined, RValue::Undefined) | (Value::Error, RValue::Error) => Ok(()),
+            (Value::Bool(a), RValue::Bool(b)) if a == b => Ok(()),
+            (Value::Int(a), RValue::Int(b)) if a == b => Ok(()),
+            (Value::Real(a), RValue::Real(b)) | (Value::RelTime(a), RValue::RelTime(b))
+                if same_real(*a, *b) =>
+            {
+                Ok(())
+            }
+            (Value::Str(a), RValue::Str(b)) if a[..] == b[..] => Ok(()),
+            (Value::AbsTime(a), RValue::AbsTime(b)) if a == b => Ok(()),
+            (Value::List(a), RValue::List(b)) if a.len() == b.len() => {
+                if depth == 0 {
+                    return Ok(());
+                }
+                for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    self.same(x, reference, y, depth - 1, path)?;
+                    path.truncate(len);
+                }
+                Ok(())
+            }
+            (Value::Ad(a), RValue::Ad(b)) => {
+                let mut names_a: Vec<String> = a
+                    .body
+                    .attributes()
+                    .iter()
+                    .map(|at| at.name.as_str().to_ascii_lowercase())
+                    .collect();
+                let mut names_b: Vec<String> = b
+                    .expr
+                    .attributes
+                    .iter()
+                    .map(|(n, _)| n.as_str().to_ascii_lowercase())
+                    .collect();
+                names_a.sort();
+                names_b.sort();
+                if names_a != names_b {
+                    return differ();
+                }
+                if depth == 0 {
+                    return Ok(());
+                }
+                for name in names_a {
+                    let x = self.probe_vm(a, &name);
+                    let index = b.find(&name).unwrap_or(0);
+                    let y = reference.evaluate_attribute(b, index);
+                    let len = path.len();
+                    path.push('.');
+                    path.push_str(&name);
+                    self.same(&x, reference, &y, depth - 1, path)?;
+                    path.truncate(len);
+                }
+                Ok(())
+            }
+            _ => differ(),
+        }
+    }
+
+    fn probe_vm(&mut self, ad: &AdRef, name: &str) -> Value {
+        self.vm.evaluate_attribute(ad, &Symbol::new(name), None)
+    }
+}
+
+/// Both sides refused the expression (`None`), both accepted it, or a
+/// mismatch.
+fn agree_on_refusal<'a>(
+    expr: &Expr,
+    program: Result<classad::Program, classad::Error>,
+    expected: Result<RValue<'a>, RefError>,
+) -> Result<Option<(classad::Program, RValue<'a>)>, Mismatch> {
+    match (program, expected) {
+        (Ok(p), Ok(v)) => Ok(Some((p, v))),
+        (Err(_), Err(_)) => Ok(None),
+        (p, v) => Err(Mismatch {
+            expr: classad_syntax::unparse(expr),
+            path: String::new(),
+            vm: match p {
+                Ok(_) => "(compiled)".to_string(),
+                Err(e) => format!("(refused: {e})"),
+            },
+            reference: match v {
+                Ok(v) => format!("{v:?}"),
+                Err(e) => format!("(refused: {e:?})"),
+            },
+        }),
+    }
+}
+
+/// Reals compare by bit pattern, except that every NaN is the same.
+pub fn same_real(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+}
+
+/// A VM bug known and reported but not yet fixed that `expr` may run
+/// into, so that the tests can set its mismatches aside (and count them)
+/// while still failing on anything new. Returns a short name of the bug.
+///
+/// * `fold-after-jump`: the compiler folds a constant that ends the
+///   fallback of `?:` (elvis) or the else-branch of `c ? a : b` into the
+///   operator applied to the whole form, although a jump lands after it:
+///   `[x = 5; y = (x ?: 1) + 10].y` is 5, not 15; `[c = true; y = (c ? 2
+///   : 3) * 10].y` is 2, not 20.
+pub fn known_vm_bug(expr: &Expr) -> Option<&'static str> {
+    use classad_syntax::ExprKind;
+    fn strip(e: &Expr) -> &Expr {
+        match &e.kind {
+            ExprKind::Paren(inner) => strip(inner),
+            _ => e,
+        }
+    }
+    fn branching(e: &Expr) -> bool {
+        match &strip(e).kind {
+            ExprKind::Elvis { .. } | ExprKind::Conditional { .. } => true,
+            ExprKind::Call { name, args } => name.eq_ignore_case("ifThenElse") && args.len() == 3,
+            // The folded constant may itself be the result of folding.
+            ExprKind::Unary { operand, .. } => branching(operand),
+            ExprKind::Binary { op, lhs, .. } => {
+                !matches!(
+                    op,
+                    classad_syntax::BinaryOp::And | classad_syntax::BinaryOp::Or
+                ) && branching(lhs)
+            }
+            _ => false,
+        }
+    }
+    let mut found = false;
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Unary { operand, .. } if branching(operand) => found = true,
+            ExprKind::Binary { op, lhs, .. }
+                if !matches!(
+                    op,
+                    classad_syntax::BinaryOp::And | classad_syntax::BinaryOp::Or
+                ) && branching(lhs) =>
+            {
+                found = true
+            }
+            _ => {}
+        }
+        e.for_each_child(|c| stack.push(c));
+    }
+    found.then_some("fold-after-jump")
+}

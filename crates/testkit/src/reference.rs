@@ -1,0 +1,661 @@
+//! A reference evaluator: a plain recursive walk over the AST.
+//!
+//! It implements the rules of docs/semantics.md (and of the VM's module
+//! documentation) directly on the tree, so that the VM's bytecode,
+//! constant folding, jump patching and fast paths can be checked against
+//! it. Only the pure operator functions of [`classad_vm::ops`] and the
+//! builtin functions of the stdlib are shared; everything else — short
+//! circuits, scoping, circular references, subscripts, selection, lists,
+//! nested ads — is written here again, as simply as possible.
+//!
+//! Runtime ads are [`AdNode`]s: an ad literal of the tree (`&AdExpr`) and
+//! the ad it was written in, in an `Rc` chain. Nothing of the VM's
+//! `AdBody` is used, except to hand ad values to builtin functions.
+//!
+//! Deliberate choices, mirroring the VM (see the crate's tests):
+//! * list elements are evaluated when the list is (the VM's `MAKE_LIST`),
+//!   in the scope the list was written in;
+//! * a circular reference is detected per ad *literal* and attribute (an
+//!   attribute of an ad literal being evaluated, reached again through any
+//!   value made from the same literal, is UNDEFINED);
+//! * `MY.x` is `(MY).x` and `TARGET.x` is `(TARGET).x`: the special name
+//!   resolved in the current scope, then selection.
+
+use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name};
+use classad_vm::print::{parse_abs_time, parse_rel_time};
+use classad_vm::registry::{Function, LazyArg};
+use classad_vm::{AbsTime, AdRef, AdValue, CallContext, Value, Vm, ops};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, LazyLock};
+
+/// A deliberately wrong rule, to show that the differential harness can
+/// tell the reference from the VM.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mutation {
+    /// The correct rules.
+    #[default]
+    None,
+    /// `&&` with swapped truth-table entries: `undefined && false` gives
+    /// UNDEFINED and `true && undefined` gives false.
+    SwapAndTable,
+    /// Circular references give ERROR instead of UNDEFINED.
+    CircularIsError,
+    /// Integer `%` by zero gives 0 instead of ERROR.
+    ModuloByZeroIsZero,
+}
+
+/// Options of the reference evaluator.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RefOptions {
+    /// `STRICT_CLASSAD_EVALUATION`: no fallback of unscoped names to TARGET.
+    pub strict: bool,
+    /// A wrong rule to apply (for testing the harness).
+    pub mutation: Mutation,
+}
+
+/// The deepest nesting of attribute evaluations, as the VM's default.
+pub const MAX_DEPTH: u32 = 400;
+
+/// A runtime ad: an ad literal and the ad it was written in.
+pub struct AdNode<'a> {
+    /// The attributes, as written.
+    pub expr: &'a AdExpr,
+    /// The lexically enclosing ad (none for a top-level ad).
+    pub parent: Option<RAd<'a>>,
+}
+
+/// A shared runtime ad.
+pub type RAd<'a> = Rc<AdNode<'a>>;
+
+impl<'a> AdNode<'a> {
+    /// A top-level ad.
+    pub fn top(expr: &'a AdExpr) -> RAd<'a> {
+        Rc::new(AdNode { expr, parent: None })
+    }
+
+    /// The index of attribute `name` (ignoring case) in this ad alone.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        // Parsed ads have unique names; the last definition would win.
+        self.expr
+            .attributes
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_case(name))
+    }
+}
+
+/// The outermost ad of a scope chain.
+pub fn root_of<'a>(ad: &RAd<'a>) -> RAd<'a> {
+    let mut current = ad.clone();
+    while let Some(parent) = current.parent.clone() {
+        current = parent;
+    }
+    current
+}
+
+/// A value of the reference evaluator.
+#[derive(Clone)]
+pub enum RValue<'a> {
+    /// UNDEFINED
+    Undefined,
+    /// ERROR
+    Error,
+    /// boolean
+    Bool(bool),
+    /// integer
+    Int(i64),
+    /// real
+    Real(f64),
+    /// string (bytes)
+    Str(Rc<[u8]>),
+    /// absolute time
+    AbsTime(AbsTime),
+    /// relative time, seconds
+    RelTime(f64),
+    /// list of evaluated elements
+    List(Rc<Vec<RValue<'a>>>),
+    /// ad in its scope
+    Ad(RAd<'a>),
+}
+
+impl std::fmt::Debug for RValue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RValue::List(items) => {
+                f.write_str("{ ")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{item:?}")?;
+                }
+                f.write_str(" }")
+            }
+            RValue::Ad(ad) => f.write_str(&classad_syntax::unparse_ad(ad.expr)),
+            scalar => f.write_str(&classad_vm::print::value_to_string(
+                &scalar.to_scalar_value(),
+            )),
+        }
+    }
+}
+
+impl<'a> RValue<'a> {
+    /// The VM value of a scalar; lists and ads become empty placeholders of
+    /// the same type, which is all that the operator functions look at (an
+    /// operator never returns an aggregate operand).
+    fn to_scalar_value(&self) -> Value {
+        match self {
+            RValue::Undefined => Value::Undefined,
+            RValue::Error => Value::Error,
+            RValue::Bool(b) => Value::Bool(*b),
+            RValue::Int(i) => Value::Int(*i),
+            RValue::Real(r) => Value::Real(*r),
+            RValue::Str(s) => Value::Str(Arc::from(&s[..])),
+            RValue::AbsTime(t) => Value::AbsTime(*t),
+            RValue::RelTime(r) => Value::RelTime(*r),
+            RValue::List(_) => Value::List(Arc::from(Vec::new())),
+            RValue::Ad(_) => Value::Ad(classad::empty_ad()),
+        }
+    }
+
+    /// The reference value of a scalar VM value (aggregates are ERROR:
+    /// use [`Reference::from_vm`] for function results).
+    fn from_scalar(value: Value) -> RValue<'a> {
+        match value {
+            Value::Undefined => RValue::Undefined,
+            Value::Bool(b) => RValue::Bool(b),
+            Value::Int(i) => RValue::Int(i),
+            Value::Real(r) => RValue::Real(r),
+            Value::Str(s) => RValue::Str(Rc::from(&s[..])),
+            Value::AbsTime(t) => RValue::AbsTime(t),
+            Value::RelTime(r) => RValue::RelTime(r),
+            Value::Error | Value::List(_) | Value::Ad(_) => RValue::Error,
+        }
+    }
+}
+
+/// Why an expression cannot be evaluated at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefError {
+    /// `absTime`/`relTime` of a literal string that is not a time: the
+    /// whole expression is refused, as HTCondor's parser does.
+    InvalidTimeLiteral(String),
+}
+
+/// Checks the whole tree for time literals that do not parse.
+pub fn validate(expr: &Expr) -> Result<(), RefError> {
+    if let ExprKind::Call { name, args } = &expr.kind
+        && let [arg] = args.as_slice()
+        && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
+    {
+        let text = String::from_utf8_lossy(bytes);
+        let ok = if name.eq_ignore_case("relTime") {
+            parse_rel_time(&text).is_some()
+        } else if name.eq_ignore_case("absTime") {
+            parse_abs_time(&text).is_some()
+        } else {
+            true
+        };
+        if !ok {
+            return Err(RefError::InvalidTimeLiteral(text.into_owned()));
+        }
+    }
+    let mut result = Ok(());
+    expr.for_each_child(|c| {
+        if result.is_ok() {
+            result = validate(c);
+        }
+    });
+    result
+}
+
+/// The empty context ad `classad eval` evaluates in.
+pub static EMPTY_AD: LazyLock<AdExpr> = LazyLock::new(AdExpr::new);
+
+/// The reference evaluator's state for one evaluation.
+pub struct Reference<'a> {
+    options: RefOptions,
+    /// The two ads of a match, each the other's TARGET.
+    pair: Option<(RAd<'a>, RAd<'a>)>,
+    /// Attributes being evaluated: (ad literal address, index).
+    active: Vec<(usize, usize)>,
+    depth: u32,
+    /// VM ads made for function arguments, by node address (the node is
+    /// kept alive so that its address is not reused).
+    converted: HashMap<usize, (RAd<'a>, AdRef)>,
+}
+
+impl<'a> Reference<'a> {
+    /// A reference evaluator.
+    pub fn new(options: RefOptions) -> Reference<'a> {
+        Reference {
+            options,
+            pair: None,
+            active: Vec::new(),
+            depth: 0,
+            converted: HashMap::new(),
+        }
+    }
+
+    /// Evaluates `expr` in an empty context ad.
+    pub fn evaluate(&mut self, expr: &'a Expr) -> Result<RValue<'a>, RefError> {
+        validate(expr)?;
+        self.reset();
+        self.pair = None;
+        let context = AdNode::top(&EMPTY_AD);
+        Ok(self.eval(expr, &context))
+    }
+
+    /// Evaluates `expr` in `context` (a top-level ad).
+    pub fn evaluate_in(
+        &mut self,
+        expr: &'a Expr,
+        context: &RAd<'a>,
+    ) -> Result<RValue<'a>, RefError> {
+        validate(expr)?;
+        self.reset();
+        self.pair = None;
+        Ok(self.eval(expr, context))
+    }
+
+    /// Evaluates `expr` in `my`, with `target` as the other ad of a match.
+    pub fn evaluate_in_match(
+        &mut self,
+        expr: &'a Expr,
+        my: &RAd<'a>,
+        target: &RAd<'a>,
+    ) -> Result<RValue<'a>, RefError> {
+        validate(expr)?;
+        self.reset();
+        self.pair = Some((my.clone(), target.clone()));
+        let value = self.eval(expr, my);
+        self.pair = None;
+        Ok(value)
+    }
+
+    /// Evaluates attribute `index` of `ad` afresh, with no match partner
+    /// (how the harness probes an ad value).
+    pub fn evaluate_attribute(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
+        self.reset();
+        self.pair = None;
+        self.attribute_value(ad, index)
+    }
+
+    fn reset(&mut self) {
+        self.active.clear();
+        self.depth = 0;
+    }
+
+    /// Evaluates `expr` in `scope`.
+    pub fn eval(&mut self, expr: &'a Expr, scope: &RAd<'a>) -> RValue<'a> {
+        match &expr.kind {
+            ExprKind::Literal(lit) => literal(lit),
+            ExprKind::Paren(inner) => self.eval(inner, scope),
+            ExprKind::Attribute(name) => self.load(scope, name.as_str()),
+            ExprKind::RootAttribute(name) => {
+                let root = root_of(scope);
+                match root.find(name.as_str()) {
+                    Some(i) => self.attribute_value(&root, i),
+                    None => RValue::Undefined,
+                }
+            }
+            ExprKind::Select { base, name } => {
+                let base = self.eval(base, scope);
+                self.select(base, name)
+            }
+            ExprKind::Subscript { base, index } => {
+                let base = self.eval(base, scope);
+                let index = self.eval(index, scope);
+                self.subscript(base, index)
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand, scope);
+                RValue::from_scalar(ops::unary(*op, v.to_scalar_value()))
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, scope),
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => self.conditional(cond, then, otherwise, scope),
+            ExprKind::Elvis { value, fallback } => match self.eval(value, scope) {
+                RValue::Undefined => self.eval(fallback, scope),
+                v => v,
+            },
+            ExprKind::List(items) => {
+                let values = items.iter().map(|e| self.eval(e, scope)).collect();
+                RValue::List(Rc::new(values))
+            }
+            ExprKind::Ad(ad) => RValue::Ad(Rc::new(AdNode {
+                expr: ad,
+                parent: Some(scope.clone()),
+            })),
+            ExprKind::Call { name, args } => self.call(name, args, scope),
+        }
+    }
+
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        lhs: &'a Expr,
+        rhs: &'a Expr,
+        scope: &RAd<'a>,
+    ) -> RValue<'a> {
+        let left = self.eval(lhs, scope);
+        match op {
+            BinaryOp::And => {
+                // Decided by a false (or zero) left operand alone.
+                if ops::truth(&left.to_scalar_value()) == Some(false) {
+                    return RValue::Bool(false);
+                }
+                let right = self.eval(rhs, scope);
+                if self.options.mutation == Mutation::SwapAndTable {
+                    match (&left, &right) {
+                        (RValue::Undefined, RValue::Bool(false)) => return RValue::Undefined,
+                        (RValue::Bool(true), RValue::Undefined) => return RValue::Bool(false),
+                        _ => {}
+                    }
+                }
+                RValue::from_scalar(ops::logical_and(
+                    left.to_scalar_value(),
+                    right.to_scalar_value(),
+                ))
+            }
+            BinaryOp::Or => {
+                if ops::truth(&left.to_scalar_value()) == Some(true) {
+                    return RValue::Bool(true);
+                }
+                let right = self.eval(rhs, scope);
+                RValue::from_scalar(ops::logical_or(
+                    left.to_scalar_value(),
+                    right.to_scalar_value(),
+                ))
+            }
+            _ => {
+                let right = self.eval(rhs, scope);
+                if self.options.mutation == Mutation::ModuloByZeroIsZero
+                    && op == BinaryOp::Modulo
+                    && matches!((&left, &right), (RValue::Int(_), RValue::Int(0)))
+                {
+                    return RValue::Int(0);
+                }
+                RValue::from_scalar(ops::binary(
+                    op,
+                    left.to_scalar_value(),
+                    right.to_scalar_value(),
+                ))
+            }
+        }
+    }
+
+    fn conditional(
+        &mut self,
+        cond: &'a Expr,
+        then: &'a Expr,
+        otherwise: &'a Expr,
+        scope: &RAd<'a>,
+    ) -> RValue<'a> {
+        let c = self.eval(cond, scope);
+        match c {
+            RValue::Undefined => RValue::Undefined,
+            RValue::Error => RValue::Error,
+            other => match ops::truth(&other.to_scalar_value()) {
+                Some(true) => self.eval(then, scope),
+                Some(false) => self.eval(otherwise, scope),
+                None => RValue::Error,
+            },
+        }
+    }
+
+    /// The value of attribute `index` of `ad`, evaluated in `ad`.
+    fn attribute_value(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
+        let key = (std::ptr::from_ref(ad.expr) as usize, index);
+        if self.active.contains(&key) {
+            return if self.options.mutation == Mutation::CircularIsError {
+                RValue::Error
+            } else {
+                RValue::Undefined
+            };
+        }
+        if self.depth >= MAX_DEPTH {
+            return RValue::Error;
+        }
+        let expr = &ad.expr.attributes[index].1;
+        self.active.push(key);
+        self.depth += 1;
+        let value = self.eval(expr, ad);
+        self.depth -= 1;
+        self.active.pop();
+        value
+    }
+
+    /// The other ad of the match whose ad encloses `scope`.
+    fn target_of(&self, scope: &RAd<'a>) -> Option<RAd<'a>> {
+        let (left, right) = self.pair.as_ref()?;
+        let root = root_of(scope);
+        if Rc::ptr_eq(&root, left) {
+            Some(right.clone())
+        } else if Rc::ptr_eq(&root, right) {
+            Some(left.clone())
+        } else {
+            None
+        }
+    }
+
+    /// `name` in `ad`, then in the ads enclosing it.
+    fn lookup_outward(&mut self, ad: &RAd<'a>, name: &str) -> Option<RValue<'a>> {
+        let mut current = ad.clone();
+        loop {
+            if let Some(i) = current.find(name) {
+                return Some(self.attribute_value(&current, i));
+            }
+            current = current.parent.clone()?;
+        }
+    }
+
+    /// The meaning of a special name at `scope`'s level.
+    fn special(&self, scope: &RAd<'a>, name: &str) -> Option<RValue<'a>> {
+        let lower = name.to_ascii_lowercase();
+        Some(match lower.as_str() {
+            "self" | "my" => RValue::Ad(scope.clone()),
+            "parent" => scope.parent.clone().map_or(RValue::Undefined, RValue::Ad),
+            "root" | "toplevel" => RValue::Ad(root_of(scope)),
+            "target" => self.target_of(scope).map_or(RValue::Undefined, RValue::Ad),
+            _ => return None,
+        })
+    }
+
+    /// An unscoped name: this ad, its special names, the enclosing ads,
+    /// then (not strict) the TARGET ad.
+    fn load(&mut self, scope: &RAd<'a>, name: &str) -> RValue<'a> {
+        if let Some(i) = scope.find(name) {
+            return self.attribute_value(scope, i);
+        }
+        if let Some(special) = self.special(scope, name) {
+            return special;
+        }
+        if let Some(parent) = scope.parent.clone()
+            && let Some(v) = self.lookup_outward(&parent, name)
+        {
+            return v;
+        }
+        if !self.options.strict
+            && let Some(target) = self.target_of(scope)
+            && let Some(v) = self.lookup_outward(&target, name)
+        {
+            return v;
+        }
+        RValue::Undefined
+    }
+
+    /// `base.name`.
+    fn select(&mut self, base: RValue<'a>, name: &Name) -> RValue<'a> {
+        match base {
+            RValue::Ad(ad) => match self.lookup_outward(&ad, name.as_str()) {
+                Some(v) => v,
+                None => self
+                    .special(&ad, name.as_str())
+                    .unwrap_or(RValue::Undefined),
+            },
+            RValue::List(items) => {
+                let mapped = items
+                    .iter()
+                    .map(|item| match item {
+                        RValue::Ad(_) | RValue::List(_) | RValue::Undefined => {
+                            self.select(item.clone(), name)
+                        }
+                        _ => RValue::Error,
+                    })
+                    .collect();
+                RValue::List(Rc::new(mapped))
+            }
+            RValue::Undefined => RValue::Undefined,
+            _ => RValue::Error,
+        }
+    }
+
+    /// `base[index]`.
+    fn subscript(&mut self, base: RValue<'a>, index: RValue<'a>) -> RValue<'a> {
+        match (&base, &index) {
+            (RValue::Error, _) | (_, RValue::Error) => RValue::Error,
+            (RValue::Undefined, _) | (_, RValue::Undefined) => RValue::Undefined,
+            (RValue::List(items), RValue::Int(i)) => {
+                // A C int: the low 32 bits.
+                let i = *i as i32;
+                if i >= 0 && (i as usize) < items.len() {
+                    items[i as usize].clone()
+                } else {
+                    RValue::Error
+                }
+            }
+            (RValue::Ad(ad), RValue::Str(key)) => match ad.find(&String::from_utf8_lossy(key)) {
+                Some(i) => self.attribute_value(ad, i),
+                None => RValue::Undefined,
+            },
+            _ => RValue::Error,
+        }
+    }
+
+    fn call(&mut self, name: &Name, args: &'a [Expr], scope: &RAd<'a>) -> RValue<'a> {
+        if name.eq_ignore_case("ifThenElse") && args.len() == 3 {
+            return self.conditional(&args[0], &args[1], &args[2], scope);
+        }
+        if let [arg] = args
+            && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
+        {
+            let text = String::from_utf8_lossy(bytes);
+            // Checked by `validate`; relTime of a literal is a *real*.
+            if name.eq_ignore_case("relTime") {
+                return parse_rel_time(&text).map_or(RValue::Error, RValue::Real);
+            }
+            if name.eq_ignore_case("absTime") {
+                return parse_abs_time(&text).map_or(RValue::Error, RValue::AbsTime);
+            }
+        }
+        let registry = classad_stdlib::shared_registry();
+        let Some(builtin) = registry.get(name.as_str()).cloned() else {
+            return RValue::Error;
+        };
+        if args.len() < usize::from(builtin.min_args) || args.len() > usize::from(builtin.max_args)
+        {
+            return RValue::Error;
+        }
+        match builtin.function {
+            Function::Strict(f) => {
+                let values: Vec<RValue<'a>> = args.iter().map(|a| self.eval(a, scope)).collect();
+                let vm_args: Vec<Value> = values.iter().map(|v| self.vm_value(v)).collect();
+                let vm_scope = self.vm_ad(scope);
+                let mut vm = Vm::default();
+                let mut context = CallContext {
+                    vm: &mut vm,
+                    scope: &vm_scope,
+                };
+                let result = f(&mut context, &vm_args);
+                self.reference_value(result)
+            }
+            Function::Lazy(f) => {
+                // A function of unevaluated arguments evaluates them itself,
+                // with the VM: the reference only hands them over, compiled
+                // for a VM copy of the scope.
+                let registry = classad_stdlib::shared_registry();
+                let compiler = classad_compiler::Compiler::new(&registry);
+                let mut lazy = Vec::with_capacity(args.len());
+                for arg in args {
+                    let Ok(program) = compiler.compile(arg) else {
+                        return RValue::Error;
+                    };
+                    lazy.push(LazyArg {
+                        program: Arc::new(program),
+                        source: Arc::new(arg.clone()),
+                    });
+                }
+                let vm_scope = self.vm_ad(scope);
+                let mut vm = Vm::default();
+                let mut context = CallContext {
+                    vm: &mut vm,
+                    scope: &vm_scope,
+                };
+                let result = f(&mut context, &lazy);
+                self.reference_value(result)
+            }
+        }
+    }
+
+    /// A reference value as a VM value, for a builtin function.
+    fn vm_value(&mut self, value: &RValue<'a>) -> Value {
+        match value {
+            RValue::List(items) => {
+                let values: Vec<Value> = items.iter().map(|v| self.vm_value(v)).collect();
+                Value::List(values.into())
+            }
+            RValue::Ad(ad) => Value::Ad(self.vm_ad(ad)),
+            scalar => scalar.to_scalar_value(),
+        }
+    }
+
+    /// A VM ad with the same attributes and scope chain as `ad`.
+    fn vm_ad(&mut self, ad: &RAd<'a>) -> AdRef {
+        let key = Rc::as_ptr(ad) as usize;
+        if let Some((_, done)) = self.converted.get(&key) {
+            return done.clone();
+        }
+        let registry = classad_stdlib::shared_registry();
+        let body = classad_compiler::Compiler::new(&registry)
+            .compile_ad(ad.expr)
+            .unwrap_or_default();
+        let made = match &ad.parent {
+            None => AdValue::top_level(Arc::new(body)),
+            Some(parent) => {
+                let parent = self.vm_ad(parent);
+                AdValue::nested(Arc::new(body), parent)
+            }
+        };
+        self.converted.insert(key, (ad.clone(), made.clone()));
+        made
+    }
+
+    /// A function's result as a reference value. Ads are not expected
+    /// from the functions the generator calls; one is ERROR here.
+    fn reference_value(&self, value: Value) -> RValue<'a> {
+        match value {
+            Value::List(items) => RValue::List(Rc::new(
+                items
+                    .iter()
+                    .map(|v| self.reference_value(v.clone()))
+                    .collect(),
+            )),
+            other => RValue::from_scalar(other),
+        }
+    }
+}
+
+fn literal<'a>(lit: &Literal) -> RValue<'a> {
+    match lit {
+        Literal::Integer(i) => RValue::Int(*i),
+        Literal::Real(r) => RValue::Real(*r),
+        Literal::String(s) => RValue::Str(Rc::from(&s[..])),
+        Literal::Boolean(b) => RValue::Bool(*b),
+        Literal::Undefined => RValue::Undefined,
+        Literal::Error => RValue::Error,
+    }
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs generated expressions (crates/testkit, `gen-exprs`) through the
+# oracle: three files of expressions without function calls and one with
+# calls, each compared by ../shared/oracle/difftest.py with `classad eval
+# --batch`. The generated files and JSON reports go to $OUT (not to git).
+#
+#   tests/gen/run_difftest.sh            # 3 x 10000 without calls, 10000 with
+#   COUNT=1000 tests/gen/run_difftest.sh # smaller
+#
+# Environment: CARGO_TARGET_DIR (default target/), OUT (default
+# /tmp/classad-gen), COUNT (default 10000), DEPTH (default 4), ORACLE
+# (default ../shared/oracle next to the repository), SEEDS (default
+# "101 102 103"), CALL_SEEDS (default "201").
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+OUT=${OUT:-/tmp/classad-gen}
+COUNT=${COUNT:-10000}
+DEPTH=${DEPTH:-4}
+ORACLE=${ORACLE:-$ROOT/../shared/oracle}
+SEEDS=${SEEDS:-101 102 103}
+CALL_SEEDS=${CALL_SEEDS:-201}
+
+(cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
+mkdir -p "$OUT"
+GEN="$TARGET/release/gen-exprs"
+CLI="$TARGET/release/classad eval --batch"
+
+status=0
+run() {
+    file=$1
+    echo "== $file"
+    python3 "$ORACLE/difftest.py" --cmd "$CLI" --max-show 50 \
+        --json-report "$file.json" "$file" > "$file.out" 2>&1 || status=1
+    tail -n 1 "$file.out"
+}
+for seed in $SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" > "$OUT/nocalls-$seed.txt"
+    run "$OUT/nocalls-$seed.txt"
+done
+for seed in $CALL_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --calls > "$OUT/calls-$seed.txt"
+    run "$OUT/calls-$seed.txt"
+done
+exit $status
