@@ -340,6 +340,7 @@ impl<'r> Compiler<'r> {
             let scope = classad_vm::AdValue::top_level(Arc::new(AdBody::new()));
             let mut context = classad_vm::CallContext {
                 vm: &mut vm,
+                env: classad_vm::Env::default(),
                 scope: &scope,
             };
             if let Function::Strict(f) = function.function {

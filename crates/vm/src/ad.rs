@@ -194,10 +194,16 @@ impl AdValue {
 
     /// The outermost ad of the scope chain.
     pub fn root(self: &AdRef) -> AdRef {
+        self.root_ref().clone()
+    }
+
+    /// The outermost ad of the scope chain, borrowed.
+    #[inline]
+    pub fn root_ref<'a>(self: &'a AdRef) -> &'a AdRef {
         let mut ad = self;
         while let Some(parent) = &ad.parent {
             ad = parent;
         }
-        ad.clone()
+        ad
     }
 }

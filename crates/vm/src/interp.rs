@@ -64,6 +64,32 @@ fn system_clock() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// The match an evaluation runs in: the two ads, each the other's
+/// TARGET. Passed by value through the interpreter, so no reference count
+/// is touched per evaluation.
+#[derive(Clone, Copy, Default)]
+pub struct Env<'a> {
+    /// The two ads of the match.
+    pub pair: Option<(&'a AdRef, &'a AdRef)>,
+}
+
+impl<'a> Env<'a> {
+    /// The TARGET of an evaluation in `scope`: the other ad of the match
+    /// whose ad encloses `scope`.
+    #[inline]
+    pub fn target_of(&self, scope: &AdRef) -> Option<&'a AdRef> {
+        let (left, right) = self.pair?;
+        let root = scope.root_ref();
+        if Arc::ptr_eq(root, left) {
+            Some(right)
+        } else if Arc::ptr_eq(root, right) {
+            Some(left)
+        } else {
+            None
+        }
+    }
+}
+
 /// Per-thread evaluation state. Create one per thread and reuse it.
 pub struct Vm {
     stack: Vec<Value>,
@@ -75,8 +101,6 @@ pub struct Vm {
     depth: u32,
     steps: u64,
     options: Options,
-    /// The two ads of a match, each the other's TARGET.
-    pair: Option<(AdRef, AdRef)>,
     clock: Clock,
     /// Argument buffer reused by calls.
     call_args: Vec<Value>,
@@ -88,6 +112,8 @@ pub struct Vm {
 pub struct CallContext<'a> {
     /// The VM, for functions that evaluate (`eval`, `ifThenElse`, ...).
     pub vm: &'a mut Vm,
+    /// The match the call is evaluated in, if any.
+    pub env: Env<'a>,
     /// The ad the call is evaluated in.
     pub scope: &'a AdRef,
 }
@@ -95,12 +121,12 @@ pub struct CallContext<'a> {
 impl CallContext<'_> {
     /// Evaluates `program` in the caller's scope.
     pub fn evaluate(&mut self, program: &Program) -> Value {
-        self.vm.run(program, self.scope)
+        self.vm.run(self.env, program, self.scope)
     }
 
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
-        self.vm.run(program, scope)
+        self.vm.run(self.env, program, scope)
     }
 
     /// The current time in seconds since the epoch.
@@ -125,10 +151,10 @@ impl CallContext<'_> {
         };
         find(self.scope).or_else(|| {
             let target = self
-                .vm
+                .env
                 .target_of(self.scope)
                 .filter(|_| !self.vm.options.strict)?;
-            find(&target)
+            find(target)
         })
     }
 }
@@ -148,7 +174,6 @@ impl Vm {
             depth: 0,
             steps: 0,
             options,
-            pair: None,
             clock: system_clock,
             call_args: Vec::new(),
             random_state: 0x853c_49e6_748f_ea9b,
@@ -168,7 +193,7 @@ impl Vm {
     /// Evaluates `program` in `scope` (no match partner).
     pub fn evaluate(&mut self, program: &Program, scope: &AdRef) -> Value {
         self.reset();
-        self.run(program, scope)
+        self.run(Env::default(), program, scope)
     }
 
     /// Evaluates `program` in `my`, with `target` as the other ad of a
@@ -176,10 +201,13 @@ impl Vm {
     /// `TARGET` is `my`.
     pub fn evaluate_in_match(&mut self, program: &Program, my: &AdRef, target: &AdRef) -> Value {
         self.reset();
-        self.pair = Some((my.clone(), target.clone()));
-        let value = self.run(program, my);
-        self.pair = None;
-        value
+        self.run(
+            Env {
+                pair: Some((my, target)),
+            },
+            program,
+            my,
+        )
     }
 
     /// Evaluates attribute `name` of `ad` (UNDEFINED if it has none), with
@@ -191,13 +219,13 @@ impl Vm {
         target: Option<&AdRef>,
     ) -> Value {
         self.reset();
-        self.pair = target.map(|t| (ad.clone(), t.clone()));
-        let value = match ad.body.slot(name) {
-            Some(slot) => self.attribute_value(ad, slot),
-            None => Value::Undefined,
+        let env = Env {
+            pair: target.map(|t| (ad, t)),
         };
-        self.pair = None;
-        value
+        match ad.body.slot(name) {
+            Some(slot) => self.attribute_value(env, ad, slot),
+            None => Value::Undefined,
+        }
     }
 
     fn reset(&mut self) {
@@ -208,7 +236,7 @@ impl Vm {
     }
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
-    fn attribute_value(&mut self, ad: &AdRef, slot: u32) -> Value {
+    fn attribute_value(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
         if self.active.contains(&key) {
             return Value::Undefined;
@@ -216,10 +244,11 @@ impl Vm {
         if self.depth >= self.options.limits.max_depth {
             return Value::Error;
         }
-        let program = ad.body.attribute(slot).program.clone();
+        // Borrowed from `ad`, which the caller holds: no reference count.
+        let program = &ad.body.attribute(slot).program;
         self.active.push(key);
         self.depth += 1;
-        let value = self.run(&program, ad);
+        let value = self.run(env, program, ad);
         self.depth -= 1;
         self.active.pop();
         value
@@ -227,57 +256,48 @@ impl Vm {
 
     /// The TARGET of an evaluation in `scope`: the other ad of the match
     /// whose ad encloses `scope`.
-    fn target_of(&self, scope: &AdRef) -> Option<AdRef> {
-        let (left, right) = self.pair.as_ref()?;
-        let root = scope.root();
-        if Arc::ptr_eq(&root, left) {
-            Some(right.clone())
-        } else if Arc::ptr_eq(&root, right) {
-            Some(left.clone())
-        } else {
-            None
-        }
-    }
 
     /// `name` searched in `ad` and then outward; `None` if nowhere.
-    fn lookup_outward(&mut self, ad: &AdRef, name: &Symbol) -> Option<Value> {
+    fn lookup_outward(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Option<Value> {
         let mut current = ad;
         loop {
             if let Some(slot) = current.body.slot(name) {
-                let found = current.clone();
-                return Some(self.attribute_value(&found, slot));
+                return Some(self.attribute_value(env, current, slot));
             }
             current = current.parent.as_ref()?;
         }
     }
 
     /// The special meaning of `name` in `scope`, if it has one.
-    fn special_name(&self, scope: &AdRef, name: &Symbol) -> Option<Value> {
+    fn special_name(env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
         Some(match name.as_str() {
             "self" | "my" => Value::Ad(scope.clone()),
             "parent" => scope.parent.clone().map_or(Value::Undefined, Value::Ad),
             "root" | "toplevel" => Value::Ad(scope.root()),
-            "target" => self.target_of(scope).map_or(Value::Undefined, Value::Ad),
+            "target" => env
+                .target_of(scope)
+                .cloned()
+                .map_or(Value::Undefined, Value::Ad),
             _ => return None,
         })
     }
 
     /// An unscoped attribute reference.
-    fn load_attribute(&mut self, scope: &AdRef, name: &Symbol) -> Value {
+    fn load_attribute(&mut self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Value {
         if let Some(slot) = scope.body.slot(name) {
-            return self.attribute_value(scope, slot);
+            return self.attribute_value(env, scope, slot);
         }
-        if let Some(special) = self.special_name(scope, name) {
+        if let Some(special) = Self::special_name(env, scope, name) {
             return special;
         }
-        if let Some(parent) = scope.parent.clone()
-            && let Some(value) = self.lookup_outward(&parent, name)
+        if let Some(parent) = scope.parent.as_ref()
+            && let Some(value) = self.lookup_outward(env, parent, name)
         {
             return value;
         }
         if !self.options.strict
-            && let Some(target) = self.target_of(scope)
-            && let Some(value) = self.lookup_outward(&target, name)
+            && let Some(target) = env.target_of(scope)
+            && let Some(value) = self.lookup_outward(env, target, name)
         {
             return value;
         }
@@ -285,18 +305,18 @@ impl Vm {
     }
 
     /// `base.name`.
-    fn select(&mut self, base: Value, name: &Symbol) -> Value {
+    fn select(&mut self, env: Env<'_>, base: Value, name: &Symbol) -> Value {
         match base {
-            Value::Ad(ad) => match self.lookup_outward(&ad, name) {
+            Value::Ad(ad) => match self.lookup_outward(env, &ad, name) {
                 Some(value) => value,
-                None => self.special_name(&ad, name).unwrap_or(Value::Undefined),
+                None => Self::special_name(env, &ad, name).unwrap_or(Value::Undefined),
             },
             Value::List(items) => {
                 let selected: Vec<Value> = items
                     .iter()
                     .map(|item| match item {
                         Value::Ad(_) | Value::List(_) | Value::Undefined => {
-                            self.select(item.clone(), name)
+                            self.select(env, item.clone(), name)
                         }
                         _ => Value::Error,
                     })
@@ -309,7 +329,7 @@ impl Vm {
     }
 
     /// `base[index]` (strict: ERROR, then UNDEFINED, propagate).
-    fn subscript(&mut self, base: Value, index: Value) -> Value {
+    fn subscript(&mut self, env: Env<'_>, base: Value, index: Value) -> Value {
         if base.is_error() || index.is_error() {
             return Value::Error;
         }
@@ -331,7 +351,7 @@ impl Vm {
                 match ad.body.slot(&name) {
                     Some(slot) => {
                         let ad = ad.clone();
-                        self.attribute_value(&ad, slot)
+                        self.attribute_value(env, &ad, slot)
                     }
                     None => Value::Undefined,
                 }
@@ -342,7 +362,7 @@ impl Vm {
 
     /// Runs `program` in `scope` and returns its value. Re-entrant: an
     /// attribute reference runs the attribute's program on the same stack.
-    pub(crate) fn run(&mut self, program: &Program, scope: &AdRef) -> Value {
+    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope: &AdRef) -> Value {
         let base = self.stack.len();
         self.stack.reserve(program.max_stack as usize);
         let code = &program.code;
@@ -360,14 +380,14 @@ impl Vm {
                     .stack
                     .push(program.constants[instr.arg as usize].clone()),
                 opcode::LOAD_ATTR => {
-                    let value = self.load_attribute(scope, &program.names[instr.arg as usize]);
+                    let value = self.load_attribute(env, scope, &program.names[instr.arg as usize]);
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
                     let root = scope.root();
                     let name = &program.names[instr.arg as usize];
                     let value = match root.body.slot(name) {
-                        Some(slot) => self.attribute_value(&root, slot),
+                        Some(slot) => self.attribute_value(env, &root, slot),
                         None => Value::Undefined,
                     };
                     self.stack.push(value);
@@ -375,22 +395,23 @@ impl Vm {
                 opcode::LOAD_MY => {
                     let name = &program.names[instr.arg as usize];
                     let value = if scope.body.shadows_special_names() {
-                        let my = self.load_attribute(scope, &Symbol::new("my"));
-                        self.select(my, name)
+                        let my = self.load_attribute(env, scope, &Symbol::new("my"));
+                        self.select(env, my, name)
                     } else {
-                        self.lookup_outward(scope, name).unwrap_or(Value::Undefined)
+                        self.lookup_outward(env, scope, name)
+                            .unwrap_or(Value::Undefined)
                     };
                     self.stack.push(value);
                 }
                 opcode::LOAD_TARGET => {
                     let name = &program.names[instr.arg as usize];
                     let value = if scope.body.shadows_special_names() {
-                        let target = self.load_attribute(scope, &Symbol::new("target"));
-                        self.select(target, name)
+                        let target = self.load_attribute(env, scope, &Symbol::new("target"));
+                        self.select(env, target, name)
                     } else {
-                        match self.target_of(scope) {
+                        match env.target_of(scope) {
                             Some(target) => self
-                                .lookup_outward(&target, name)
+                                .lookup_outward(env, target, name)
                                 .unwrap_or(Value::Undefined),
                             None => Value::Undefined,
                         }
@@ -399,13 +420,13 @@ impl Vm {
                 }
                 opcode::SELECT => {
                     let base_value = self.pop();
-                    let value = self.select(base_value, &program.names[instr.arg as usize]);
+                    let value = self.select(env, base_value, &program.names[instr.arg as usize]);
                     self.stack.push(value);
                 }
                 opcode::SUBSCRIPT => {
                     let index = self.pop();
                     let base_value = self.pop();
-                    let value = self.subscript(base_value, index);
+                    let value = self.subscript(env, base_value, index);
                     self.stack.push(value);
                 }
                 opcode::UNARY => {
@@ -477,7 +498,14 @@ impl Vm {
                     args.extend(self.stack.drain(args_start..));
                     let function = &program.functions[instr.arg as usize];
                     let value = match function.function {
-                        Function::Strict(f) => f(&mut CallContext { vm: self, scope }, &args),
+                        Function::Strict(f) => f(
+                            &mut CallContext {
+                                vm: self,
+                                env,
+                                scope,
+                            },
+                            &args,
+                        ),
                         Function::Lazy(_) => Value::Error,
                     };
                     args.clear();
@@ -487,7 +515,14 @@ impl Vm {
                 opcode::CALL_LAZY => {
                     let call = &program.lazy_calls[instr.arg as usize];
                     let value = match call.function.function {
-                        Function::Lazy(f) => f(&mut CallContext { vm: self, scope }, &call.args),
+                        Function::Lazy(f) => f(
+                            &mut CallContext {
+                                vm: self,
+                                env,
+                                scope,
+                            },
+                            &call.args,
+                        ),
                         Function::Strict(_) => Value::Error,
                     };
                     self.stack.push(value);

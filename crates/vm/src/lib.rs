@@ -20,7 +20,7 @@ pub mod value;
 
 pub use ad::{AdBody, AdRef, AdValue, Attribute, Symbol};
 pub use bytecode::{Instr, Pools, Program, VerifyError};
-pub use interp::{CallContext, Limits, Options, Vm};
+pub use interp::{CallContext, Env, Limits, Options, Vm};
 pub use registry::{Builtin, Function, LazyArg, LazyFn, NativeFn, Registry};
 pub use value::{AbsTime, Value, ValueType};
 
