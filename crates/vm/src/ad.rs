@@ -199,7 +199,7 @@ impl AdValue {
 
     /// The outermost ad of the scope chain, borrowed.
     #[inline]
-    pub fn root_ref<'a>(self: &'a AdRef) -> &'a AdRef {
+    pub fn root_ref(self: &AdRef) -> &AdRef {
         let mut ad = self;
         while let Some(parent) = &ad.parent {
             ad = parent;

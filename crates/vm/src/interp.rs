@@ -254,9 +254,6 @@ impl Vm {
         value
     }
 
-    /// The TARGET of an evaluation in `scope`: the other ad of the match
-    /// whose ad encloses `scope`.
-
     /// `name` searched in `ad` and then outward; `None` if nowhere.
     fn lookup_outward(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Option<Value> {
         let mut current = ad;
