@@ -195,20 +195,20 @@ pub(crate) fn rel_secs(secs: f64) -> i64 {
 
 /// x86's truncating double-to-int32 conversion.
 fn c_double_to_i32(x: f64) -> i32 {
-    if x.is_nan() || x >= 2_147_483_648.0 || x <= -2_147_483_649.0 {
-        i32::MIN
-    } else {
+    if x > -2_147_483_649.0 && x < 2_147_483_648.0 {
         x as i32
+    } else {
+        i32::MIN
     }
 }
 
 /// x86's truncating double-to-int64 conversion: out of range or NaN gives
 /// the minimum 64-bit integer (`int(1e30)`, `int(real("NaN"))`).
 pub(crate) fn double_to_i64(x: f64) -> i64 {
-    if x.is_nan() || x >= 9_223_372_036_854_775_808.0 || x < -9_223_372_036_854_775_808.0 {
-        i64::MIN
-    } else {
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
         x as i64
+    } else {
+        i64::MIN
     }
 }
 

@@ -14,9 +14,7 @@ use classad_vm::{Builtin, CallContext, Value};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
-        builtin("versioncmp", 2, 2, true, |_, a| {
-            compare(a, |order| Value::Int(order))
-        }),
+        builtin("versioncmp", 2, 2, true, |_, a| compare(a, Value::Int)),
         builtin("versionGT", 2, 2, true, |_, a| {
             compare(a, |order| Value::Bool(order > 0))
         }),
