@@ -199,7 +199,10 @@ impl AdValue {
 
     /// The outermost ad of the scope chain, borrowed.
     #[inline]
-    pub fn root_ref(self: &AdRef) -> &AdRef {
+    // Elision does not apply to a `self: &Arc<Self>` receiver in 1.95,
+    // whatever clippy suggests.
+    #[allow(clippy::needless_lifetimes)]
+    pub fn root_ref<'a>(self: &'a AdRef) -> &'a AdRef {
         let mut ad = self;
         while let Some(parent) = &ad.parent {
             ad = parent;
