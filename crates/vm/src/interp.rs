@@ -298,16 +298,30 @@ impl Vm {
         {
             return value;
         }
-        Value::Undefined
+        self.current_time(name).unwrap_or(Value::Undefined)
+    }
+
+    /// `CurrentTime`, which HTCondor defines wherever no ad does: the
+    /// current time in whole seconds since the epoch.
+    fn current_time(&self, name: &Symbol) -> Option<Value> {
+        (name.as_str() == "currenttime").then(|| Value::Int((self.clock)() as i64))
+    }
+
+    /// `name` selected from `ad`: the ad and the ads enclosing it, then the
+    /// special names, then `CurrentTime`.
+    fn select_in_ad(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Value {
+        match self.lookup_outward(env, ad, name) {
+            Some(value) => value,
+            None => Self::special_name(env, ad, name)
+                .or_else(|| self.current_time(name))
+                .unwrap_or(Value::Undefined),
+        }
     }
 
     /// `base.name`.
     fn select(&mut self, env: Env<'_>, base: Value, name: &Symbol) -> Value {
         match base {
-            Value::Ad(ad) => match self.lookup_outward(env, &ad, name) {
-                Some(value) => value,
-                None => Self::special_name(env, &ad, name).unwrap_or(Value::Undefined),
-            },
+            Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) => {
                 let selected: Vec<Value> = items
                     .iter()
@@ -395,8 +409,7 @@ impl Vm {
                         let my = self.load_attribute(env, scope, &Symbol::new("my"));
                         self.select(env, my, name)
                     } else {
-                        self.lookup_outward(env, scope, name)
-                            .unwrap_or(Value::Undefined)
+                        self.select_in_ad(env, scope, name)
                     };
                     self.stack.push(value);
                 }
@@ -407,9 +420,7 @@ impl Vm {
                         self.select(env, target, name)
                     } else {
                         match env.target_of(scope) {
-                            Some(target) => self
-                                .lookup_outward(env, target, name)
-                                .unwrap_or(Value::Undefined),
+                            Some(target) => self.select_in_ad(env, target, name),
                             None => Value::Undefined,
                         }
                     };
