@@ -1,6 +1,11 @@
 //! `gen-exprs --seed S --count N [--max-depth D] [--calls]`: prints N
 //! generated ClassAd expressions, one a line, for the oracle
 //! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called.
+//!
+//! `gen-exprs --classify` reads expressions from standard input and prints,
+//! for each, the known VM bug it may run into
+//! ([`classad_testkit::harness::known_vm_bug`]) or `-`, for triage of
+//! oracle mismatches (`tests/gen/triage.py`).
 
 use classad_testkit::generator::{GenOptions, Generator};
 use std::io::Write;
@@ -11,8 +16,29 @@ fn usage() -> ExitCode {
     ExitCode::from(2)
 }
 
+fn classify() -> ExitCode {
+    use std::io::BufRead;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let tag = classad_syntax::parse_expression(&line)
+            .ok()
+            .and_then(|e| classad_testkit::harness::known_vm_bug(&e))
+            .unwrap_or("-");
+        if writeln!(out, "{tag}").is_err() {
+            return ExitCode::from(1);
+        }
+    }
+    let _ = out.flush();
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--classify") {
+        return classify();
+    }
     let mut seed = None;
     let mut count = None;
     let mut options = GenOptions::default();
