@@ -266,9 +266,12 @@ impl Vm {
     }
 
     /// The special meaning of `name` in `scope`, if it has one.
-    fn special_name(env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
+    fn special_name(&self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
         Some(match name.as_str() {
-            "self" | "my" => Value::Ad(scope.clone()),
+            "self" => Value::Ad(scope.clone()),
+            // With old-ClassAd compatibility MY is the ad being evaluated; in
+            // strict mode it exists only in a match, as the ad's own side.
+            "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
             "parent" => scope.parent.clone().map_or(Value::Undefined, Value::Ad),
             "root" | "toplevel" => Value::Ad(scope.root()),
             "target" => env
@@ -284,7 +287,7 @@ impl Vm {
         if let Some(slot) = scope.body.slot(name) {
             return self.attribute_value(env, scope, slot);
         }
-        if let Some(special) = Self::special_name(env, scope, name) {
+        if let Some(special) = self.special_name(env, scope, name) {
             return special;
         }
         if let Some(parent) = scope.parent.as_ref()
@@ -301,10 +304,12 @@ impl Vm {
         self.current_time(name).unwrap_or(Value::Undefined)
     }
 
-    /// `CurrentTime`, which HTCondor defines wherever no ad does: the
-    /// current time in whole seconds since the epoch.
+    /// `CurrentTime`, which HTCondor's old-ClassAd compatibility defines
+    /// wherever no ad does (not in strict mode): the current time in whole
+    /// seconds since the epoch.
     fn current_time(&self, name: &Symbol) -> Option<Value> {
-        (name.as_str() == "currenttime").then(|| Value::Int((self.clock)() as i64))
+        (!self.options.strict && name.as_str() == "currenttime")
+            .then(|| Value::Int((self.clock)() as i64))
     }
 
     /// `name` selected from `ad`: the ad and the ads enclosing it, then the
@@ -312,7 +317,8 @@ impl Vm {
     fn select_in_ad(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Value {
         match self.lookup_outward(env, ad, name) {
             Some(value) => value,
-            None => Self::special_name(env, ad, name)
+            None => self
+                .special_name(env, ad, name)
                 .or_else(|| self.current_time(name))
                 .unwrap_or(Value::Undefined),
         }
@@ -405,7 +411,9 @@ impl Vm {
                 }
                 opcode::LOAD_MY => {
                     let name = &program.names[instr.arg as usize];
-                    let value = if scope.body.shadows_special_names() {
+                    let value = if scope.body.shadows_special_names()
+                        || (self.options.strict && env.pair.is_none())
+                    {
                         let my = self.load_attribute(env, scope, &Symbol::new("my"));
                         self.select(env, my, name)
                     } else {
