@@ -1,7 +1,575 @@
-//! Builtin functions: regex (spec 003, "Predefined Functions").
+//! Regular expressions: `regexp regexpMember regexps replace replaceall
+//! stringList_regexpMember` (spec 003, "Predefined Functions"; rules as
+//! HTCondor 25.14 implements them with PCRE2, see `docs/functions/regex.md`).
+//!
+//! Patterns run on `fancy-regex` (backreferences, lookaround, atomic
+//! groups) with PCRE's byte semantics: strings are C strings (cut at the
+//! first NUL byte) of bytes, so a string that is not ASCII is matched as
+//! Latin-1 text, one character per byte, and mapped back afterwards.
+//! PCRE syntax the regex crate lacks or reads differently (`$`, `\Z`,
+//! `\Q..\E`, ASCII `\w \d \s`, octal escapes, ...) is rewritten by
+//! [`translate`]. Compiled patterns are cached per thread (bounded), and
+//! a backtracking limit makes a runaway pattern ERROR instead of a hang.
 
-use classad_vm::Builtin;
+use crate::builtin;
+use crate::stringlist::trimmed_items;
+use classad_vm::{Builtin, CallContext, Value};
+use fancy_regex::{Regex, RegexBuilder};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
-    Vec::new()
+    vec![
+        builtin("regexp", 2, 3, true, regexp),
+        builtin("regexpMember", 2, 3, true, regexp_member),
+        builtin("regexps", 3, 4, true, |_, a| substitute_call(a, "")),
+        builtin("replace", 3, 4, true, |_, a| substitute_call(a, "f")),
+        builtin("replaceall", 3, 4, true, |_, a| substitute_call(a, "fg")),
+        builtin(
+            "stringList_regexpMember",
+            2,
+            4,
+            true,
+            string_list_regexp_member,
+        ),
+    ]
+}
+
+/// Backtracking steps allowed per match attempt.
+const BACKTRACK_LIMIT: usize = 1_000_000;
+/// Size limit of the compiled automata of one pattern.
+const SIZE_LIMIT: usize = 4 << 20;
+/// Compiled patterns kept per thread; the cache is emptied when full.
+const CACHE_CAPACITY: usize = 256;
+
+const CASELESS: u8 = 1;
+const MULTILINE: u8 = 2;
+const DOTALL: u8 = 4;
+const EXTENDED: u8 = 8;
+
+/// The option letters `i m s x` (lower case only, as `regexp` reads them;
+/// other letters are ignored) and whether `f` and `g` are present.
+fn parse_options(options: &[u8], any_case: bool) -> (u8, bool, bool) {
+    let mut flags = 0;
+    let (mut full, mut global) = (false, false);
+    for &letter in options {
+        let letter = if any_case {
+            letter.to_ascii_lowercase()
+        } else {
+            letter
+        };
+        match letter {
+            b'i' => flags |= CASELESS,
+            b'm' => flags |= MULTILINE,
+            b's' => flags |= DOTALL,
+            b'x' => flags |= EXTENDED,
+            b'f' => full = true,
+            b'g' => global = true,
+            _ => {}
+        }
+    }
+    (flags, full, global)
+}
+
+/// A compiled pattern; `newline_variant` is used for a target ending in a
+/// newline when the pattern has a `$` outside multiline mode.
+struct Compiled {
+    regex: Regex,
+    newline_variant: Option<Regex>,
+}
+
+impl Compiled {
+    fn for_target(&self, text: &str) -> &Regex {
+        match &self.newline_variant {
+            Some(variant) if text.ends_with('\n') => variant,
+            _ => &self.regex,
+        }
+    }
+}
+
+type Cache = HashMap<(Box<[u8]>, u8), Option<Rc<Compiled>>>;
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(HashMap::new());
+}
+
+/// The compiled pattern, or `None` if it is not a valid expression.
+fn compile(pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
+    let pattern = c_string(pattern);
+    CACHE.with(|cache| {
+        if let Some(hit) = cache.borrow().get(&(Box::from(pattern), flags)) {
+            return hit.clone();
+        }
+        let compiled = compile_uncached(pattern, flags).map(Rc::new);
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= CACHE_CAPACITY {
+            cache.clear();
+        }
+        cache.insert((Box::from(pattern), flags), compiled.clone());
+        compiled
+    })
+}
+
+fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
+    let text = to_text(pattern);
+    let mut prefix = String::new();
+    for (bit, letter) in [
+        (CASELESS, 'i'),
+        (MULTILINE, 'm'),
+        (DOTALL, 's'),
+        (EXTENDED, 'x'),
+    ] {
+        if flags & bit != 0 {
+            prefix.push(letter);
+        }
+    }
+    let prefix = if prefix.is_empty() {
+        prefix
+    } else {
+        format!("(?{prefix})")
+    };
+    let build = |translated: &str| {
+        RegexBuilder::new(&format!("{prefix}{translated}"))
+            .backtrack_limit(BACKTRACK_LIMIT)
+            .delegate_size_limit(SIZE_LIMIT)
+            .delegate_dfa_size_limit(SIZE_LIMIT)
+            .build()
+            .ok()
+    };
+    let main = translate(&text, false);
+    let regex = build(&main)?;
+    let newline_variant = if flags & MULTILINE == 0 {
+        let variant = translate(&text, true);
+        if variant != main {
+            Some(build(&variant)?)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    Some(Compiled {
+        regex,
+        newline_variant,
+    })
+}
+
+/// PCRE's end-of-subject assertion: at the end or before a final newline.
+const END_OR_FINAL_NEWLINE: &str = r"(?=\n?\z)";
+
+/// The number of capturing groups of a pattern (for PCRE's rule that
+/// `\NN` is a back reference only if that many groups exist).
+fn count_groups(pattern: &str) -> usize {
+    let bytes = pattern.as_bytes();
+    let (mut count, mut i, mut in_class) = (0, 0, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class => {
+                let rest = &bytes[i + 1..];
+                let named = rest.starts_with(b"?<")
+                    && !rest.starts_with(b"?<=")
+                    && !rest.starts_with(b"?<!")
+                    || rest.starts_with(b"?P<")
+                    || rest.starts_with(b"?'");
+                if named || !(rest.starts_with(b"?") || rest.starts_with(b"*")) {
+                    count += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    count
+}
+
+/// Rewrites PCRE syntax the regex crate reads differently or not at all:
+/// `\Z`, `$` (if `dollar`, outside a character class) as
+/// [`END_OR_FINAL_NEWLINE`]; `\Q...\E`; the ASCII-only `\d \D \s \S \w
+/// \W`; `\h \H \v \V \R`; `\cX`; `\xH`; octal escapes (`\0`, `\0oo`, and
+/// `\ooo` when there are fewer groups than its decimal value); `\b` in a
+/// class (backspace).
+fn translate(pattern: &str, dollar: bool) -> String {
+    let groups = count_groups(pattern);
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    let code = |out: &mut String, c: u32| out.push_str(&format!(r"\x{{{c:X}}}"));
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(next) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let class = |name: &str| {
+                    if in_class {
+                        format!("[:{name}:]")
+                    } else {
+                        format!("[[:{name}:]]")
+                    }
+                };
+                match next {
+                    'Z' if !in_class => out.push_str(END_OR_FINAL_NEWLINE),
+                    'Q' => {
+                        while let Some(literal) = chars.next() {
+                            if literal == '\\' && chars.peek() == Some(&'E') {
+                                chars.next();
+                                break;
+                            }
+                            code(&mut out, u32::from(literal));
+                        }
+                    }
+                    'E' => {}
+                    'd' => out.push_str(&class("digit")),
+                    'D' => out.push_str(&class("^digit")),
+                    's' => out.push_str(&class("space")),
+                    'S' => out.push_str(&class("^space")),
+                    'w' => out.push_str(&class("word")),
+                    'W' => out.push_str(&class("^word")),
+                    'h' if in_class => out.push_str(r"\t \xA0"),
+                    'h' => out.push_str(r"[\t \xA0]"),
+                    'H' if !in_class => out.push_str(r"[^\t \xA0]"),
+                    'v' if in_class => out.push_str(r"\n\x0B\x0C\r\x85"),
+                    'v' => out.push_str(r"[\n\x0B\x0C\r\x85]"),
+                    'V' if !in_class => out.push_str(r"[^\n\x0B\x0C\r\x85]"),
+                    'R' if !in_class => out.push_str(r"(?:\r\n|[\n\x0B\x0C\r\x85])"),
+                    'b' if in_class => out.push_str(r"\x08"),
+                    'c' => match chars.next() {
+                        Some(x) => code(&mut out, u32::from(x.to_ascii_uppercase()) ^ 0x40),
+                        None => out.push_str(r"\c"),
+                    },
+                    'x' if chars.peek().is_some_and(char::is_ascii_hexdigit) => {
+                        let mut value = 0;
+                        for _ in 0..2 {
+                            match chars.peek().and_then(|d| d.to_digit(16)) {
+                                Some(d) => {
+                                    value = value * 16 + d;
+                                    chars.next();
+                                }
+                                None => break,
+                            }
+                        }
+                        code(&mut out, value);
+                    }
+                    '0'..='9' => {
+                        let mut digits = String::from(next);
+                        while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                            digits.push(*d);
+                            chars.next();
+                        }
+                        let decimal: usize = digits.parse().unwrap_or(usize::MAX);
+                        let back_reference =
+                            next != '0' && !in_class && (decimal < 10 || decimal <= groups);
+                        if back_reference {
+                            out.push('\\');
+                            out.push_str(&digits);
+                        } else if next == '8' || next == '9' {
+                            // Not octal: a literal digit (PCRE2 reads \8 as an error
+                            // only when it is a back reference).
+                            out.push_str(&digits);
+                        } else {
+                            // Up to three octal digits (\0 and two more).
+                            let octal_len = digits
+                                .bytes()
+                                .take(3)
+                                .take_while(|d| (b'0'..=b'7').contains(d))
+                                .count();
+                            let value =
+                                u32::from_str_radix(&digits[..octal_len], 8).unwrap_or(0) & 0xFF;
+                            code(&mut out, value);
+                            for d in digits[octal_len..].chars() {
+                                code(&mut out, u32::from(d));
+                            }
+                        }
+                    }
+                    other => {
+                        out.push('\\');
+                        out.push(other);
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                if chars.peek() == Some(&'^') {
+                    out.push('^');
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    out.push_str(r"\]");
+                    chars.next();
+                }
+            }
+            '[' if chars.peek() == Some(&':') => {
+                // A POSIX class such as [:alpha:] inside a class.
+                out.push('[');
+                for inner in chars.by_ref() {
+                    out.push(inner);
+                    if inner == ']' {
+                        break;
+                    }
+                }
+            }
+            '[' => out.push_str(r"\["),
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            '$' if dollar && !in_class => out.push_str(END_OR_FINAL_NEWLINE),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A C string: the bytes before the first NUL.
+fn c_string(bytes: &[u8]) -> &[u8] {
+    bytes
+        .iter()
+        .position(|&b| b == 0)
+        .map_or(bytes, |end| &bytes[..end])
+}
+
+/// Bytes as text for the matcher: ASCII as it is, anything else as Latin-1
+/// (one character per byte).
+fn to_text(bytes: &[u8]) -> Cow<'_, str> {
+    if bytes.is_ascii() {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            return Cow::Borrowed(text);
+        }
+    }
+    Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())
+}
+
+/// The inverse of [`to_text`] (every character is at most U+00FF).
+fn from_text(text: String) -> Vec<u8> {
+    if text.is_ascii() {
+        text.into_bytes()
+    } else {
+        text.chars()
+            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+            .collect()
+    }
+}
+
+/// Whether the pattern matches somewhere in `target`; `None` when the
+/// match fails (backtracking limit).
+fn search(compiled: &Compiled, target: &[u8]) -> Option<bool> {
+    let text = to_text(c_string(target));
+    compiled.for_target(&text).is_match(&text).ok()
+}
+
+/// The common rules of `regexp`, `regexpMember` and the substitutions:
+/// ERROR if any argument is ERROR, else UNDEFINED if any is UNDEFINED,
+/// else ERROR if the options (the argument at `options`) are not a string.
+fn prelude(args: &[Value], options: usize) -> Result<&[u8], Value> {
+    if args.iter().any(Value::is_error) {
+        return Err(Value::Error);
+    }
+    if args.iter().any(Value::is_undefined) {
+        return Err(Value::Undefined);
+    }
+    match args.get(options) {
+        None => Ok(b""),
+        Some(Value::Str(s)) => Ok(s),
+        Some(_) => Err(Value::Error),
+    }
+}
+
+/// `regexp(pattern, target [, options])`.
+fn regexp(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let options = match prelude(args, 2) {
+        Ok(options) => options,
+        Err(result) => return result,
+    };
+    let (Some(pattern), Some(target)) = (args[0].as_str_bytes(), args[1].as_str_bytes()) else {
+        return Value::Error;
+    };
+    let Some(compiled) = compile(pattern, parse_options(options, false).0) else {
+        return Value::Error;
+    };
+    search(&compiled, target).map_or(Value::Error, Value::Bool)
+}
+
+/// `regexpMember(pattern, list [, options])`: true at the first string
+/// element that matches; an element before it that is neither a string nor
+/// UNDEFINED is ERROR; no match with an UNDEFINED element is UNDEFINED.
+/// An invalid pattern is ERROR (HTCondor answers false or UNDEFINED).
+fn regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let options = match prelude(args, 2) {
+        Ok(options) => options,
+        Err(result) => return result,
+    };
+    let (Some(pattern), Value::List(items)) = (args[0].as_str_bytes(), &args[1]) else {
+        return Value::Error;
+    };
+    let Some(compiled) = compile(pattern, parse_options(options, false).0) else {
+        return Value::Error;
+    };
+    let mut undefined_seen = false;
+    for item in items.iter() {
+        match item {
+            Value::Str(target) => match search(&compiled, target) {
+                Some(true) => return Value::Bool(true),
+                Some(false) => {}
+                None => return Value::Error,
+            },
+            Value::Undefined => undefined_seen = true,
+            _ => return Value::Error,
+        }
+    }
+    if undefined_seen {
+        Value::Undefined
+    } else {
+        Value::Bool(false)
+    }
+}
+
+/// `regexps`, `replace` (`extra` = "f") and `replaceall` (`extra` = "fg").
+fn substitute_call(args: &[Value], extra: &str) -> Value {
+    let options = match prelude(args, 3) {
+        Ok(options) => options,
+        Err(result) => return result,
+    };
+    let (Some(pattern), Some(target), Some(replacement)) = (
+        args[0].as_str_bytes(),
+        args[1].as_str_bytes(),
+        args[2].as_str_bytes(),
+    ) else {
+        return Value::Error;
+    };
+    let mut all_options = options.to_vec();
+    all_options.extend_from_slice(extra.as_bytes());
+    let (flags, full, global) = parse_options(&all_options, false);
+    let Some(compiled) = compile(pattern, flags) else {
+        return Value::Error;
+    };
+    let text = to_text(c_string(target));
+    let replacement = to_text(c_string(replacement));
+    let regex = compiled.for_target(&text);
+    match substitute(regex, &text, &replacement, full, global) {
+        Some(out) => Value::Str(Arc::from(from_text(out))),
+        None => Value::Error,
+    }
+}
+
+/// HTCondor's substitution loop. Without `full` the result is only the
+/// expanded replacement(s); with it, the target with the match(es)
+/// replaced. With `global`, after an empty match the next character is
+/// copied (as HTCondor does, even without `full`) before searching on.
+/// `\0`..`\9` in the replacement expand to groups (ERROR for a group past
+/// the last one that took part in the match, empty for an unset one);
+/// any other backslash is copied.
+///
+/// HTCondor retries after an empty match with an anchored non-empty match
+/// at the same place; here only the preferred match at that place is tried.
+/// An empty match at the end of the target ends the loop; HTCondor reads
+/// past the end there and answers ERROR.
+fn substitute(
+    regex: &Regex,
+    text: &str,
+    replacement: &str,
+    full: bool,
+    global: bool,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut index = 0;
+    let mut after_empty_match = false;
+    loop {
+        let captures = regex.captures_from_pos(text, index).ok()?;
+        if after_empty_match {
+            after_empty_match = false;
+            let non_empty_here = captures
+                .as_ref()
+                .and_then(|c| c.get(0))
+                .is_some_and(|m| m.start() == index && m.end() > index);
+            if !non_empty_here {
+                match text.get(index..).and_then(|rest| rest.chars().next()) {
+                    Some(c) => {
+                        out.push(c);
+                        index += c.len_utf8();
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+        }
+        let Some(captures) = captures else { break };
+        let whole = captures.get(0)?;
+        if full {
+            out.push_str(text.get(index..whole.start())?);
+        }
+        let groups = (0..captures.len())
+            .rev()
+            .find(|&i| captures.get(i).is_some())
+            .map_or(1, |i| i + 1);
+        let mut chars = replacement.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                if let Some(digit) = chars.peek().and_then(|d| d.to_digit(10)) {
+                    chars.next();
+                    let group = digit as usize;
+                    if group >= groups {
+                        return None;
+                    }
+                    out.push_str(captures.get(group).map_or("", |m| m.as_str()));
+                    continue;
+                }
+            }
+            out.push(c);
+        }
+        index = whole.end();
+        after_empty_match = whole.start() == whole.end();
+        if !global {
+            break;
+        }
+    }
+    if full {
+        out.push_str(text.get(index..)?);
+    }
+    Some(out)
+}
+
+/// `stringList_regexpMember(pattern, list [, delimiters [, options]])`:
+/// every argument must be a string; the options letters count in either
+/// case; the items are split and trimmed as the other string-list
+/// functions do (default delimiters `", "`); no items is UNDEFINED.
+fn string_list_regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let mut strings = args.iter().map(Value::as_str_bytes);
+    let (Some(Some(pattern)), Some(Some(list))) = (strings.next(), strings.next()) else {
+        return Value::Error;
+    };
+    let (delimiters, options) = match (strings.next(), strings.next()) {
+        (None, _) => (&b", "[..], &b""[..]),
+        (Some(Some(d)), None) => (d, &b""[..]),
+        (Some(Some(d)), Some(Some(o))) => (d, o),
+        _ => return Value::Error,
+    };
+    let Some(compiled) = compile(pattern, parse_options(options, true).0) else {
+        return Value::Error;
+    };
+    let mut any_item = false;
+    let mut found = false;
+    for item in trimmed_items(list, delimiters) {
+        any_item = true;
+        match search(&compiled, item) {
+            Some(true) => found = true,
+            Some(false) => {}
+            None => return Value::Error,
+        }
+        if found {
+            break;
+        }
+    }
+    if any_item {
+        Value::Bool(found)
+    } else {
+        Value::Undefined
+    }
 }

@@ -1,7 +1,272 @@
-//! Builtin functions: stringlist (spec 003, "Predefined Functions").
+//! HTCondor's string lists: `stringListSize stringListSum stringListAvg
+//! stringListMin stringListMax stringListMember stringListIMember
+//! stringListSubsetMatch stringListISubsetMatch stringListsIntersect`
+//! (spec 003, "Predefined Functions"; rules as HTCondor 25.14 implements
+//! them, see `docs/functions/stringlist.md`).
+//!
+//! A string list is a string split at any byte of a delimiter set. Most
+//! functions trim C white space from each item and drop empty items;
+//! `stringListsIntersect` (from the core library, not HTCondor's layer)
+//! neither trims nor uses the same default delimiters.
 
-use classad_vm::Builtin;
+use crate::builtin;
+use crate::math::{c_double_to_i64, is_c_space, parse_c_double};
+use classad_vm::{Builtin, CallContext, Value};
+
+/// Default delimiters of the size/sum/avg/min/max functions.
+const SUMMARY_DELIMITERS: &[u8] = b", ";
+/// Default delimiters of the member and subset functions.
+const MEMBER_DELIMITERS: &[u8] = b", \t\r\n";
+/// Default (and empty-string) delimiters of `stringListsIntersect`.
+const INTERSECT_DELIMITERS: &[u8] = b" ,";
 
 pub(crate) fn builtins() -> Vec<Builtin> {
-    Vec::new()
+    vec![
+        builtin("stringListSize", 1, 2, true, size),
+        builtin("stringListSum", 1, 2, true, |_, a| {
+            summarize(a, Summary::Sum)
+        }),
+        builtin("stringListAvg", 1, 2, true, |_, a| {
+            summarize(a, Summary::Avg)
+        }),
+        builtin("stringListMin", 1, 2, true, |_, a| {
+            summarize(a, Summary::Min)
+        }),
+        builtin("stringListMax", 1, 2, true, |_, a| {
+            summarize(a, Summary::Max)
+        }),
+        builtin("stringListMember", 2, 3, true, |_, a| {
+            member_or_subset(a, false, false)
+        }),
+        builtin("stringListIMember", 2, 3, true, |_, a| {
+            member_or_subset(a, true, false)
+        }),
+        builtin("stringListSubsetMatch", 2, 3, true, |_, a| {
+            member_or_subset(a, false, true)
+        }),
+        builtin("stringListISubsetMatch", 2, 3, true, |_, a| {
+            member_or_subset(a, true, true)
+        }),
+        builtin("stringListsIntersect", 2, 3, true, intersect),
+    ]
+}
+
+/// The items of a string list as HTCondor's `StringTokenIterator` gives
+/// them: split at any delimiter byte (an empty delimiter set never
+/// splits), each item trimmed of C white space, empty items dropped.
+pub(crate) fn trimmed_items<'a>(
+    list: &'a [u8],
+    delimiters: &'a [u8],
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    list.split(move |b| delimiters.contains(b))
+        .map(trim)
+        .filter(|item| !item.is_empty())
+}
+
+fn trim(mut item: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = item {
+        if !is_c_space(*first) {
+            break;
+        }
+        item = rest;
+    }
+    while let [rest @ .., last] = item {
+        if !is_c_space(*last) {
+            break;
+        }
+        item = rest;
+    }
+    item
+}
+
+/// The list and delimiter arguments of the summary functions: both must be
+/// strings (UNDEFINED included: ERROR).
+fn list_and_delimiters(args: &[Value]) -> Option<(&[u8], &[u8])> {
+    let list = args[0].as_str_bytes()?;
+    let delimiters = match args.get(1) {
+        None => SUMMARY_DELIMITERS,
+        Some(d) => d.as_str_bytes()?,
+    };
+    Some((list, delimiters))
+}
+
+/// `stringListSize(list [, delimiters])`.
+fn size(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    match list_and_delimiters(args) {
+        Some((list, delimiters)) => Value::Int(trimmed_items(list, delimiters).count() as i64),
+        None => Value::Error,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Summary {
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+/// `stringListSum/Avg/Min/Max(list [, delimiters])`: each item is read as C's
+/// `sscanf("%lf")` reads it (a number must start it: `"1x"` is 1, `"x"` is
+/// ERROR); the result is a real if any item has a byte other than
+/// `+-0123456789`, else the double result cast to an integer (so the
+/// average of integers truncates). No items: 0.0 for sum and average,
+/// UNDEFINED for min and max.
+///
+/// HTCondor starts min at `FLT_MAX` and max at `FLT_MIN`, so that for
+/// instance `stringListMax("-5, -2")` is 0 there; here min and max start
+/// from the first item, and a NaN bound is replaced by the next item.
+fn summarize(args: &[Value], summary: Summary) -> Value {
+    let Some((list, delimiters)) = list_and_delimiters(args) else {
+        return Value::Error;
+    };
+    let mut count = 0u64;
+    let mut accumulator: Option<f64> = None;
+    let mut is_real = false;
+    for item in trimmed_items(list, delimiters) {
+        let Some(value) = scan_double(item) else {
+            return Value::Error;
+        };
+        count += 1;
+        if item.iter().any(|b| !b"+-0123456789".contains(b)) {
+            is_real = true;
+        }
+        accumulator = Some(match (accumulator, summary) {
+            (None, Summary::Sum | Summary::Avg) => value + 0.0,
+            (None, _) => value,
+            (Some(a), Summary::Sum | Summary::Avg) => value + a,
+            (Some(a), _) if a.is_nan() => value,
+            (Some(a), Summary::Min) => {
+                if value < a {
+                    value
+                } else {
+                    a
+                }
+            }
+            (Some(a), Summary::Max) => {
+                if value > a {
+                    value
+                } else {
+                    a
+                }
+            }
+        });
+    }
+    let Some(mut result) = accumulator else {
+        return match summary {
+            Summary::Sum | Summary::Avg => Value::Real(0.0),
+            Summary::Min | Summary::Max => Value::Undefined,
+        };
+    };
+    if summary == Summary::Avg {
+        result /= count as f64;
+    }
+    if is_real {
+        Value::Real(result)
+    } else {
+        Value::Int(c_double_to_i64(result))
+    }
+}
+
+/// A string (`Some(Some)`), UNDEFINED (`Some(None)`), or neither (`None`).
+fn string_or_undefined(value: &Value) -> Option<Option<&[u8]>> {
+    match value {
+        Value::Str(s) => Some(Some(s)),
+        Value::Undefined => Some(None),
+        _ => None,
+    }
+}
+
+/// C's `sscanf("%lf")`: `strtod`, except that a `0x` without a hexadecimal
+/// digit after it is no number at all (`strtod` reads it as 0).
+fn scan_double(item: &[u8]) -> Option<f64> {
+    let unsigned = item
+        .strip_prefix(b"-")
+        .or_else(|| item.strip_prefix(b"+"))
+        .unwrap_or(item);
+    if unsigned.len() >= 2 && unsigned[0] == b'0' && (unsigned[1] | 0x20) == b'x' {
+        let digits = unsigned[2..].strip_prefix(b".").unwrap_or(&unsigned[2..]);
+        if !digits.first().is_some_and(u8::is_ascii_hexdigit) {
+            return None;
+        }
+    }
+    parse_c_double(item).map(|(value, _)| value)
+}
+
+/// `stringListMember(item, list [, delimiters])` and its case-insensitive
+/// and subset forms. Each argument must be a string or UNDEFINED (else
+/// ERROR); both `item` and `list` UNDEFINED is UNDEFINED; otherwise
+/// UNDEFINED reads as `""` (and as the default delimiters).
+fn member_or_subset(args: &[Value], ignore_case: bool, subset: bool) -> Value {
+    let (Some(item), Some(list)) = (string_or_undefined(&args[0]), string_or_undefined(&args[1]))
+    else {
+        return Value::Error;
+    };
+    let delimiters = match args.get(2).map(string_or_undefined) {
+        None | Some(Some(None)) => MEMBER_DELIMITERS,
+        Some(Some(Some(d))) => d,
+        Some(None) => return Value::Error,
+    };
+    if item.is_none() && list.is_none() {
+        return Value::Undefined;
+    }
+    let item = item.unwrap_or_default();
+    let list = list.unwrap_or_default();
+    let same = |a: &[u8], b: &[u8]| {
+        if ignore_case {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    };
+    if !subset {
+        let found = trimmed_items(list, delimiters).any(|candidate| same(candidate, item));
+        return Value::Bool(found);
+    }
+    // Subset: "" is a subset of anything; otherwise every item of `item`
+    // must be in `list`, and there must be at least one.
+    if item.is_empty() {
+        return Value::Bool(true);
+    }
+    let set: Vec<&[u8]> = trimmed_items(list, delimiters).collect();
+    let mut all = false;
+    for wanted in trimmed_items(item, delimiters) {
+        all = set.iter().any(|candidate| same(candidate, wanted));
+        if !all {
+            break;
+        }
+    }
+    Value::Bool(all)
+}
+
+/// `stringListsIntersect(list1, list2 [, delimiters])`: whether an item of
+/// one list is (case-sensitively) an item of the other. Items are split at
+/// the delimiters (default, and for `""`: space and comma), not trimmed,
+/// empty ones dropped. ERROR in an argument wins over UNDEFINED.
+fn intersect(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if args.iter().any(Value::is_error) {
+        return Value::Error;
+    }
+    if args.iter().any(Value::is_undefined) {
+        return Value::Undefined;
+    }
+    let delimiters = match args.get(2) {
+        None => INTERSECT_DELIMITERS,
+        Some(Value::Str(d)) if d.is_empty() => INTERSECT_DELIMITERS,
+        Some(Value::Str(d)) => d,
+        Some(_) => return Value::Error,
+    };
+    let (Some(first), Some(second)) = (args[0].as_str_bytes(), args[1].as_str_bytes()) else {
+        return Value::Error;
+    };
+    fn split<'a>(list: &'a [u8], delimiters: &[u8]) -> Vec<&'a [u8]> {
+        list.split(|b| delimiters.contains(b))
+            .filter(|item| !item.is_empty())
+            .collect()
+    }
+    let second_items = split(second, delimiters);
+    let found = split(first, delimiters)
+        .iter()
+        .any(|item| second_items.contains(item));
+    Value::Bool(found)
 }
