@@ -63,6 +63,7 @@ impl<'r> Compiler<'r> {
 
     /// Compiles one expression into a verified program.
     pub fn compile(&self, expr: &Expr) -> Result<Program, CompileError> {
+        check_time_literals(expr)?;
         let mut unit = Unit::default();
         self.expr(expr, &mut unit)?;
         unit.code.push(Instr::Return);
@@ -359,6 +360,36 @@ impl<'r> Compiler<'r> {
     }
 }
 
+/// Refuses `absTime("...")`/`relTime("...")` of a literal string that is not
+/// a time anywhere in `expr`, even in a branch that folding will drop: HTCondor
+/// reads these literals while parsing, so one bad literal refuses the whole
+/// expression.
+fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
+    if let ExprKind::Call { name, args } = &expr.kind
+        && let [arg] = args.as_slice()
+        && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
+    {
+        let text = String::from_utf8_lossy(bytes);
+        let valid = if name.eq_ignore_case("relTime") {
+            parse_rel_time(&text).is_some()
+        } else if name.eq_ignore_case("absTime") {
+            parse_abs_time(&text).is_some()
+        } else {
+            true
+        };
+        if !valid {
+            return Err(CompileError::InvalidTimeLiteral(text.into_owned()));
+        }
+    }
+    let mut result = Ok(());
+    expr.for_each_child(|child| {
+        if result.is_ok() {
+            result = check_time_literals(child);
+        }
+    });
+    result
+}
+
 /// Whether a left operand alone decides `&&` / `||`.
 type ShortCircuit = fn(&Value) -> Option<Value>;
 /// The value of `&&` / `||` from both operands.
@@ -381,6 +412,10 @@ pub fn literal_value(lit: &Literal) -> Value {
 struct Unit {
     code: Vec<Instr>,
     pools: Pools,
+    /// The highest position a jump lands on. Instructions before it may be
+    /// reached by a jump that skips what follows them, so constant folding
+    /// must never merge an instruction before it with one after it.
+    label: usize,
 }
 
 impl Unit {
@@ -390,8 +425,12 @@ impl Unit {
         self.code.push(Instr::Const(i));
     }
 
-    /// Removes a trailing constant load and returns its value.
+    /// Removes a trailing constant load and returns its value (unless a
+    /// jump lands after it).
     fn pop_const(&mut self) -> Option<Value> {
+        if self.code.len() <= self.label {
+            return None;
+        }
         match self.code.last() {
             Some(Instr::Const(i)) => {
                 let value = self.pools.constants[*i as usize].clone();
@@ -405,7 +444,7 @@ impl Unit {
     /// Removes two trailing constant loads and returns their values.
     fn pop_two_consts(&mut self) -> Option<(Value, Value)> {
         let n = self.code.len();
-        if n < 2 {
+        if n < 2 || n - 2 < self.label {
             return None;
         }
         match (self.code[n - 2], self.code[n - 1]) {
@@ -441,5 +480,6 @@ impl Unit {
     fn patch(&mut self, at: usize, make: fn(u32) -> Instr) {
         let target = u32::try_from(self.code.len()).unwrap_or(u32::MAX);
         self.code[at] = make(target);
+        self.label = self.label.max(self.code.len());
     }
 }

@@ -330,7 +330,7 @@ fn expected_words(rules: &[Rule]) -> String {
             Rule::selection | Rule::subscript => "an operator",
             Rule::EOI => "end of input",
             r if binary_op(*r).is_some() => "an operator",
-            Rule::ternary_branch | Rule::elvis => "an operator",
+            Rule::ternary_branch | Rule::elvis | Rule::postfix_elvis => "an operator",
             _ => continue,
         };
         if !words.contains(&word) {
@@ -451,6 +451,17 @@ impl<'p, 's> Builder<'p, 's> {
         for part in parts {
             let span = built.expr.span.join(span_of(&part));
             built = match part.as_rule() {
+                Rule::postfix_elvis => {
+                    let fallback = self.postfix_expression(
+                        part.into_inner().next().expect("grammar: elvis fallback"),
+                    )?;
+                    let depth = 1 + built.depth.max(fallback.depth);
+                    let kind = ExprKind::Elvis {
+                        value: Box::new(built.expr),
+                        fallback: Box::new(fallback.expr),
+                    };
+                    self.node(kind, span, depth)?
+                }
                 Rule::selection => {
                     let name =
                         self.attribute_name(part.into_inner().next().expect("grammar: name"))?;

@@ -336,7 +336,13 @@ impl Unparser {
             }
             ExprKind::Elvis { value, fallback } => {
                 self.expr_at(value, indent, out);
-                out.push_str(" ?: ");
+                // `?:` together binds as a postfix operator; an elvis whose
+                // operands are not postfix expressions was written `? :`.
+                out.push_str(if is_postfix_elvis(value, fallback) {
+                    " ?: "
+                } else {
+                    " ? : "
+                });
                 self.expr_at(fallback, indent, out);
             }
             ExprKind::Paren(inner) => {
@@ -407,6 +413,34 @@ impl Unparser {
             }
         }
         let _ = write!(out, "\n{:bracket$}]", "");
+    }
+}
+
+/// Whether `value ?: fallback` reads back as the same tree when written
+/// with the `?:` token: both sides are postfix expressions, and the value is
+/// not itself an elvis (the token associates to the right).
+fn is_postfix_elvis(value: &Expr, fallback: &Expr) -> bool {
+    !matches!(value.kind, ExprKind::Elvis { .. })
+        && is_postfix_expression(value)
+        && is_postfix_expression(fallback)
+}
+
+/// Whether an expression is written as a postfix expression: a primary
+/// followed by selections, subscripts and `?:` parts.
+fn is_postfix_expression(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Literal(_)
+        | ExprKind::Attribute(_)
+        | ExprKind::RootAttribute(_)
+        | ExprKind::Call { .. }
+        | ExprKind::Paren(_)
+        | ExprKind::List(_)
+        | ExprKind::Ad(_) => true,
+        ExprKind::Select { base, .. } | ExprKind::Subscript { base, .. } => {
+            is_postfix_expression(base)
+        }
+        ExprKind::Elvis { value, fallback } => is_postfix_elvis(value, fallback),
+        _ => false,
     }
 }
 

@@ -158,7 +158,7 @@ fn sexpr_printer() {
         .unwrap();
     assert_eq!(
         sexpr(&e),
-        r#"(elvis (+ (neg ([] (. x 'a b') 0)) (call f 1.0 "\xc3" (list))) (ad (a -1)))"#
+        r#"(+ (neg ([] (. x 'a b') 0)) (elvis (call f 1.0 "\xc3" (list)) (ad (a -1))))"#
     );
 }
 

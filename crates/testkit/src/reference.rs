@@ -568,6 +568,7 @@ impl<'a> Reference<'a> {
                 let mut vm = Vm::default();
                 let mut context = CallContext {
                     vm: &mut vm,
+                    env: classad_vm::Env::default(),
                     scope: &vm_scope,
                 };
                 let result = f(&mut context, &vm_args);
@@ -593,6 +594,7 @@ impl<'a> Reference<'a> {
                 let mut vm = Vm::default();
                 let mut context = CallContext {
                     vm: &mut vm,
+                    env: classad_vm::Env::default(),
                     scope: &vm_scope,
                 };
                 let result = f(&mut context, &lazy);

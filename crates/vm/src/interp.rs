@@ -90,6 +90,12 @@ impl<'a> Env<'a> {
     }
 }
 
+fn requirements_symbol() -> &'static Symbol {
+    static REQUIREMENTS: std::sync::LazyLock<Symbol> =
+        std::sync::LazyLock::new(|| Symbol::new("Requirements"));
+    &REQUIREMENTS
+}
+
 /// Per-thread evaluation state. Create one per thread and reuse it.
 pub struct Vm {
     stack: Vec<Value>,
@@ -228,6 +234,64 @@ impl Vm {
         }
     }
 
+    /// Evaluates `program` in each ad of `ads`, writing the values to `out`
+    /// (cleared first). After the first call with a given `out`, nothing is
+    /// allocated but the values the program itself builds.
+    pub fn evaluate_each(&mut self, program: &Program, ads: &[AdRef], out: &mut Vec<Value>) {
+        out.clear();
+        out.reserve(ads.len());
+        for ad in ads {
+            self.reset();
+            out.push(self.run(Env::default(), program, ad));
+        }
+    }
+
+    /// Evaluates `program` for each pair `(my, target)`, MY = `my` and
+    /// TARGET = `target`, writing the values to `out` (cleared first).
+    pub fn evaluate_pairs<'a>(
+        &mut self,
+        program: &Program,
+        pairs: impl IntoIterator<Item = (&'a AdRef, &'a AdRef)>,
+        out: &mut Vec<Value>,
+    ) {
+        out.clear();
+        for (my, target) in pairs {
+            self.reset();
+            out.push(self.run(
+                Env {
+                    pair: Some((my, target)),
+                },
+                program,
+                my,
+            ));
+        }
+    }
+
+    /// HTCondor's symmetric match: the `Requirements` of each ad, evaluated
+    /// with the other as TARGET, are both `true`.
+    pub fn symmetric_match(&mut self, left: &AdRef, right: &AdRef) -> bool {
+        let requirements = requirements_symbol();
+        matches!(
+            self.evaluate_attribute(left, requirements, Some(right)),
+            Value::Bool(true)
+        ) && matches!(
+            self.evaluate_attribute(right, requirements, Some(left)),
+            Value::Bool(true)
+        )
+    }
+
+    /// The `Rank` of `ad` against `target` as the negotiator reads it: a
+    /// number, booleans as 1 and 0, anything else 0.0.
+    pub fn rank(&mut self, ad: &AdRef, target: &AdRef) -> f64 {
+        static RANK: std::sync::LazyLock<Symbol> = std::sync::LazyLock::new(|| Symbol::new("Rank"));
+        match self.evaluate_attribute(ad, &RANK, Some(target)) {
+            Value::Int(i) => i as f64,
+            Value::Real(r) => r,
+            Value::Bool(b) => f64::from(u8::from(b)),
+            _ => 0.0,
+        }
+    }
+
     fn reset(&mut self) {
         self.stack.clear();
         self.active.clear();
@@ -272,12 +336,10 @@ impl Vm {
             // With old-ClassAd compatibility MY is the ad being evaluated; in
             // strict mode it exists only in a match, as the ad's own side.
             "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
-            "parent" => scope.parent.clone().map_or(Value::Undefined, Value::Ad),
+            "parent" => Value::Ad(scope.parent.clone()?),
             "root" | "toplevel" => Value::Ad(scope.root()),
-            "target" => env
-                .target_of(scope)
-                .cloned()
-                .map_or(Value::Undefined, Value::Ad),
+            // Without a match partner `target` is an ordinary name.
+            "target" => Value::Ad(env.target_of(scope)?.clone()),
             _ => return None,
         })
     }
@@ -312,16 +374,23 @@ impl Vm {
             .then(|| Value::Int((self.clock)() as i64))
     }
 
-    /// `name` selected from `ad`: the ad and the ads enclosing it, then the
-    /// special names, then `CurrentTime`.
+    /// `name` selected from `ad`: the ad itself, then the special names
+    /// (taken at `ad`), then the ads enclosing it, then `CurrentTime` —
+    /// HTCondor's order (`[toplevel = [c = 1]].toplevel.toplevel` is the
+    /// root, not the outer attribute).
     fn select_in_ad(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Value {
-        match self.lookup_outward(env, ad, name) {
-            Some(value) => value,
-            None => self
-                .special_name(env, ad, name)
-                .or_else(|| self.current_time(name))
-                .unwrap_or(Value::Undefined),
+        if let Some(slot) = ad.body.slot(name) {
+            return self.attribute_value(env, ad, slot);
         }
+        if let Some(special) = self.special_name(env, ad, name) {
+            return special;
+        }
+        if let Some(parent) = ad.parent.as_ref()
+            && let Some(value) = self.lookup_outward(env, parent, name)
+        {
+            return value;
+        }
+        self.current_time(name).unwrap_or(Value::Undefined)
     }
 
     /// `base.name`.
@@ -401,12 +470,8 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
-                    let root = scope.root();
                     let name = &program.names[instr.arg as usize];
-                    let value = match root.body.slot(name) {
-                        Some(slot) => self.attribute_value(env, &root, slot),
-                        None => Value::Undefined,
-                    };
+                    let value = self.select_in_ad(env, scope.root_ref(), name);
                     self.stack.push(value);
                 }
                 opcode::LOAD_MY => {
