@@ -16,50 +16,15 @@
 use classad::syntax::{AdReader, Format, ParseOptions, Parser, unparse_ad, write_ad_json};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
-/// The pool's old-syntax text (machines then jobs), or why there is none.
+/// The pool's old-syntax text, machines then jobs.
 fn load_pool() -> Result<String, String> {
-    let (dir, temporary) = match std::env::var_os("CLASSAD_POOL_DIR") {
-        Some(dir) => (PathBuf::from(dir), false),
-        None => {
-            let generator =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/workloads/gen_pool.py");
-            if !generator.exists() {
-                return Err(format!("{} not found", generator.display()));
-            }
-            let dir =
-                std::env::temp_dir().join(format!("classad-bench-pool-{}", std::process::id()));
-            let out = Command::new("python3")
-                .arg(&generator)
-                .arg("--out")
-                .arg(&dir)
-                .output()
-                .map_err(|e| format!("cannot run python3: {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "gen_pool.py failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
-            (dir, true)
-        }
-    };
-    let mut text = String::new();
-    for name in ["machines.ads", "jobs.ads"] {
-        let path = dir.join(name);
-        let part =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        text.push_str(&part);
-        if !text.ends_with("\n\n") {
-            text.push('\n');
-        }
+    let (mut text, jobs) = classad_benches::load_pool()?;
+    if !text.ends_with("\n\n") {
+        text.push('\n');
     }
-    if temporary {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    text.push_str(&jobs);
     Ok(text)
 }
 
