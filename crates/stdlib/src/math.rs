@@ -218,11 +218,11 @@ fn round_with(value: &Value, rounding: fn(f64) -> f64) -> Value {
 /// is not negative (computed in doubles, rounded half up, cast as C casts);
 /// otherwise a real.
 fn pow(_: &mut CallContext<'_>, args: &[Value]) -> Value {
-    if let (Value::Int(base), Value::Int(exponent)) = (&args[0], &args[1]) {
-        if *exponent >= 0 {
-            let power = (*base as f64).powf(*exponent as f64);
-            return Value::Int(c_double_to_i64(power + 0.5));
-        }
+    if let (Value::Int(base), Value::Int(exponent)) = (&args[0], &args[1])
+        && *exponent >= 0
+    {
+        let power = (*base as f64).powf(*exponent as f64);
+        return Value::Int(c_double_to_i64(power + 0.5));
     }
     match (to_real(&args[0]), to_real(&args[1])) {
         (Some(base), Some(exponent)) => Value::Real(base.powf(exponent)),

@@ -339,10 +339,10 @@ fn c_string(bytes: &[u8]) -> &[u8] {
 /// Bytes as text for the matcher: ASCII as it is, anything else as Latin-1
 /// (one character per byte).
 fn to_text(bytes: &[u8]) -> Cow<'_, str> {
-    if bytes.is_ascii() {
-        if let Ok(text) = std::str::from_utf8(bytes) {
-            return Cow::Borrowed(text);
-        }
+    if bytes.is_ascii()
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        return Cow::Borrowed(text);
     }
     Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())
 }
@@ -511,16 +511,16 @@ fn substitute(
             .map_or(1, |i| i + 1);
         let mut chars = replacement.chars().peekable();
         while let Some(c) = chars.next() {
-            if c == '\\' {
-                if let Some(digit) = chars.peek().and_then(|d| d.to_digit(10)) {
-                    chars.next();
-                    let group = digit as usize;
-                    if group >= groups {
-                        return None;
-                    }
-                    out.push_str(captures.get(group).map_or("", |m| m.as_str()));
-                    continue;
+            if c == '\\'
+                && let Some(digit) = chars.peek().and_then(|d| d.to_digit(10))
+            {
+                chars.next();
+                let group = digit as usize;
+                if group >= groups {
+                    return None;
                 }
+                out.push_str(captures.get(group).map_or("", |m| m.as_str()));
+                continue;
             }
             out.push(c);
         }
