@@ -17,6 +17,7 @@ mod convert;
 mod core;
 mod env;
 mod introspection;
+pub mod jdl;
 mod lists;
 mod math;
 mod regex;

@@ -880,10 +880,8 @@ pub(crate) mod zone {
         /// Offset and daylight-saving flag at `utc`.
         fn type_at(&self, utc: i64) -> (i32, bool) {
             let after_last = self.transitions.last().is_none_or(|&last| utc >= last);
-            if after_last {
-                if let Some(rule) = &self.rule {
-                    return rule.type_at(utc);
-                }
+            if after_last && let Some(rule) = &self.rule {
+                return rule.type_at(utc);
             }
             let kind = match self.transitions.partition_point(|&t| t <= utc) {
                 0 => 0,
@@ -1179,11 +1177,12 @@ pub(crate) mod zone {
         if version >= b'2' {
             let footer_at = chars_at + chars + leap * 12 + isstd + isut;
             let footer = data.get(footer_at..).unwrap_or_default();
-            if let Some(rest) = footer.strip_prefix(b"\n") {
-                if let Some(end) = rest.iter().position(|&c| c == b'\n') {
-                    let text = String::from_utf8_lossy(&rest[..end]).into_owned();
-                    zone.rule = parse_rule(&text);
-                }
+            if let Some(rest) = footer.strip_prefix(
+                b"
+",
+            ) && let Some(end) = rest.iter().position(|&c| c == b'\n')
+            {
+                zone.rule = parse_rule(&String::from_utf8_lossy(&rest[..end]));
             }
         }
         Some(zone)
