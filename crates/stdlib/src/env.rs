@@ -1,7 +1,519 @@
-//! Builtin functions: env (spec 003, "Predefined Functions").
+//! Job environment and argument strings, user home directories and user
+//! maps (spec 003, "Predefined Functions": `envV1ToV2`, `mergeEnvironment`,
+//! `userHome`, `userMap`; and HTCondor's `listToArgs`, `argsToList`, which
+//! it registers with them).
+//!
+//! HTCondor's two syntaxes (its `Env` and `ArgList` classes):
+//! - V1 environment: `NAME=value` entries separated by `;`.
+//! - V1 arguments: words separated by white space, no quoting.
+//! - V2 (both): words separated by white space; a single-quoted span keeps
+//!   white space, `''` inside it is a quote. V2 environments are written
+//!   sorted by name, each entry with its runs of white space and quotes
+//!   wrapped in single quotes (quotes doubled).
 
-use classad_vm::Builtin;
+use crate::builtin;
+use classad_vm::{Builtin, CallContext, Value};
+use fancy_regex::{Regex, RegexBuilder};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, LazyLock, RwLock};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
-    Vec::new()
+    vec![
+        builtin("envV1ToV2", 1, 1, true, env_v1_to_v2),
+        builtin("mergeEnvironment", 0, u16::MAX, true, merge_environment),
+        builtin("listToArgs", 1, 2, true, list_to_args),
+        builtin("argsToList", 1, 2, true, args_to_list),
+        // Depends on the system's user database.
+        builtin("userHome", 1, 2, false, user_home),
+        // Depends on the maps installed with `set_user_map`.
+        builtin("userMap", 2, 4, false, user_map),
+    ]
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// Splits V2 text into words; `None` for an unterminated quote.
+fn split_v2(text: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if is_space(text[i]) {
+            i += 1;
+            continue;
+        }
+        let mut word = Vec::new();
+        while i < text.len() && !is_space(text[i]) {
+            if text[i] == b'\'' {
+                i += 1;
+                loop {
+                    match text.get(i) {
+                        None => return None,
+                        Some(b'\'') if text.get(i + 1) == Some(&b'\'') => {
+                            word.push(b'\'');
+                            i += 2;
+                        }
+                        Some(b'\'') => {
+                            i += 1;
+                            break;
+                        }
+                        Some(&c) => {
+                            word.push(c);
+                            i += 1;
+                        }
+                    }
+                }
+            } else {
+                word.push(text[i]);
+                i += 1;
+            }
+        }
+        words.push(word);
+    }
+    Some(words)
+}
+
+/// Writes one V2 word: runs of white space and quotes wrapped in quotes,
+/// quotes doubled; an empty word is `''`.
+fn quote_v2(word: &[u8], out: &mut Vec<u8>) {
+    if word.is_empty() {
+        out.extend_from_slice(b"''");
+        return;
+    }
+    let special = |b: u8| is_space(b) || b == b'\'';
+    let mut i = 0;
+    while i < word.len() {
+        if special(word[i]) {
+            out.push(b'\'');
+            while i < word.len() && special(word[i]) {
+                if word[i] == b'\'' {
+                    out.extend_from_slice(b"''");
+                } else {
+                    out.push(word[i]);
+                }
+                i += 1;
+            }
+            out.push(b'\'');
+        } else {
+            out.push(word[i]);
+            i += 1;
+        }
+    }
+}
+
+/// An environment: names to values, written sorted by name.
+type Env = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// Adds `NAME=value`; false when there is no `=` or no name.
+fn env_insert(env: &mut Env, entry: &[u8]) -> bool {
+    match entry.iter().position(|&b| b == b'=') {
+        Some(0) | None => false,
+        Some(eq) => {
+            env.insert(entry[..eq].to_vec(), entry[eq + 1..].to_vec());
+            true
+        }
+    }
+}
+
+fn env_v2_text(env: &Env) -> Value {
+    let mut out = Vec::new();
+    for (i, (name, value)) in env.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        let mut entry = name.clone();
+        entry.push(b'=');
+        entry.extend_from_slice(value);
+        quote_v2(&entry, &mut out);
+    }
+    Value::Str(out.into())
+}
+
+/// `envV1ToV2(env)`: a V1 environment (`A=1;B=2`) in V2 syntax. UNDEFINED
+/// stays UNDEFINED; an entry without a name and `=`, or a non-string, is
+/// ERROR.
+fn env_v1_to_v2(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let text = match &args[0] {
+        Value::Undefined => return Value::Undefined,
+        Value::Str(text) => crate::convert::c_str(text),
+        _ => return Value::Error,
+    };
+    let mut env = Env::new();
+    for entry in text.split(|&b| b == b';') {
+        let start = entry
+            .iter()
+            .position(|&b| !is_space(b))
+            .unwrap_or(entry.len());
+        let entry = &entry[start..];
+        if !entry.is_empty() && !env_insert(&mut env, entry) {
+            return Value::Error;
+        }
+    }
+    env_v2_text(&env)
+}
+
+/// `mergeEnvironment(env...)`: V2 environments merged left to right (a
+/// later value of a name wins), UNDEFINED arguments skipped. A non-string
+/// or an unreadable environment is ERROR.
+fn merge_environment(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let mut env = Env::new();
+    for arg in args {
+        let text = match arg {
+            Value::Undefined => continue,
+            Value::Str(text) => crate::convert::c_str(text),
+            _ => return Value::Error,
+        };
+        let Some(words) = split_v2(text) else {
+            return Value::Error;
+        };
+        for word in words {
+            if !env_insert(&mut env, &word) {
+                return Value::Error;
+            }
+        }
+    }
+    env_v2_text(&env)
+}
+
+/// The optional syntax version argument: 1 or 2 (default 2).
+fn version(args: &[Value]) -> Option<u8> {
+    match args.get(1) {
+        None => Some(2),
+        Some(Value::Int(1)) => Some(1),
+        Some(Value::Int(2)) => Some(2),
+        Some(_) => None,
+    }
+}
+
+/// `argsToList(args [, version])`: an argument string (V2 by default,
+/// V1 when `version` is 1) as a list of strings. ERROR for a non-string
+/// (UNDEFINED included), a bad version or an unterminated quote.
+fn args_to_list(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let Some(version) = version(args) else {
+        return Value::Error;
+    };
+    let Value::Str(text) = &args[0] else {
+        return Value::Error;
+    };
+    let text = crate::convert::c_str(text);
+    let words = if version == 1 {
+        text.split(|&b| is_space(b))
+            .filter(|w| !w.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    } else {
+        match split_v2(text) {
+            Some(words) => words,
+            None => return Value::Error,
+        }
+    };
+    Value::List(words.into_iter().map(Value::string).collect())
+}
+
+/// `listToArgs(list [, version])`: a list of strings as an argument
+/// string (V2 by default; V1 joins with spaces and cannot hold white
+/// space). ERROR for a non-list, a non-string element or a bad version.
+fn list_to_args(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let Some(version) = version(args) else {
+        return Value::Error;
+    };
+    let Value::List(items) = &args[0] else {
+        return Value::Error;
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Value::Str(word) = item else {
+            return Value::Error;
+        };
+        let word = crate::convert::c_str(word);
+        if i > 0 {
+            out.push(b' ');
+        }
+        if version == 1 {
+            if word.iter().any(|&b| is_space(b)) {
+                return Value::Error;
+            }
+            out.extend_from_slice(word);
+        } else {
+            quote_v2(word, &mut out);
+        }
+    }
+    Value::Str(out.into())
+}
+
+/// The home directory of `user` in `passwd` text (`/etc/passwd` format:
+/// `name:password:uid:gid:gecos:home:shell`).
+pub fn home_in_passwd(passwd: &[u8], user: &[u8]) -> Option<Vec<u8>> {
+    passwd.split(|&b| b == b'\n').find_map(|line| {
+        let fields: Vec<&[u8]> = line.split(|&b| b == b':').collect();
+        (fields.len() >= 6 && fields[0] == user && !user.is_empty()).then(|| fields[5].to_vec())
+    })
+}
+
+/// `userHome(name [, default])`: the home directory of `name` in the
+/// system's user database (`/etc/passwd`). A non-empty string `default`
+/// replaces every failure; without one, an unknown user or UNDEFINED name
+/// is UNDEFINED and a non-string name ERROR.
+fn user_home(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let default = match args.get(1) {
+        Some(Value::Str(d)) if !d.is_empty() => Some(d.clone()),
+        _ => None,
+    };
+    let fallback = |or: Value| default.clone().map_or(or, Value::Str);
+    let name = match &args[0] {
+        Value::Undefined => return fallback(Value::Undefined),
+        Value::Str(name) => crate::convert::c_str(name),
+        _ => return fallback(Value::Error),
+    };
+    let passwd = std::fs::read("/etc/passwd").unwrap_or_default();
+    match home_in_passwd(&passwd, name) {
+        Some(home) => Value::Str(home.into()),
+        None => fallback(Value::Undefined),
+    }
+}
+
+/// One rule of a map file: how the input is matched, and its result.
+enum Matcher {
+    Literal(Vec<u8>),
+    Pattern(Regex),
+}
+
+struct MapRule {
+    matcher: Matcher,
+    canonical: String,
+}
+
+/// The parsed maps, by name (case-insensitive).
+static USER_MAPS: LazyLock<RwLock<HashMap<String, Arc<Vec<MapRule>>>>> =
+    LazyLock::new(|| RwLock::new(HashMap::new()));
+
+/// Splits a map-file line into tokens: white space separates, a token in
+/// double quotes keeps white space (`\"` is a quote in it), and a `/`
+/// token runs to its closing unescaped `/` and its flags.
+fn map_tokens(line: &str) -> Result<Vec<String>, String> {
+    let mut tokens = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(&first) = chars.peek() else {
+            break;
+        };
+        let mut token = String::new();
+        match first {
+            '"' => {
+                chars.next();
+                loop {
+                    match chars.next() {
+                        None => return Err("unterminated quoted token".into()),
+                        Some('\\') if chars.peek() == Some(&'"') => {
+                            chars.next();
+                            token.push('"');
+                        }
+                        Some('"') => break,
+                        Some(c) => token.push(c),
+                    }
+                }
+            }
+            '/' if tokens.len() == 1 => {
+                token.push(chars.next().unwrap_or('/'));
+                loop {
+                    match chars.next() {
+                        None => return Err("unterminated regular expression".into()),
+                        Some('\\') => {
+                            token.push('\\');
+                            if let Some(c) = chars.next() {
+                                token.push(c);
+                            }
+                        }
+                        Some('/') => {
+                            token.push('/');
+                            break;
+                        }
+                        Some(c) => token.push(c),
+                    }
+                }
+                while chars.peek().is_some_and(|c| !c.is_whitespace()) {
+                    token.extend(chars.next());
+                }
+            }
+            _ => {
+                while chars.peek().is_some_and(|c| !c.is_whitespace()) {
+                    token.extend(chars.next());
+                }
+            }
+        }
+        tokens.push(token);
+    }
+    Ok(tokens)
+}
+
+/// Installs (or replaces) the user map `name` from map-file text, as
+/// HTCondor's `CLASSAD_USER_MAPFILE_<name>` / `CLASSAD_USER_MAPDATA_<name>`
+/// do. Each non-blank line not starting with `#` is
+/// `method principal canonicalization`: `userMap` uses rules whose method
+/// is `*`. The principal is a literal (matched exactly) or `/regex/`
+/// with optional flag `i` (case-insensitive), matched anywhere unless
+/// anchored; the canonicalization is the comma-separated group list, in
+/// which `\1`...`\9` are the regex's groups. Literal rules are tried
+/// before regex rules, each kind in file order.
+pub fn set_user_map(name: &str, map_text: &str) -> Result<(), String> {
+    let mut literals = Vec::new();
+    let mut patterns = Vec::new();
+    for (number, line) in map_text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let tokens = map_tokens(trimmed).map_err(|e| format!("line {}: {e}", number + 1))?;
+        let [method, principal, canonical, ..] = tokens.as_slice() else {
+            return Err(format!(
+                "line {}: expected method, principal and canonicalization",
+                number + 1
+            ));
+        };
+        if method != "*" {
+            continue;
+        }
+        let rule = if let Some(body) = principal.strip_prefix('/')
+            && let Some(close) = body.rfind('/')
+        {
+            let flags = &body[close + 1..];
+            let regex = RegexBuilder::new(&body[..close])
+                .case_insensitive(flags.contains('i'))
+                .build()
+                .map_err(|e| format!("line {}: {e}", number + 1))?;
+            patterns.push(MapRule {
+                matcher: Matcher::Pattern(regex),
+                canonical: canonical.clone(),
+            });
+            continue;
+        } else {
+            MapRule {
+                matcher: Matcher::Literal(principal.as_bytes().to_vec()),
+                canonical: canonical.clone(),
+            }
+        };
+        literals.push(rule);
+    }
+    literals.extend(patterns);
+    let mut maps = USER_MAPS.write().unwrap_or_else(|e| e.into_inner());
+    maps.insert(name.to_ascii_lowercase(), Arc::new(literals));
+    Ok(())
+}
+
+/// Removes every installed user map.
+pub fn clear_user_maps() {
+    USER_MAPS.write().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// The canonicalization of `input` in map `name`, groups substituted.
+fn map_lookup(name: &str, input: &str) -> Option<String> {
+    let rules = USER_MAPS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&name.to_ascii_lowercase())?
+        .clone();
+    for rule in rules.iter() {
+        match &rule.matcher {
+            Matcher::Literal(literal) if literal == input.as_bytes() => {
+                return Some(rule.canonical.clone());
+            }
+            Matcher::Literal(_) => {}
+            Matcher::Pattern(regex) => {
+                let Ok(Some(captures)) = regex.captures(input) else {
+                    continue;
+                };
+                let mut out = String::new();
+                let mut chars = rule.canonical.chars().peekable();
+                while let Some(c) = chars.next() {
+                    match (c, chars.peek().and_then(|d| d.to_digit(10))) {
+                        ('\\', Some(group)) => {
+                            chars.next();
+                            if let Some(m) = captures.get(group as usize) {
+                                out.push_str(m.as_str());
+                            }
+                        }
+                        _ => out.push(c),
+                    }
+                }
+                return Some(out);
+            }
+        }
+    }
+    None
+}
+
+/// `userMap(map, input [, preferred [, default]])`: with two arguments,
+/// the comma-separated groups `input` maps to in `map`, or UNDEFINED; with
+/// `preferred`, that group if `input` maps to it (ignoring case), else the
+/// first group, else `default` (or UNDEFINED). UNDEFINED arguments give
+/// UNDEFINED; other non-strings ERROR.
+fn user_map(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let mut texts = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg {
+            Value::Str(s) => {
+                texts.push(String::from_utf8_lossy(crate::convert::c_str(s)).into_owned())
+            }
+            Value::Undefined if texts.len() >= 2 => texts.push(String::new()),
+            Value::Undefined => return Value::Undefined,
+            _ => return Value::Error,
+        }
+    }
+    let mapped = map_lookup(&texts[0], &texts[1]);
+    if args.len() == 2 {
+        return mapped.map_or(Value::Undefined, Value::string);
+    }
+    let groups: Vec<&str> = mapped
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .collect();
+    let preferred = &texts[2];
+    if let Some(group) = groups.iter().find(|g| g.eq_ignore_ascii_case(preferred)) {
+        return Value::string(group);
+    }
+    if let Some(first) = groups.first() {
+        return Value::string(first);
+    }
+    match (args.get(3), texts.get(3)) {
+        (Some(Value::Str(_)), Some(default)) => Value::string(default),
+        _ => Value::Undefined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwd_lines() {
+        let passwd =
+            b"root:x:0:0:root:/root:/bin/bash\nbob:x:1000:1000::/home/bob:/bin/sh\nbad:x\n";
+        assert_eq!(home_in_passwd(passwd, b"bob"), Some(b"/home/bob".to_vec()));
+        assert_eq!(home_in_passwd(passwd, b"bad"), None);
+        assert_eq!(home_in_passwd(passwd, b""), None);
+    }
+
+    #[test]
+    fn map_file_tokens() {
+        assert_eq!(
+            map_tokens(r#"* /^(\w+)@x\.org$/i \1,users"#).ok(),
+            Some(vec![
+                "*".into(),
+                r"/^(\w+)@x\.org$/i".into(),
+                r"\1,users".into()
+            ])
+        );
+        assert_eq!(
+            map_tokens(r#"* "a b" g"#).ok(),
+            Some(vec!["*".into(), "a b".into(), "g".into()])
+        );
+        assert!(map_tokens(r#"* "a"#).is_err());
+    }
 }

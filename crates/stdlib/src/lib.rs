@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 mod convert;
 mod core;
-mod env;
+pub mod env;
 mod introspection;
 pub mod jdl;
 mod lists;
