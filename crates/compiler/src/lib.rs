@@ -164,28 +164,31 @@ impl<'r> Compiler<'r> {
                 unit.patch(test, Instr::ElvisTest);
             }
             ExprKind::List(items) => {
-                let start = unit.code.len();
+                // A list of literals is a constant; any other list is lazy:
+                // each element a program run where the list was written,
+                // when the element is used (as HTCondor does). Computed
+                // constants are not folded in, because HTCondor prints a
+                // list's elements as written (`string({1 + 2})`).
+                let mut constants = Vec::with_capacity(items.len());
                 for item in items {
-                    self.expr(item, unit)?;
+                    match &item.kind {
+                        ExprKind::Literal(lit) => constants.push(literal_value(lit)),
+                        _ => break,
+                    }
                 }
-                let n = u32::try_from(items.len()).unwrap_or(u32::MAX);
-                // Fold a list whose items all compiled to constants.
-                let all_const = unit.code[start..]
-                    .iter()
-                    .all(|i| matches!(i, Instr::Const(_)))
-                    && unit.code.len() - start == items.len();
-                if all_const {
-                    let values: Vec<Value> = unit.code[start..]
-                        .iter()
-                        .map(|i| match i {
-                            Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
-                            _ => Value::Error,
-                        })
-                        .collect();
-                    unit.code.truncate(start);
-                    unit.push_const(Value::List(values.into()));
+                if constants.len() == items.len() {
+                    unit.push_const(Value::List(constants.into()));
                 } else {
-                    unit.code.push(Instr::MakeList(n));
+                    let mut elements = Vec::with_capacity(items.len());
+                    for item in items {
+                        elements.push(LazyArg {
+                            program: Arc::new(self.compile(item)?),
+                            source: Arc::new(item.clone()),
+                        });
+                    }
+                    let i = u32::try_from(unit.pools.lists.len()).unwrap_or(u32::MAX);
+                    unit.pools.lists.push(elements.into());
+                    unit.code.push(Instr::MakeList(i));
                 }
             }
             ExprKind::Ad(ad) => {
@@ -344,7 +347,7 @@ impl<'r> Compiler<'r> {
                 env: classad_vm::Env::default(),
                 scope: &scope,
             };
-            if let Function::Strict(f) = function.function {
+            if let Function::Strict(f) | Function::StrictKeepingLists(f) = function.function {
                 let value = f(&mut context, &values);
                 unit.push_const(value);
                 return Ok(());

@@ -17,7 +17,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("int", 1, 1, true, |_, a| to_int(&a[0])),
         builtin("real", 1, 1, true, |_, a| to_real(&a[0])),
-        builtin("string", 1, 1, true, to_string),
+        crate::builtin_keeping_lists("string", 1, 1, true, to_string),
         builtin("bool", 1, 1, true, |_, a| to_bool(&a[0])),
     ]
 }
@@ -32,7 +32,7 @@ fn to_int(value: &Value) -> Value {
         Value::AbsTime(t) => Value::Int(t.secs),
         Value::RelTime(r) => Value::Int(rel_secs(*r)),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, |r| Value::Int(double_to_i64(r))),
-        Value::Error | Value::List(_) | Value::Ad(_) => Value::Error,
+        Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -46,7 +46,7 @@ fn to_real(value: &Value) -> Value {
         Value::AbsTime(t) => Value::Real(t.secs as f64),
         Value::RelTime(r) => Value::Real(rel_secs(*r) as f64),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, Value::Real),
-        Value::Error | Value::List(_) | Value::Ad(_) => Value::Error,
+        Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -78,7 +78,9 @@ fn to_bool(value: &Value) -> Value {
                 Value::Undefined
             }
         }
-        Value::Error | Value::AbsTime(_) | Value::List(_) | Value::Ad(_) => Value::Error,
+        Value::Error | Value::AbsTime(_) | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => {
+            Value::Error
+        }
     }
 }
 
@@ -134,7 +136,9 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
             }
             out.extend_from_slice(b" }");
         }
-        Value::Ad(_) => out.extend_from_slice(classad_vm::print::value_to_string(value).as_bytes()),
+        Value::Ad(_) | Value::LazyList(_) => {
+            out.extend_from_slice(classad_vm::print::value_to_string(value).as_bytes())
+        }
     }
 }
 

@@ -86,12 +86,16 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 /// `unresolved(attr)`: the attributes the expression of `attr` refers to
 /// that are not defined, comma-separated: unscoped and `MY.` names first,
 /// then `TARGET.` names, each group sorted as HTCondor's `std::set` sorts.
+///
+/// `unresolved(attr, pattern)`: whether any of those names matches the
+/// regular expression `pattern`.
 fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    if args.len() == 2 {
-        // The regular-expression form needs the regex family; until then
-        // it is ERROR rather than a wrong answer.
-        return Value::Error;
-    }
+    let pattern = match args.get(1).map(|arg| context.evaluate(&arg.program)) {
+        None => None,
+        Some(Value::Str(pattern)) => Some(pattern),
+        Some(Value::Undefined) => return Value::Undefined,
+        Some(_) => return Value::Error,
+    };
     let source = match referenced_source(context, &args[0]) {
         Ok(Some(source)) => source,
         Ok(None) => return Value::string(""),
@@ -109,7 +113,20 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         .chain(target.iter())
         .map(String::as_str)
         .collect();
-    Value::string(names.join(","))
+    match pattern {
+        None => Value::string(names.join(",")),
+        Some(pattern) => {
+            let mut any = false;
+            for name in names {
+                match crate::regex::matches_anywhere(&pattern, name.as_bytes()) {
+                    Some(true) => any = true,
+                    Some(false) => {}
+                    None => return Value::Error,
+                }
+            }
+            Value::Bool(any)
+        }
+    }
 }
 
 fn collect_references(expr: &Expr, own: &mut BTreeSet<String>, target: &mut BTreeSet<String>) {
@@ -164,6 +181,7 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         .iter()
         .map(|item| match item {
             Value::Ad(ad) => context.evaluate_in(&args[0].program, ad),
+            Value::Undefined => Value::Undefined,
             _ => Value::Error,
         })
         .collect();

@@ -82,6 +82,24 @@ pub(crate) fn builtin(
     }
 }
 
+/// Shorthand for a function whose list arguments keep their elements as
+/// written ([`Function::StrictKeepingLists`]).
+pub(crate) fn builtin_keeping_lists(
+    name: &'static str,
+    min_args: u16,
+    max_args: u16,
+    pure: bool,
+    func: fn(&mut CallContext<'_>, &[Value]) -> Value,
+) -> Builtin {
+    Builtin {
+        name,
+        min_args,
+        max_args,
+        pure,
+        function: Function::StrictKeepingLists(func),
+    }
+}
+
 /// Shorthand for a function that takes its arguments unevaluated.
 #[allow(dead_code)]
 pub(crate) fn lazy_builtin(

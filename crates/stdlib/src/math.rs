@@ -52,7 +52,9 @@ pub(crate) fn to_real(value: &Value) -> Option<f64> {
         // as a `time_t`).
         Value::RelTime(r) => Some(c_double_to_i64(r.trunc()) as f64),
         Value::AbsTime(t) => Some(t.secs as f64),
-        Value::Undefined | Value::Error | Value::List(_) | Value::Ad(_) => None,
+        Value::Undefined | Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => {
+            None
+        }
     }
 }
 

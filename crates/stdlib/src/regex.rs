@@ -358,6 +358,12 @@ fn from_text(text: String) -> Vec<u8> {
     }
 }
 
+/// Whether `pattern` (no options) matches somewhere in `target`: `None`
+/// when the pattern is invalid or the match fails, for other families.
+pub(crate) fn matches_anywhere(pattern: &[u8], target: &[u8]) -> Option<bool> {
+    search(&*compile(pattern, 0)?, target)
+}
+
 /// Whether the pattern matches somewhere in `target`; `None` when the
 /// match fails (backtracking limit).
 fn search(compiled: &Compiled, target: &[u8]) -> Option<bool> {

@@ -169,7 +169,7 @@ impl<'a> RValue<'a> {
             Value::Str(s) => RValue::Str(Rc::from(&s[..])),
             Value::AbsTime(t) => RValue::AbsTime(t),
             Value::RelTime(r) => RValue::RelTime(r),
-            Value::Error | Value::List(_) | Value::Ad(_) => RValue::Error,
+            Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => RValue::Error,
         }
     }
 }
@@ -561,7 +561,9 @@ impl<'a> Reference<'a> {
             return RValue::Error;
         }
         match builtin.function {
-            Function::Strict(f) => {
+            // The reference passes lists evaluated to both kinds; the VM keeps
+            // list elements as written for StrictKeepingLists (`string`).
+            Function::Strict(f) | Function::StrictKeepingLists(f) => {
                 let values: Vec<RValue<'a>> = args.iter().map(|a| self.eval(a, scope)).collect();
                 let vm_args: Vec<Value> = values.iter().map(|v| self.vm_value(v)).collect();
                 let vm_scope = self.vm_ad(scope);

@@ -64,7 +64,7 @@ pub enum Instr {
     },
     /// Push `lazy_calls[i]` called with its unevaluated arguments.
     CallLazy(u32),
-    /// Pop `n` values, push a list of them.
+    /// Push a lazy list of the elements `lists[i]` in the current scope.
     MakeList(u32),
     /// Push a new ad with body `ads[i]` in the current scope.
     MakeAd(u32),
@@ -204,6 +204,7 @@ pub struct Program {
     pub(crate) functions: Box<[Arc<Builtin>]>,
     pub(crate) ads: Box<[Arc<AdBody>]>,
     pub(crate) lazy_calls: Box<[LazyCall]>,
+    pub(crate) lists: Box<[Arc<[LazyArg]>]>,
     pub(crate) max_stack: u32,
 }
 
@@ -245,6 +246,8 @@ pub struct Pools {
     pub ads: Vec<Arc<AdBody>>,
     /// Calls of lazy functions.
     pub lazy_calls: Vec<LazyCall>,
+    /// Elements of list literals.
+    pub lists: Vec<Arc<[LazyArg]>>,
 }
 
 impl Program {
@@ -261,6 +264,7 @@ impl Program {
             functions: pools.functions.into(),
             ads: pools.ads.into(),
             lazy_calls: pools.lazy_calls.into(),
+            lists: pools.lists.into(),
             max_stack,
         })
     }
@@ -299,6 +303,14 @@ impl Program {
             for (n, arg) in call.args.iter().enumerate() {
                 let _ = writeln!(out, "lazy call #{i} argument {n}:");
                 for line in arg.program.disassemble_all().lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
+            }
+        }
+        for (i, list) in self.lists.iter().enumerate() {
+            for (n, item) in list.iter().enumerate() {
+                let _ = writeln!(out, "list #{i} element {n}:");
+                for line in item.program.disassemble_all().lines() {
                     let _ = writeln!(out, "    {line}");
                 }
             }
@@ -362,7 +374,11 @@ impl Program {
                         .map_or("?", |c| c.function.name),
                     self.lazy_calls.get(i as usize).map_or(0, |c| c.args.len())
                 ),
-                Instr::MakeList(n) => writeln!(out, "make_list    {n}"),
+                Instr::MakeList(i) => writeln!(
+                    out,
+                    "make_list    #{i} ({} elements)",
+                    self.lists.get(i as usize).map_or(0, |l| l.len())
+                ),
                 Instr::MakeAd(i) => writeln!(
                     out,
                     "make_ad      #{i} ({} attributes)",
@@ -429,7 +445,10 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
                 check_pool(i, pools.lazy_calls.len(), "lazy call")?;
                 (0, 1, None)
             }
-            Instr::MakeList(n) => (n, 1, None),
+            Instr::MakeList(i) => {
+                check_pool(i, pools.lists.len(), "list")?;
+                (0, 1, None)
+            }
             Instr::MakeAd(i) => {
                 check_pool(i, pools.ads.len(), "ad")?;
                 (0, 1, None)

@@ -22,7 +22,7 @@ use crate::ad::{AdRef, AdValue, Symbol};
 use crate::bytecode::{Program, opcode};
 use crate::ops;
 use crate::registry::Function;
-use crate::value::Value;
+use crate::value::{LazyList, Value};
 use classad_syntax::{BinaryOp, UnaryOp};
 use std::sync::Arc;
 
@@ -110,6 +110,8 @@ pub struct Vm {
     clock: Clock,
     /// Argument buffer reused by calls.
     call_args: Vec<Value>,
+    /// Lazy lists being forced, as (elements address, scope body address).
+    forcing: Vec<(usize, usize)>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -127,12 +129,14 @@ pub struct CallContext<'a> {
 impl CallContext<'_> {
     /// Evaluates `program` in the caller's scope.
     pub fn evaluate(&mut self, program: &Program) -> Value {
-        self.vm.run(self.env, program, self.scope)
+        let value = self.vm.run(self.env, program, self.scope);
+        self.vm.force(self.env, value)
     }
 
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
-        self.vm.run(self.env, program, scope)
+        let value = self.vm.run(self.env, program, scope);
+        self.vm.force(self.env, value)
     }
 
     /// The current time in seconds since the epoch.
@@ -182,6 +186,7 @@ impl Vm {
             options,
             clock: system_clock,
             call_args: Vec::new(),
+            forcing: Vec::new(),
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -199,7 +204,8 @@ impl Vm {
     /// Evaluates `program` in `scope` (no match partner).
     pub fn evaluate(&mut self, program: &Program, scope: &AdRef) -> Value {
         self.reset();
-        self.run(Env::default(), program, scope)
+        let value = self.run(Env::default(), program, scope);
+        self.force(Env::default(), value)
     }
 
     /// Evaluates `program` in `my`, with `target` as the other ad of a
@@ -207,13 +213,11 @@ impl Vm {
     /// `TARGET` is `my`.
     pub fn evaluate_in_match(&mut self, program: &Program, my: &AdRef, target: &AdRef) -> Value {
         self.reset();
-        self.run(
-            Env {
-                pair: Some((my, target)),
-            },
-            program,
-            my,
-        )
+        let env = Env {
+            pair: Some((my, target)),
+        };
+        let value = self.run(env, program, my);
+        self.force(env, value)
     }
 
     /// Evaluates attribute `name` of `ad` (UNDEFINED if it has none), with
@@ -228,10 +232,11 @@ impl Vm {
         let env = Env {
             pair: target.map(|t| (ad, t)),
         };
-        match ad.body.slot(name) {
+        let value = match ad.body.slot(name) {
             Some(slot) => self.attribute_value(env, ad, slot),
             None => Value::Undefined,
-        }
+        };
+        self.force(env, value)
     }
 
     /// Evaluates `program` in each ad of `ads`, writing the values to `out`
@@ -242,7 +247,8 @@ impl Vm {
         out.reserve(ads.len());
         for ad in ads {
             self.reset();
-            out.push(self.run(Env::default(), program, ad));
+            let value = self.run(Env::default(), program, ad);
+            out.push(self.force(Env::default(), value));
         }
     }
 
@@ -257,13 +263,11 @@ impl Vm {
         out.clear();
         for (my, target) in pairs {
             self.reset();
-            out.push(self.run(
-                Env {
-                    pair: Some((my, target)),
-                },
-                program,
-                my,
-            ));
+            let env = Env {
+                pair: Some((my, target)),
+            };
+            let value = self.run(env, program, my);
+            out.push(self.force(env, value));
         }
     }
 
@@ -294,6 +298,7 @@ impl Vm {
 
     fn reset(&mut self) {
         self.stack.clear();
+        self.forcing.clear();
         self.active.clear();
         self.depth = 0;
         self.steps = 0;
@@ -400,17 +405,87 @@ impl Vm {
             Value::List(items) => {
                 let selected: Vec<Value> = items
                     .iter()
-                    .map(|item| match item {
-                        Value::Ad(_) | Value::List(_) | Value::Undefined => {
-                            self.select(env, item.clone(), name)
-                        }
-                        _ => Value::Error,
+                    .map(|item| self.select_from_element(env, item.clone(), name))
+                    .collect();
+                Value::List(selected.into())
+            }
+            Value::LazyList(list) => {
+                let selected: Vec<Value> = (0..list.items.len())
+                    .map(|i| {
+                        let item = self.list_element(env, &list, i);
+                        self.select_from_element(env, item, name)
                     })
                     .collect();
                 Value::List(selected.into())
             }
             Value::Undefined => Value::Undefined,
             _ => Value::Error,
+        }
+    }
+
+    /// One element of a selection projected over a list. Counts as one
+    /// level of depth: a list that contains itself (`[x = {X}].x.a`) would
+    /// otherwise project forever.
+    fn select_from_element(&mut self, env: Env<'_>, item: Value, name: &Symbol) -> Value {
+        match item {
+            Value::Ad(_) | Value::List(_) | Value::LazyList(_) | Value::Undefined => {
+                if self.depth >= self.options.limits.max_depth {
+                    return Value::Error;
+                }
+                self.depth += 1;
+                let value = self.select(env, item, name);
+                self.depth -= 1;
+                value
+            }
+            _ => Value::Error,
+        }
+    }
+
+    /// Element `i` of a lazy list, evaluated where the list was written.
+    /// Counts as one level of depth: a list whose element refers to itself
+    /// through a subscript (`[a = {a[0]}].a[0]`) ends in ERROR, as in HTCondor.
+    fn list_element(&mut self, env: Env<'_>, list: &LazyList, i: usize) -> Value {
+        if self.depth >= self.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.depth += 1;
+        let value = self.run(env, &list.items[i].program, &list.scope);
+        self.depth -= 1;
+        value
+    }
+
+    /// `value` with every lazy list in it evaluated, element by element,
+    /// for a function or for the caller. A list that contains itself (its
+    /// forcing reached again) is left lazy there.
+    pub(crate) fn force(&mut self, env: Env<'_>, value: Value) -> Value {
+        match value {
+            Value::LazyList(list) => {
+                let key = (
+                    Arc::as_ptr(&list.items) as *const u8 as usize,
+                    Arc::as_ptr(&list.scope.body) as usize,
+                );
+                if self.forcing.contains(&key) || self.depth >= self.options.limits.max_depth {
+                    return Value::LazyList(list);
+                }
+                self.forcing.push(key);
+                let items: Vec<Value> = (0..list.items.len())
+                    .map(|i| {
+                        let item = self.list_element(env, &list, i);
+                        self.force(env, item)
+                    })
+                    .collect();
+                self.forcing.pop();
+                Value::List(items.into())
+            }
+            Value::List(items)
+                if items
+                    .iter()
+                    .any(|v| matches!(v, Value::List(_) | Value::LazyList(_))) =>
+            {
+                let items: Vec<Value> = items.iter().map(|v| self.force(env, v.clone())).collect();
+                Value::List(items.into())
+            }
+            other => other,
         }
     }
 
@@ -432,6 +507,10 @@ impl Vm {
                     .cloned()
                     .unwrap_or(Value::Error)
             }
+            (Value::LazyList(list), Value::Int(i)) => match usize::try_from(*i as i32) {
+                Ok(i) if i < list.items.len() => self.list_element(env, list, i),
+                _ => Value::Error,
+            },
             (Value::Ad(ad), Value::Str(key)) => {
                 let name = Symbol::new(&String::from_utf8_lossy(key));
                 match ad.body.slot(&name) {
@@ -578,8 +657,15 @@ impl Vm {
                     let mut args = std::mem::take(&mut self.call_args);
                     args.extend(self.stack.drain(args_start..));
                     let function = &program.functions[instr.arg as usize];
+                    if let Function::Strict(_) = function.function {
+                        for arg in args.iter_mut() {
+                            if matches!(arg, Value::List(_) | Value::LazyList(_)) {
+                                *arg = self.force(env, std::mem::take(arg));
+                            }
+                        }
+                    }
                     let value = match function.function {
-                        Function::Strict(f) => f(
+                        Function::Strict(f) | Function::StrictKeepingLists(f) => f(
                             &mut CallContext {
                                 vm: self,
                                 env,
@@ -604,15 +690,16 @@ impl Vm {
                             },
                             &call.args,
                         ),
-                        Function::Strict(_) => Value::Error,
+                        Function::Strict(_) | Function::StrictKeepingLists(_) => Value::Error,
                     };
                     self.stack.push(value);
                 }
                 opcode::MAKE_LIST => {
-                    let n = instr.arg as usize;
-                    let start = self.stack.len() - n;
-                    let items: Arc<[Value]> = self.stack.drain(start..).collect();
-                    self.stack.push(Value::List(items));
+                    let list = LazyList {
+                        items: program.lists[instr.arg as usize].clone(),
+                        scope: scope.clone(),
+                    };
+                    self.stack.push(Value::LazyList(Arc::new(list)));
                 }
                 opcode::MAKE_AD => {
                     let body = program.ads[instr.arg as usize].clone();

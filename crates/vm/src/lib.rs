@@ -22,7 +22,7 @@ pub use ad::{AdBody, AdRef, AdValue, Attribute, Symbol};
 pub use bytecode::{Instr, Pools, Program, VerifyError};
 pub use interp::{CallContext, Env, Limits, Options, Vm};
 pub use registry::{Builtin, Function, LazyArg, LazyFn, NativeFn, Registry};
-pub use value::{AbsTime, Value, ValueType};
+pub use value::{AbsTime, LazyList, Value, ValueType};
 
 #[cfg(test)]
 mod tests {

@@ -191,7 +191,8 @@ pub fn identical(left: &Value, right: &Value) -> Value {
         (Value::Str(a), Value::Str(b)) => a == b,
         (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
         (Value::RelTime(a), Value::RelTime(b)) => a == b,
-        (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => return Value::Error,
+        (Value::List(_) | Value::LazyList(_), Value::List(_) | Value::LazyList(_))
+        | (Value::Ad(_), Value::Ad(_)) => return Value::Error,
         _ => false,
     })
 }

@@ -46,6 +46,18 @@ pub fn write_value(value: &Value, out: &mut String) {
             }
             out.push_str(" }");
         }
+        Value::LazyList(list) => {
+            // Only a list that contains itself stays lazy: written as its
+            // elements' expressions, as HTCondor writes every list.
+            out.push_str("{ ");
+            for (i, item) in list.items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&classad_syntax::unparse(&item.source));
+            }
+            out.push_str(" }");
+        }
         Value::Ad(ad) => {
             out.push_str("[ ");
             for (i, attribute) in ad.body.attributes().iter().enumerate() {
@@ -193,24 +205,35 @@ pub fn parse_rel_time(text: &str) -> Option<f64> {
     Some(if negative { -total } else { total })
 }
 
+/// Numbers with units `d h m s`: whole days, hours and minutes; seconds
+/// (with `s` or no unit, last) may have a fraction; a unit without a number
+/// counts 0 (HTCondor reads `relTime("s")` as 0 and `"2h4.5"` as 7204.5).
 fn parse_rel_time_units(text: &str) -> Option<f64> {
     let mut total = 0.0;
     let mut rest = text.trim();
     while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
-        let value = parse_whole(&rest[..digits])?;
-        rest = rest[digits..].trim_start();
-        let unit = rest.chars().next()?;
-        total += value
-            * match unit.to_ascii_lowercase() {
-                'd' => 86_400.0,
-                'h' => 3600.0,
-                'm' => 60.0,
-                's' => 1.0,
-                _ => return None,
-            };
+        let number = &rest[..number_len];
+        rest = rest[number_len..].trim_start();
+        let unit = rest.chars().next().map(|c| c.to_ascii_lowercase());
+        let scale = match unit {
+            Some('d') => 86_400.0,
+            Some('h') => 3600.0,
+            Some('m') => 60.0,
+            Some('s') | None => 1.0,
+            Some(_) => return None,
+        };
+        let value = match (number.is_empty(), scale == 1.0) {
+            (true, _) => 0.0,
+            (false, true) => parse_decimal(number)?,
+            (false, false) => parse_whole(number)?,
+        };
+        total += value * scale;
+        if unit.is_none() {
+            break;
+        }
         rest = rest[1..].trim_start();
     }
     Some(total)

@@ -31,6 +31,10 @@ pub struct LazyArg {
 pub enum Function {
     /// Called with its arguments evaluated.
     Strict(NativeFn),
+    /// Called with its arguments evaluated, except that a list literal's
+    /// elements are left as written (`string({1 + 2})` is `"{ 1 + 2 }"` in
+    /// HTCondor, which prints lists unevaluated).
+    StrictKeepingLists(NativeFn),
     /// Called with its arguments unevaluated.
     Lazy(LazyFn),
 }

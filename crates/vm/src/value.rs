@@ -7,6 +7,7 @@
 //! where they were written (spec 004, "lexical scoping").
 
 use crate::ad::AdRef;
+use crate::registry::LazyArg;
 use std::fmt;
 use std::sync::Arc;
 
@@ -33,6 +34,11 @@ pub enum Value {
     RelTime(f64),
     /// A list of values.
     List(Arc<[Value]>),
+    /// A list literal not yet evaluated: its elements evaluate where the
+    /// list was written, each when it is used, as in HTCondor (so
+    /// `[a = {a[1] + 1, 3}].a[0]` is 4). The VM forces lazy lists before
+    /// a value leaves it; only a list that contains itself stays lazy.
+    LazyList(Arc<LazyList>),
     /// A ClassAd with its scope.
     Ad(AdRef),
 }
@@ -44,6 +50,14 @@ pub struct AbsTime {
     pub secs: i64,
     /// Offset of the zone from UTC, in seconds east.
     pub offset: i32,
+}
+
+/// The elements of a list literal and the ad they are evaluated in.
+pub struct LazyList {
+    /// The element expressions, compiled.
+    pub items: Arc<[LazyArg]>,
+    /// The ad the list was written in.
+    pub scope: AdRef,
 }
 
 /// The type of a value, for messages and type predicates.
@@ -88,7 +102,7 @@ impl Value {
             Value::Str(_) => ValueType::Str,
             Value::AbsTime(_) => ValueType::AbsTime,
             Value::RelTime(_) => ValueType::RelTime,
-            Value::List(_) => ValueType::List,
+            Value::List(_) | Value::LazyList(_) => ValueType::List,
             Value::Ad(_) => ValueType::Ad,
         }
     }

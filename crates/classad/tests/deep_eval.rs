@@ -1,0 +1,51 @@
+//! Evaluation of hostile expressions stays bounded: self-referring lists,
+//! long attribute chains and deep recursion end in a value, never in a
+//! stack overflow, on a thread with the default 2 MiB stack.
+
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no stack overflow")
+}
+
+fn eval(source: &str) -> String {
+    let source = source.to_string();
+    on_small_stack(move || {
+        classad::evaluate_str(&source)
+            .map(|v| classad::vm::print::value_to_string(&v))
+            .unwrap_or_else(|e| format!("parse error: {e}"))
+    })
+}
+
+#[test]
+fn self_referring_list_through_a_subscript_is_error() {
+    assert_eq!(eval("[a = {a[0]}].a[0]"), "error");
+    assert_eq!(eval("[a = {a[0] + 1}].a[0]"), "error");
+}
+
+#[test]
+fn list_containing_itself_stays_bounded() {
+    assert_eq!(eval("size([a = {a, a}].a)"), "2");
+    assert_eq!(eval("[a = {a}].a"), "{ { a } }");
+}
+
+#[test]
+fn long_attribute_chain_is_bounded() {
+    // a0 = a1 + 1; a1 = a2 + 1; ... deeper than the depth limit.
+    let n = 5000;
+    let mut ad = String::from("[");
+    for i in 0..n {
+        ad.push_str(&format!("a{i} = a{} + 1; ", i + 1));
+    }
+    ad.push_str(&format!("a{n} = 0].a0"));
+    assert_eq!(eval(&ad), "error");
+}
+
+#[test]
+fn mutual_recursion_through_nested_ads_is_bounded() {
+    assert_eq!(eval("[a = [b = parent.a.b]].a.b"), "undefined");
+    assert_eq!(eval("[f = [x = {f.x[0]}]].f.x[0]"), "error");
+}
