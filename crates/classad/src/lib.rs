@@ -52,14 +52,53 @@ impl From<compiler::CompileError> for Error {
 
 /// Compiles an expression with the standard functions.
 pub fn compile(expr: &Expr) -> Result<Program, Error> {
-    let registry = stdlib::shared_registry();
-    Ok(compiler::Compiler::new(&registry).compile(expr)?)
+    compile_with(&stdlib::shared_registry(), expr)
+}
+
+/// Compiles an expression with the functions of `registry`: the way to
+/// call functions of your own (the counterpart of HTCondor's
+/// `CLASSAD_USER_LIBS`).
+///
+/// ```
+/// use classad::vm::{Builtin, Function, Value};
+///
+/// let mut functions = classad::stdlib::standard_registry();
+/// functions
+///     .register(Builtin {
+///         name: "triple",
+///         min_args: 1,
+///         max_args: 1,
+///         pure: true,
+///         function: Function::Strict(|_, args| match args[0] {
+///             Value::Int(i) => Value::Int(i.wrapping_mul(3)),
+///             Value::Undefined => Value::Undefined,
+///             _ => Value::Error,
+///         }),
+///     })
+///     .expect("a new name");
+///
+/// let expr = classad::syntax::parse_expression("[n = 14; r = triple(n)].r").unwrap();
+/// let program = classad::compile_with(&functions, &expr).unwrap();
+/// let value = classad::Vm::default().evaluate(&program, &classad::empty_ad());
+/// assert!(matches!(value, Value::Int(42)));
+///
+/// // Names are unique, ignoring case: a builtin cannot be registered twice.
+/// let again = Builtin { name: "STRCAT", min_args: 0, max_args: 0, pure: true,
+///                       function: Function::Strict(|_, _| Value::Undefined) };
+/// assert!(functions.register(again).is_err());
+/// ```
+pub fn compile_with(registry: &vm::Registry, expr: &Expr) -> Result<Program, Error> {
+    Ok(compiler::Compiler::new(registry).compile(expr)?)
 }
 
 /// Compiles an ad into a top-level ad ready for evaluation.
 pub fn ad_from_ast(ad: &AdExpr) -> Result<AdRef, Error> {
-    let registry = stdlib::shared_registry();
-    let body = compiler::Compiler::new(&registry).compile_ad(ad)?;
+    ad_from_ast_with(&stdlib::shared_registry(), ad)
+}
+
+/// Compiles an ad with the functions of `registry`.
+pub fn ad_from_ast_with(registry: &vm::Registry, ad: &AdExpr) -> Result<AdRef, Error> {
+    let body = compiler::Compiler::new(registry).compile_ad(ad)?;
     Ok(AdValue::top_level(Arc::new(body)))
 }
 

@@ -5,22 +5,36 @@
 //! context ad, an assignment (`a = 2`) adds to it, anything else is an
 //! expression evaluated and printed. Options: `-file PATH` (the context
 //! ad from a file), `-target-file PATH` (the TARGET ad), `-quiet` (do not
-//! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION), and
-//! `--batch` (expressions from standard input, one a line, one output
-//! line each). Each option may be spelled with one dash or two.
+//! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION), `--jdl`
+//! (the 2001 JDL dialect: hex and octal integers, scale suffixes, the JDL
+//! time functions), and `--batch` (expressions from standard input, one a
+//! line, one output line each). Each option may be spelled with one dash
+//! or two.
 
-use classad::syntax::{self, AdExpr, Parser};
+use classad::syntax::{self, AdExpr, Dialect, ParseOptions, Parser};
+use classad::vm::Registry;
 use classad::vm::print::value_to_string;
 use classad::{AdRef, Options, Vm};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 struct Settings {
+    dialect: Dialect,
+    registry: std::sync::Arc<Registry>,
     context: AdExpr,
     target: Option<AdRef>,
     quiet: bool,
     batch: bool,
     options: Options,
+}
+
+impl Settings {
+    fn parse_options(&self) -> ParseOptions {
+        ParseOptions {
+            dialect: self.dialect,
+            ..ParseOptions::default()
+        }
+    }
 }
 
 fn option_name(arg: &str) -> Option<&str> {
@@ -50,6 +64,8 @@ fn read_ad_file(path: &str) -> Result<AdExpr, String> {
 
 pub fn run(args: &[String]) -> ExitCode {
     let mut settings = Settings {
+        dialect: Dialect::HTCondor,
+        registry: classad::stdlib::shared_registry(),
         context: AdExpr::new(),
         target: None,
         quiet: false,
@@ -64,6 +80,10 @@ pub fn run(args: &[String]) -> ExitCode {
             Some("quiet") => settings.quiet = true,
             Some("batch") => settings.batch = true,
             Some("strict") => settings.options.strict = true,
+            Some("jdl") => {
+                settings.dialect = Dialect::Jdl;
+                settings.registry = std::sync::Arc::new(classad::stdlib::jdl::jdl_registry());
+            }
             Some(flag @ ("file" | "target-file")) => {
                 let Some(path) = args.get(i + 1) else {
                     eprintln!("classad eval: `{arg}` needs a file name");
@@ -76,7 +96,7 @@ pub fn run(args: &[String]) -> ExitCode {
                             settings.context.insert(name, expr);
                         }
                     }
-                    Ok(ad) => match classad::ad_from_ast(&ad) {
+                    Ok(ad) => match classad::ad_from_ast_with(&settings.registry, &ad) {
                         Ok(target) => settings.target = Some(target),
                         Err(e) => {
                             eprintln!("classad eval: {e}");
@@ -108,7 +128,7 @@ fn evaluate_line(
 ) -> String {
     match parser.parse_expression(line) {
         Err(e) => format!("parse error: {e}"),
-        Ok(expr) => match classad::compile(&expr) {
+        Ok(expr) => match classad::compile_with(&settings.registry, &expr) {
             Err(e) => format!("parse error: {e}"),
             Ok(program) => {
                 let value = match &settings.target {
@@ -122,14 +142,14 @@ fn evaluate_line(
 }
 
 fn batch(settings: &Settings) -> ExitCode {
-    let context = match classad::ad_from_ast(&settings.context) {
+    let context = match classad::ad_from_ast_with(&settings.registry, &settings.context) {
         Ok(ad) => ad,
         Err(e) => {
             eprintln!("classad eval: {e}");
             return ExitCode::from(1);
         }
     };
-    let parser = Parser::new(Default::default());
+    let parser = Parser::new(settings.parse_options());
     let mut vm = Vm::new(settings.options);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
@@ -148,7 +168,7 @@ fn batch(settings: &Settings) -> ExitCode {
 }
 
 fn arguments(settings: &mut Settings, work: &[String]) -> ExitCode {
-    let parser = Parser::new(Default::default());
+    let parser = Parser::new(settings.parse_options());
     let mut vm = Vm::new(settings.options);
     let mut status = ExitCode::SUCCESS;
     for arg in work {
@@ -177,7 +197,7 @@ fn arguments(settings: &mut Settings, work: &[String]) -> ExitCode {
             }
             continue;
         }
-        let context = match classad::ad_from_ast(&settings.context) {
+        let context = match classad::ad_from_ast_with(&settings.registry, &settings.context) {
             Ok(ad) => ad,
             Err(e) => {
                 eprintln!("classad eval: {e}");
