@@ -96,9 +96,16 @@ pub fn ad_from_ast(ad: &AdExpr) -> Result<AdRef, Error> {
     ad_from_ast_with(&stdlib::shared_registry(), ad)
 }
 
-/// Compiles an ad with the functions of `registry`.
+/// Compiles an ad with the functions of `registry`. Ads compiled on one
+/// thread share the programs of identical attributes (see
+/// [`compiler::CompileCache`]), which keeps matching over a large pool in
+/// cache.
 pub fn ad_from_ast_with(registry: &vm::Registry, ad: &AdExpr) -> Result<AdRef, Error> {
-    let body = compiler::Compiler::new(registry).compile_ad(ad)?;
+    thread_local! {
+        static CACHE: compiler::CompileCache = compiler::CompileCache::new();
+    }
+    let body =
+        CACHE.with(|cache| compiler::Compiler::with_cache(registry, cache).compile_ad(ad))?;
     Ok(AdValue::top_level(Arc::new(body)))
 }
 

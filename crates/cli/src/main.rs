@@ -9,6 +9,7 @@ mod convert;
 mod demo;
 mod disasm;
 mod eval;
+mod match_cmd;
 mod parse_cmd;
 
 use std::process::ExitCode;
@@ -25,6 +26,8 @@ commands:
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
                      --batch reads expressions from standard input, one a line
   disasm EXPR        print the bytecode of EXPR
+  match --jobs FILE --machines FILE [--threads N]
+                     the negotiator's symmetric match of every job and machine, with checksums and timing
   help               print this message
 ";
 
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         "convert" => convert::run(rest),
         "demo" => demo::run(rest),
         "disasm" => disasm::run(rest),
+        "match" => match_cmd::run(rest),
         "parse" => parse_cmd::run(rest),
         "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {

@@ -14,6 +14,7 @@
 //!   HTCondor evaluates it.
 
 use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal};
+use classad_vm::ad::SymbolMap;
 use classad_vm::bytecode::LazyCall;
 use classad_vm::ops;
 use classad_vm::print::{parse_abs_time, parse_rel_time};
@@ -53,18 +54,88 @@ use std::sync::Arc;
 /// Compiles expressions against a function registry.
 pub struct Compiler<'r> {
     registry: &'r Registry,
+    cache: Option<&'r CompileCache>,
+}
+
+/// Programs already compiled, shared between the ads of a pool: ads whose
+/// attributes have the same names in the same order (one startd's slots,
+/// one submit's jobs) get one program per distinct expression, so a match
+/// over thousands of ads runs a few hot programs instead of thousands of
+/// cold copies. Bounded: it starts over past [`CompileCache::CAPACITY`].
+#[derive(Default)]
+pub struct CompileCache {
+    /// Layouts by their symbols' addresses.
+    layouts: std::cell::RefCell<std::collections::HashMap<Vec<usize>, Layout>>,
+    /// Programs by (layout address, canonical text of the expression).
+    programs: std::cell::RefCell<std::collections::HashMap<(usize, String), Arc<Program>>>,
+}
+
+impl CompileCache {
+    /// Most programs (and layouts) kept.
+    pub const CAPACITY: usize = 65_536;
+
+    /// An empty cache.
+    pub fn new() -> CompileCache {
+        CompileCache::default()
+    }
+
+    fn layout(&self, symbols: Vec<Symbol>) -> Layout {
+        let key: Vec<usize> = symbols
+            .iter()
+            .map(|s| s.as_str().as_ptr() as usize)
+            .collect();
+        let mut layouts = self.layouts.borrow_mut();
+        if let Some(layout) = layouts.get(&key) {
+            return layout.clone();
+        }
+        let mut map = SymbolMap::default();
+        for (slot, symbol) in symbols.into_iter().enumerate() {
+            if let Ok(slot) = u16::try_from(slot) {
+                map.entry(symbol).or_insert(slot);
+            }
+        }
+        let layout = Arc::new(map);
+        if layouts.len() >= Self::CAPACITY {
+            // Programs are keyed by layout address: they go with the layouts.
+            layouts.clear();
+            self.programs.borrow_mut().clear();
+        }
+        layouts.insert(key, layout.clone());
+        layout
+    }
 }
 
 impl<'r> Compiler<'r> {
     /// A compiler resolving calls in `registry`.
     pub fn new(registry: &'r Registry) -> Compiler<'r> {
-        Compiler { registry }
+        Compiler {
+            registry,
+            cache: None,
+        }
+    }
+
+    /// A compiler that shares programs between ads through `cache`.
+    pub fn with_cache(registry: &'r Registry, cache: &'r CompileCache) -> Compiler<'r> {
+        Compiler {
+            registry,
+            cache: Some(cache),
+        }
     }
 
     /// Compiles one expression into a verified program.
     pub fn compile(&self, expr: &Expr) -> Result<Program, CompileError> {
+        self.compile_in(expr, None)
+    }
+
+    /// Compiles an expression that will only be evaluated in ads with
+    /// `layout` (an attribute of an ad, or an element of a list written in
+    /// it): its references to the ad's own attributes load their slots.
+    fn compile_in(&self, expr: &Expr, layout: Option<&Layout>) -> Result<Program, CompileError> {
         check_time_literals(expr)?;
-        let mut unit = Unit::default();
+        let mut unit = Unit {
+            layout: layout.cloned(),
+            ..Unit::default()
+        };
         self.expr(expr, &mut unit)?;
         unit.code.push(Instr::Return);
         Ok(Program::new(&unit.code, unit.pools)?)
@@ -72,15 +143,59 @@ impl<'r> Compiler<'r> {
 
     /// Compiles the attributes of an ad literal into a body.
     pub fn compile_ad(&self, ad: &AdExpr) -> Result<AdBody, CompileError> {
+        // The slots the body will give each attribute (names in an AdExpr
+        // are already unique ignoring case, and AdBody keeps their order).
+        let symbols: Vec<Symbol> = ad
+            .attributes
+            .iter()
+            .map(|(name, _)| Symbol::new(name.as_str()))
+            .collect();
+        let layout = match self.cache {
+            Some(cache) => cache.layout(symbols),
+            None => {
+                let mut map = SymbolMap::default();
+                for (slot, symbol) in symbols.into_iter().enumerate() {
+                    if let Ok(slot) = u16::try_from(slot) {
+                        map.entry(symbol).or_insert(slot);
+                    }
+                }
+                Arc::new(map)
+            }
+        };
         let mut body = AdBody::new();
         for (name, expr) in &ad.attributes {
             body.insert(Attribute {
                 name: name.clone(),
                 source: Arc::new(expr.clone()),
-                program: Arc::new(self.compile(expr)?),
+                program: self.attribute_program(expr, &layout)?,
             });
         }
         Ok(body)
+    }
+
+    /// The program of an attribute: from the cache when an ad of the same
+    /// layout had the same expression (literals are cheaper to compile than
+    /// to look up).
+    fn attribute_program(
+        &self,
+        expr: &Expr,
+        layout: &Layout,
+    ) -> Result<Arc<Program>, CompileError> {
+        let cache = match self.cache {
+            Some(cache) if !matches!(expr.kind, ExprKind::Literal(_)) => cache,
+            _ => return Ok(Arc::new(self.compile_in(expr, Some(layout))?)),
+        };
+        let key = (Arc::as_ptr(layout) as usize, classad_syntax::unparse(expr));
+        if let Some(program) = cache.programs.borrow().get(&key) {
+            return Ok(program.clone());
+        }
+        let program = Arc::new(self.compile_in(expr, Some(layout))?);
+        let mut programs = cache.programs.borrow_mut();
+        if programs.len() >= CompileCache::CAPACITY {
+            programs.clear();
+        }
+        programs.insert(key, program.clone());
+        Ok(program)
     }
 
     /// The value of `expr` if the compiler can compute it now.
@@ -99,7 +214,14 @@ impl<'r> Compiler<'r> {
             ExprKind::Paren(inner) => self.expr(inner, unit)?,
             ExprKind::Attribute(name) => {
                 let i = unit.name(name.as_str());
-                unit.code.push(Instr::LoadAttr(i));
+                let slot = unit
+                    .layout
+                    .as_ref()
+                    .and_then(|layout| layout.get(&unit.pools.names[i as usize]).copied());
+                unit.code.push(match slot {
+                    Some(slot) => Instr::LoadOwn { name: i, slot },
+                    None => Instr::LoadAttr(i),
+                });
             }
             ExprKind::RootAttribute(name) => {
                 let i = unit.name(name.as_str());
@@ -182,7 +304,7 @@ impl<'r> Compiler<'r> {
                     let mut elements = Vec::with_capacity(items.len());
                     for item in items {
                         elements.push(LazyArg {
-                            program: Arc::new(self.compile(item)?),
+                            program: Arc::new(self.compile_in(item, unit.layout.as_ref())?),
                             source: Arc::new(item.clone()),
                         });
                     }
@@ -393,6 +515,9 @@ fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
     result
 }
 
+/// Attribute slots of an ad by name.
+type Layout = Arc<SymbolMap<u16>>;
+
 /// Whether a left operand alone decides `&&` / `||`.
 type ShortCircuit = fn(&Value) -> Option<Value>;
 /// The value of `&&` / `||` from both operands.
@@ -415,6 +540,8 @@ pub fn literal_value(lit: &Literal) -> Value {
 struct Unit {
     code: Vec<Instr>,
     pools: Pools,
+    /// The slots of the ad the program runs in, when known.
+    layout: Option<Layout>,
     /// The highest position a jump lands on. Instructions before it may be
     /// reached by a jump that skips what follows them, so constant folding
     /// must never merge an instruction before it with one after it.

@@ -2,6 +2,7 @@
 //! the lexical scope an ad was written in.
 
 use crate::bytecode::Program;
+use crate::value::Value;
 use ahash::RandomState;
 use classad_syntax::{Expr, Name};
 use std::collections::HashMap;
@@ -9,8 +10,14 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, LazyLock};
 
 /// A case-folded attribute name with its hash computed once, so that
-/// lookups hash nothing at run time. Symbols are compared by hash, then
-/// pointer, then text.
+/// lookups hash nothing at run time. Symbols are interned process-wide when
+/// made (at compile time, never during evaluation), so two equal symbols
+/// share one allocation and compare by hash and pointer; the text is
+/// compared only on a hash collision.
+///
+/// The interner keeps every distinct name it has seen: memory grows with
+/// the number of distinct attribute names a process compiles, not with the
+/// number of ads.
 #[derive(Clone)]
 pub struct Symbol {
     hash: u64,
@@ -20,16 +27,31 @@ pub struct Symbol {
 static SYMBOL_HASHER: LazyLock<RandomState> =
     LazyLock::new(|| RandomState::with_seeds(0x5eed, 0xc1a5, 0x5ad, 0xf00d));
 
+/// Every symbol's text, once.
+static INTERNED: LazyLock<std::sync::Mutex<std::collections::HashSet<Arc<str>>>> =
+    LazyLock::new(Default::default);
+
 impl Symbol {
     /// The symbol for `name`, ignoring case (ClassAd names are
     /// case-insensitive, spec 003 "Attributes").
     pub fn new(name: &str) -> Symbol {
-        let text: Arc<str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
-            Arc::from(name.to_ascii_lowercase())
+        let folded: std::borrow::Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            name.to_ascii_lowercase().into()
         } else {
-            Arc::from(name)
+            name.into()
         };
-        let hash = SYMBOL_HASHER.hash_one(&*text);
+        let hash = SYMBOL_HASHER.hash_one(&*folded);
+        let mut interned = INTERNED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let text = match interned.get(&*folded) {
+            Some(text) => text.clone(),
+            None => {
+                let text: Arc<str> = Arc::from(&*folded);
+                interned.insert(text.clone());
+                text
+            }
+        };
         Symbol { hash, text }
     }
 
@@ -97,6 +119,11 @@ pub struct Attribute {
 #[derive(Default)]
 pub struct AdBody {
     attributes: Vec<Attribute>,
+    /// The symbol of each attribute, by slot.
+    keys: Vec<Symbol>,
+    /// The value of each attribute whose program is a single constant (nine
+    /// in ten attributes of a typical pool), read without running it.
+    constants: Vec<Option<Value>>,
     index: SymbolMap<u32>,
     /// Whether some attribute is named `my`, `target`, `self`, `parent`,
     /// `root` or `toplevel`, which then shadow their special meaning.
@@ -119,10 +146,16 @@ impl AdBody {
             self.shadows_special_names = true;
         }
         match self.index.get(&symbol) {
-            Some(&slot) => self.attributes[slot as usize] = attribute,
+            Some(&slot) => {
+                self.constants[slot as usize] = attribute.program.as_constant().cloned();
+                self.attributes[slot as usize] = attribute;
+            }
             None => {
                 let slot = u32::try_from(self.attributes.len()).unwrap_or(u32::MAX);
-                self.index.insert(symbol, slot);
+                self.index.insert(symbol.clone(), slot);
+                self.keys.push(symbol);
+                self.constants
+                    .push(attribute.program.as_constant().cloned());
                 self.attributes.push(attribute);
             }
         }
@@ -132,6 +165,22 @@ impl AdBody {
     #[inline]
     pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
         self.index.get(symbol).copied()
+    }
+
+    /// Whether the attribute in `slot` is `symbol` (a pointer comparison
+    /// for interned symbols): the check behind a slot resolved at compile
+    /// time.
+    #[inline]
+    pub fn slot_is(&self, slot: u32, symbol: &Symbol) -> bool {
+        self.keys
+            .get(slot as usize)
+            .is_some_and(|key| key == symbol)
+    }
+
+    /// The value of the attribute in `slot` if it is a constant.
+    #[inline]
+    pub fn constant(&self, slot: u32) -> Option<&Value> {
+        self.constants.get(slot as usize)?.as_ref()
     }
 
     /// The attribute in a slot.

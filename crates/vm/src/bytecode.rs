@@ -22,6 +22,15 @@ pub enum Instr {
     /// Push the value of the unscoped attribute `names[i]`: the scope chain,
     /// then the special names, then (old-ClassAd compatibility) TARGET.
     LoadAttr(u32),
+    /// Push the attribute `names[name]` of the ad being evaluated, which the
+    /// compiler found in `slot` of that ad's layout (checked at run time;
+    /// a mismatch falls back to `LoadAttr`).
+    LoadOwn {
+        /// Index into the name pool.
+        name: u32,
+        /// The attribute's slot in the ad.
+        slot: u16,
+    },
     /// Push `.name`: the attribute of the root ad.
     LoadRoot(u32),
     /// Push `MY.name`.
@@ -111,6 +120,7 @@ pub mod opcode {
     pub const MAKE_AD: u8 = 19;
     pub const RETURN: u8 = 20;
     pub const CALL_LAZY: u8 = 21;
+    pub const LOAD_OWN: u8 = 22;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -129,6 +139,10 @@ impl Instr {
             Instr::Const(i) => plain(CONST, i),
             Instr::LoadAttr(i) => plain(LOAD_ATTR, i),
             Instr::LoadRoot(i) => plain(LOAD_ROOT, i),
+            Instr::LoadOwn { name, slot } => Encoded {
+                count: slot,
+                ..plain(LOAD_OWN, name)
+            },
             Instr::LoadMy(i) => plain(LOAD_MY, i),
             Instr::LoadTarget(i) => plain(LOAD_TARGET, i),
             Instr::Select(i) => plain(SELECT, i),
@@ -167,6 +181,10 @@ impl Instr {
             CONST => Instr::Const(e.arg),
             LOAD_ATTR => Instr::LoadAttr(e.arg),
             LOAD_ROOT => Instr::LoadRoot(e.arg),
+            LOAD_OWN => Instr::LoadOwn {
+                name: e.arg,
+                slot: e.count,
+            },
             LOAD_MY => Instr::LoadMy(e.arg),
             LOAD_TARGET => Instr::LoadTarget(e.arg),
             SELECT => Instr::Select(e.arg),
@@ -289,8 +307,17 @@ impl Program {
 
     /// If the program is a single constant, that constant.
     pub fn as_constant(&self) -> Option<&Value> {
-        match self.instructions().as_slice() {
-            [Instr::Const(i), Instr::Return] => self.constants.get(*i as usize),
+        match *self.code {
+            [
+                Encoded {
+                    op: opcode::CONST,
+                    arg,
+                    ..
+                },
+                Encoded {
+                    op: opcode::RETURN, ..
+                },
+            ] => self.constants.get(arg as usize),
             _ => None,
         }
     }
@@ -347,6 +374,9 @@ impl Program {
                 ),
                 Instr::LoadAttr(i) => writeln!(out, "load_attr    {}", name(i)),
                 Instr::LoadRoot(i) => writeln!(out, "load_root    {}", name(i)),
+                Instr::LoadOwn { name: i, slot } => {
+                    writeln!(out, "load_own     {} (slot {slot})", name(i))
+                }
                 Instr::LoadMy(i) => writeln!(out, "load_my      {}", name(i)),
                 Instr::LoadTarget(i) => writeln!(out, "load_target  {}", name(i)),
                 Instr::Select(i) => writeln!(out, "select       {}", name(i)),
@@ -421,7 +451,11 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
                 check_pool(i, pools.constants.len(), "constant")?;
                 (0, 1, None)
             }
-            Instr::LoadAttr(i) | Instr::LoadRoot(i) | Instr::LoadMy(i) | Instr::LoadTarget(i) => {
+            Instr::LoadAttr(i)
+            | Instr::LoadRoot(i)
+            | Instr::LoadMy(i)
+            | Instr::LoadTarget(i)
+            | Instr::LoadOwn { name: i, .. } => {
                 check_pool(i, pools.names.len(), "name")?;
                 (0, 1, None)
             }

@@ -306,6 +306,9 @@ impl Vm {
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
     fn attribute_value(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
+        if let Some(value) = ad.body.constant(slot) {
+            return value.clone();
+        }
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
         if self.active.contains(&key) {
             return Value::Undefined;
@@ -546,6 +549,16 @@ impl Vm {
                     .push(program.constants[instr.arg as usize].clone()),
                 opcode::LOAD_ATTR => {
                     let value = self.load_attribute(env, scope, &program.names[instr.arg as usize]);
+                    self.stack.push(value);
+                }
+                opcode::LOAD_OWN => {
+                    let name = &program.names[instr.arg as usize];
+                    let slot = u32::from(instr.count);
+                    let value = if scope.body.slot_is(slot, name) {
+                        self.attribute_value(env, scope, slot)
+                    } else {
+                        self.load_attribute(env, scope, name)
+                    };
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
