@@ -19,7 +19,7 @@ usage: classad <command> [arguments]
 
 commands:
   demo               match built-in job ads against built-in machine ads
-  convert [--from old|new|json] [--to old|new|json] [FILE...]
+  convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]
                      read ads (standard input when no FILE) and write them in another form
   parse EXPR         print the tree and the canonical unparse of EXPR
   eval [-file F] [-target-file F] [-quiet] [--strict] [--jdl] [--batch] ARG...

@@ -30,7 +30,10 @@ pub fn write_value(value: &Value, out: &mut String) {
             out.push_str("\")");
         }
         Value::RelTime(r) => {
-            if r.fract() == 0.0 && r.abs() < 1e15 {
+            // Whole seconds that fit in 32 bits as an integer; anything else
+            // as a real, because HTCondor reads `relTime(N)` of an integer
+            // (and `relTime("D+HH:MM:SS")`) through a C int, but keeps a real.
+            if r.fract() == 0.0 && r.abs() < 2_147_483_648.0 {
                 let _ = write!(out, "relTime({})", *r as i64);
             } else {
                 let _ = write!(out, "relTime({})", format_real_new(*r));
