@@ -49,3 +49,21 @@ fn mutual_recursion_through_nested_ads_is_bounded() {
     assert_eq!(eval("[a = [b = parent.a.b]].a.b"), "undefined");
     assert_eq!(eval("[f = [x = {f.x[0]}]].f.x[0]"), "error");
 }
+
+#[test]
+fn long_logical_chains_compile_in_linear_time() {
+    // A compiler that compiled an operand twice (once to see whether it is
+    // constant) took 2^n steps on n chained operators: this would not end.
+    let chain = (0..60)
+        .map(|i| format!("x{i} > {i}"))
+        .collect::<Vec<_>>()
+        .join(" && ");
+    assert_eq!(eval(&chain), "undefined");
+    let nested = (0..60).fold("x".to_string(), |acc, i| {
+        format!("({acc} ?: {i}) || y{i} ? {i} : z")
+    });
+    assert_eq!(eval(&nested), "undefined"); // the oracle agrees
+    // Found by the `evaluate` fuzz target (it ran out of memory).
+    let found = "R4m5.m.m3.m5o41>.N&&n91>4.m.m3.m.o41>.N&&n911&&.m3.m.o41>.N&&nR4m5.m.m3.m5o41>.N&&n91>4.m.m3.m.o41>.N&&n911&&.m3.m.o41>.N&&n911&&G&&n91&&G&&nG&&n91&&G&&n9911&&G&&n91&&G&&nG&&n91&&G&&n9";
+    assert_eq!(eval(found), "error");
+}

@@ -198,16 +198,6 @@ impl<'r> Compiler<'r> {
         Ok(program)
     }
 
-    /// The value of `expr` if the compiler can compute it now.
-    fn constant(&self, expr: &Expr) -> Result<Option<Value>, CompileError> {
-        let mut unit = Unit::default();
-        self.expr(expr, &mut unit)?;
-        Ok(match unit.code.as_slice() {
-            [Instr::Const(i)] => Some(unit.pools.constants[*i as usize].clone()),
-            _ => None,
-        })
-    }
-
     fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
         match &expr.kind {
             ExprKind::Literal(lit) => unit.push_const(literal_value(lit)),
@@ -272,7 +262,11 @@ impl<'r> Compiler<'r> {
                 otherwise,
             } => self.conditional(cond, then, otherwise, unit)?,
             ExprKind::Elvis { value, fallback } => {
-                if let Some(v) = self.constant(value)? {
+                // Each operand is compiled once: a compiler that compiled an
+                // operand to see whether it is constant, then again, would
+                // take exponential time on nested operators.
+                self.expr(value, unit)?;
+                if let Some(v) = unit.pop_const() {
                     if v.is_undefined() {
                         self.expr(fallback, unit)?;
                     } else {
@@ -280,7 +274,6 @@ impl<'r> Compiler<'r> {
                     }
                     return Ok(());
                 }
-                self.expr(value, unit)?;
                 let test = unit.placeholder();
                 self.expr(fallback, unit)?;
                 unit.patch(test, Instr::ElvisTest);
@@ -336,19 +329,24 @@ impl<'r> Compiler<'r> {
         } else {
             (ops::or_short_circuit, ops::logical_or)
         };
-        if let Some(left) = self.constant(lhs)? {
-            if let Some(result) = short(&left) {
-                unit.push_const(result);
-                return Ok(());
-            }
-            if let Some(right) = self.constant(rhs)? {
-                unit.push_const(combine(left, right));
-                return Ok(());
-            }
-        }
         self.expr(lhs, unit)?;
+        let left = unit.peek_const();
+        if let Some(result) = left.as_ref().and_then(short) {
+            unit.pop_const();
+            unit.push_const(result);
+            return Ok(());
+        }
         let test = unit.placeholder();
         self.expr(rhs, unit)?;
+        // Both sides constant: [const l, test, const r] becomes one constant.
+        if let Some(left) = left
+            && unit.code.len() == test + 2
+            && let Some(right) = unit.pop_const()
+        {
+            unit.code.truncate(test - 1);
+            unit.push_const(combine(left, right));
+            return Ok(());
+        }
         unit.code.push(if op == BinaryOp::And {
             Instr::AndCombine
         } else {
@@ -372,7 +370,8 @@ impl<'r> Compiler<'r> {
         otherwise: &Expr,
         unit: &mut Unit,
     ) -> Result<(), CompileError> {
-        if let Some(c) = self.constant(cond)? {
+        self.expr(cond, unit)?;
+        if let Some(c) = unit.pop_const() {
             match c {
                 Value::Undefined => unit.push_const(Value::Undefined),
                 other => match ops::truth(&other) {
@@ -383,7 +382,6 @@ impl<'r> Compiler<'r> {
             }
             return Ok(());
         }
-        self.expr(cond, unit)?;
         let test = unit.placeholder();
         let branch = unit.placeholder();
         self.expr(then, unit)?;
@@ -553,6 +551,18 @@ impl Unit {
         let i = u32::try_from(self.pools.constants.len()).unwrap_or(u32::MAX);
         self.pools.constants.push(value);
         self.code.push(Instr::Const(i));
+    }
+
+    /// The value of a trailing constant load that could be folded (no jump
+    /// lands after it), leaving it in place.
+    fn peek_const(&self) -> Option<Value> {
+        if self.code.len() <= self.label {
+            return None;
+        }
+        match self.code.last() {
+            Some(Instr::Const(i)) => Some(self.pools.constants[*i as usize].clone()),
+            _ => None,
+        }
     }
 
     /// Removes a trailing constant load and returns its value (unless a
