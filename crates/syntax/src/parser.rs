@@ -814,6 +814,10 @@ pub fn decode_new_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        if b == 0 {
+            // A raw NUL, like `\0`, cannot be in a C string.
+            return Err((i, "a string cannot contain a NUL character".into()));
+        }
         if b != b'\\' || i + 1 >= bytes.len() {
             out.push(b);
             i += 1;
@@ -847,6 +851,7 @@ pub fn decode_new_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
                 }
                 out.push(value as u8);
             }
+            0 => return Err((start, "a string cannot contain a NUL character".into())),
             _ => {
                 // Unknown escapes drop the backslash; copy the whole character.
                 let ch_len = body[start + 1..].chars().next().map_or(1, char::len_utf8);

@@ -17,7 +17,7 @@
 //! name that is not an identifier is quoted (`a.'b c'`), where HTCondor
 //! writes `a.b c`.
 
-use crate::ast::{AdExpr, Expr, ExprKind, Literal, Name};
+use crate::ast::{AdExpr, Expr, ExprKind, Literal, Name, UnaryOp};
 use std::fmt::Write;
 
 /// Which syntax to write.
@@ -311,7 +311,14 @@ impl Unparser {
             ExprKind::Unary { op, operand } => {
                 out.push(' ');
                 out.push_str(op.symbol());
+                // `- 3` is minus applied to 3 (and `- 3.a` to `3.a`), but
+                // `-3` reads as the literal -3: keep the space HTCondor drops
+                // (docs/differences.md).
+                let start = out.len();
                 self.expr_at(operand, indent, out);
+                if *op == UnaryOp::Minus && out[start..].starts_with(|c: char| c.is_ascii_digit()) {
+                    out.insert(start, ' ');
+                }
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 self.expr_at(lhs, indent, out);

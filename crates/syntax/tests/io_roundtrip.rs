@@ -20,9 +20,11 @@ fn read_all(text: &str, format: Format) -> Vec<Result<AdExpr, AdError>> {
     AdReader::new(text.as_bytes(), format, &p).collect()
 }
 
-/// An ad and HTCondor 25's `printJson()` of it (from the oracle).
+/// An ad and HTCondor 25's `printJson()` of it (from the oracle), but for
+/// `k = - 3`, which HTCondor writes ` -3` (reading back as the literal -3)
+/// and we write ` - 3` (docs/differences.md).
 const PRINTJSON_SOURCE: &str = "[ a = 1; b = 2.5; c = \"x/y\\\"z\\\\w\\n\\t\\b\\f\\r\\001\\033\\177\u{e9}\"; d = true; e = undefined; f = error; g = {1, 2.0, \"s\", {3}, [x=1]}; h = [p = 1; q = r + 1; s = [t = {}]]; i = a + b; j = -3; k = - 3; l = 1e100; m = 0.1; n = -0.0; q = \"\"; r = {}; s = []; v = 100000000000.0; w = 1.0; x = (1); y = {1, a + 1}; z = [k = a+1]; aa = \"x\\ny\" + c; ab = MY.x =?= \"a\\\"b\"; ac = 1e-5; ad = 123456789.125 ]";
-const PRINTJSON_EXPECTED: &str = "{\n  \"a\": 1,\n  \"b\": 2.5,\n  \"c\": \"x/y\\\"z\\\\w\\n\\t\\b\\f\\r\\u0001\\u001B\u{7f}\u{e9}\",\n  \"d\": true,\n  \"e\": null,\n  \"f\": \"\\/Expr(error)\\/\",\n  \"g\": [\n    1,\n    2.0,\n    \"s\",\n    [\n      3\n    ],\n    {\n      \"x\": 1\n    }\n  ],\n  \"h\": {\n    \"p\": 1,\n    \"q\": \"\\/Expr(r + 1)\\/\",\n    \"s\": {\n      \"t\": [\n      ]\n    }\n  },\n  \"i\": \"\\/Expr(a + b)\\/\",\n  \"j\": -3,\n  \"k\": \"\\/Expr( -3)\\/\",\n  \"l\": 1E+100,\n  \"m\": 0.1,\n  \"n\": -0.0,\n  \"q\": \"\",\n  \"r\": [\n  ],\n  \"s\": {\n  },\n  \"v\": 100000000000.0,\n  \"w\": 1.0,\n  \"x\": \"\\/Expr((1))\\/\",\n  \"y\": [\n    1,\n    \"\\/Expr(a + 1)\\/\"\n  ],\n  \"z\": {\n    \"k\": \"\\/Expr(a + 1)\\/\"\n  },\n  \"aa\": \"\\/Expr(\\\"x\\\\ny\\\" + c)\\/\",\n  \"ab\": \"\\/Expr(MY.x is \\\"a\\\\\\\"b\\\")\\/\",\n  \"ac\": 1E-05,\n  \"ad\": 123456789.125\n}";
+const PRINTJSON_EXPECTED: &str = "{\n  \"a\": 1,\n  \"b\": 2.5,\n  \"c\": \"x/y\\\"z\\\\w\\n\\t\\b\\f\\r\\u0001\\u001B\u{7f}\u{e9}\",\n  \"d\": true,\n  \"e\": null,\n  \"f\": \"\\/Expr(error)\\/\",\n  \"g\": [\n    1,\n    2.0,\n    \"s\",\n    [\n      3\n    ],\n    {\n      \"x\": 1\n    }\n  ],\n  \"h\": {\n    \"p\": 1,\n    \"q\": \"\\/Expr(r + 1)\\/\",\n    \"s\": {\n      \"t\": [\n      ]\n    }\n  },\n  \"i\": \"\\/Expr(a + b)\\/\",\n  \"j\": -3,\n  \"k\": \"\\/Expr( - 3)\\/\",\n  \"l\": 1E+100,\n  \"m\": 0.1,\n  \"n\": -0.0,\n  \"q\": \"\",\n  \"r\": [\n  ],\n  \"s\": {\n  },\n  \"v\": 100000000000.0,\n  \"w\": 1.0,\n  \"x\": \"\\/Expr((1))\\/\",\n  \"y\": [\n    1,\n    \"\\/Expr(a + 1)\\/\"\n  ],\n  \"z\": {\n    \"k\": \"\\/Expr(a + 1)\\/\"\n  },\n  \"aa\": \"\\/Expr(\\\"x\\\\ny\\\" + c)\\/\",\n  \"ab\": \"\\/Expr(MY.x is \\\"a\\\\\\\"b\\\")\\/\",\n  \"ac\": 1E-05,\n  \"ad\": 123456789.125\n}";
 
 #[test]
 fn json_writer_matches_printjson() {

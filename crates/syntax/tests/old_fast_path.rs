@@ -98,3 +98,14 @@ proptest! {
         agree(&parser, &format!("Attr = {value}"));
     }
 }
+
+/// Found by the `roundtrip` fuzz target: a raw NUL in a string or quoted
+/// name, or escaped (`\` then NUL), is refused like `\0`, so every string
+/// that parses unparses to text that parses.
+#[test]
+fn raw_nul_in_strings_is_refused() {
+    for source in ["'/a|\0\0'", "\"\\\0!b=\"", "\"a\0b\""] {
+        let error = classad_syntax::parse_expression(source).expect_err(source);
+        assert!(error.message.contains("NUL"), "{source}: {}", error.message);
+    }
+}
