@@ -10,7 +10,7 @@
 //! neither trims nor uses the same default delimiters.
 
 use crate::builtin;
-use crate::math::{c_double_to_i64, is_c_space, parse_c_double};
+use crate::convert::{c_isspace, c_strtod, double_to_i64};
 use classad_vm::{Builtin, CallContext, Value};
 
 /// Default delimiters of the size/sum/avg/min/max functions.
@@ -65,13 +65,13 @@ pub(crate) fn trimmed_items<'a>(
 
 fn trim(mut item: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = item {
-        if !is_c_space(*first) {
+        if !c_isspace(*first) {
             break;
         }
         item = rest;
     }
     while let [rest @ .., last] = item {
-        if !is_c_space(*last) {
+        if !c_isspace(*last) {
             break;
         }
         item = rest;
@@ -164,7 +164,7 @@ fn summarize(args: &[Value], summary: Summary) -> Value {
     if is_real {
         Value::Real(result)
     } else {
-        Value::Int(c_double_to_i64(result))
+        Value::Int(double_to_i64(result))
     }
 }
 
@@ -190,7 +190,7 @@ fn scan_double(item: &[u8]) -> Option<f64> {
             return None;
         }
     }
-    parse_c_double(item).map(|(value, _)| value)
+    c_strtod(item)
 }
 
 /// `stringListMember(item, list [, delimiters])` and its case-insensitive

@@ -3,16 +3,8 @@
 //! Every expected value was checked against HTCondor 25.14 (the oracle)
 //! unless a comment says otherwise.
 
-fn eval(source: &str) -> String {
-    let value = classad::evaluate_str(source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
-    classad::vm::print::value_to_string(&value)
-}
-
-fn check(cases: &[(&str, &str)]) {
-    for (source, expected) in cases {
-        assert_eq!(eval(source), *expected, "{source}");
-    }
-}
+mod common;
+use common::{check, eval};
 
 #[test]
 fn ceil() {

@@ -3,14 +3,8 @@
 //! Every expected value agrees with HTCondor 25.14 (checked with the oracle;
 //! the corpus `tests/corpus/functions_strings.txt` holds more cases).
 
-use classad::evaluate_str;
-
-fn check(cases: &[(&str, &str)]) {
-    for (expr, expected) in cases {
-        let value = evaluate_str(expr).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
-        assert_eq!(format!("{value:?}"), *expected, "{expr}");
-    }
-}
+mod common;
+use common::check;
 
 #[test]
 fn join() {
