@@ -74,11 +74,11 @@ fn commands(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-fn bracket_balance(line: &str) -> i32 {
-    let mut depth = 0;
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in line.chars() {
+/// Each character outside string literals with the bracket depth before
+/// it (brackets `( [ {`).
+fn outside_strings(text: &str) -> impl Iterator<Item = (usize, char, i32)> + '_ {
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    text.char_indices().filter_map(move |(i, c)| {
         if in_string {
             match (escaped, c) {
                 (true, _) => escaped = false,
@@ -86,42 +86,32 @@ fn bracket_balance(line: &str) -> i32 {
                 (false, '"') => in_string = false,
                 _ => {}
             }
-            continue;
+            return None;
         }
+        let before = depth;
         match c {
             '"' => in_string = true,
             '[' | '{' | '(' => depth += 1,
             ']' | '}' | ')' => depth -= 1,
             _ => {}
         }
-    }
-    depth
+        (c != '"').then_some((i, c, before))
+    })
+}
+
+fn bracket_balance(line: &str) -> i32 {
+    outside_strings(line).fold(0, |depth, (_, c, _)| match c {
+        '[' | '{' | '(' => depth + 1,
+        ']' | '}' | ')' => depth - 1,
+        _ => depth,
+    })
 }
 
 /// Splits `E1, E2` at the comma outside brackets and strings.
 fn split_pair(text: &str) -> Option<(&str, &str)> {
-    let mut depth = 0;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            '[' | '{' | '(' => depth += 1,
-            ']' | '}' | ')' => depth -= 1,
-            ',' if depth == 0 => return Some((&text[..i], &text[i + 1..])),
-            _ => {}
-        }
-    }
-    None
+    outside_strings(text)
+        .find(|&(_, c, depth)| c == ',' && depth == 0)
+        .map(|(i, _, _)| (&text[..i], &text[i + 1..]))
 }
 
 fn substitute(text: &str, bound: &HashMap<String, String>) -> String {

@@ -92,16 +92,12 @@ pub(crate) fn builtin_keeping_lists(
     func: fn(&mut CallContext<'_>, &[Value]) -> Value,
 ) -> Builtin {
     Builtin {
-        name,
-        min_args,
-        max_args,
-        pure,
         function: Function::StrictKeepingLists(func),
+        ..builtin(name, min_args, max_args, pure, func)
     }
 }
 
 /// Shorthand for a function that takes its arguments unevaluated.
-#[allow(dead_code)]
 pub(crate) fn lazy_builtin(
     name: &'static str,
     min_args: u16,
