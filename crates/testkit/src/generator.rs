@@ -266,9 +266,9 @@ fn conditional(cond: Expr, then: Expr, otherwise: Expr) -> Expr {
 ///
 /// HTCondor parses an adjacent `?:` as a *postfix* operator whose right
 /// side is a postfix expression (`10 ?: 2 + 3` is `(10 ?: 2) + 3`, and
-/// `x ?: -1` does not parse), while our parser gives it the lowest
-/// precedence. Parenthesised operands, and a parenthesised elvis wherever
-/// it is an operand (see [`precedence`]), read the same in both.
+/// `x ?: -1` does not parse); our parser now does the same. Operands are
+/// still parenthesised, and so is an elvis wherever it is an operand (see
+/// [`precedence`]): that reads the same under either rule.
 fn elvis_operand(e: Expr) -> Expr {
     let atom = match &e.kind {
         ExprKind::Literal(Literal::Integer(i)) => *i >= 0,

@@ -12,14 +12,29 @@
 //! the ad it was written in, in an `Rc` chain. Nothing of the VM's
 //! `AdBody` is used, except to hand ad values to builtin functions.
 //!
-//! Deliberate choices, mirroring the VM (see the crate's tests):
-//! * list elements are evaluated when the list is (the VM's `MAKE_LIST`),
-//!   in the scope the list was written in;
+//! The rules (docs/semantics.md, checked against HTCondor):
+//! * lists are lazy: a list literal is a [`RLazyList`], its written
+//!   elements and the ad it was written in; an element is evaluated there
+//!   each time it is used (a subscript evaluates that element only, a
+//!   selection each element). A strict function's arguments and the final
+//!   value are *forced*: every lazy list in them evaluated, element by
+//!   element, recursively, except a list reached again while it is being
+//!   forced (the same literal in the same ad literal), which stays lazy.
+//!   Evaluating an element and projecting a selection over an element each
+//!   count one level of depth. A list of literals only is a plain value.
+//!   `string()` sees its list arguments unforced;
 //! * a circular reference is detected per ad *literal* and attribute (an
 //!   attribute of an ad literal being evaluated, reached again through any
 //!   value made from the same literal, is UNDEFINED);
-//! * `MY.x` is `(MY).x` and `TARGET.x` is `(TARGET).x`: the special name
-//!   resolved in the current scope, then selection.
+//! * an unscoped name is the ad's own attribute, else a special name at
+//!   that ad (`self`; `my` unless strict outside a match; `parent` if the
+//!   ad has one; `root`, `toplevel`; `target` in a match), else the
+//!   enclosing ads outward, else (not strict) the TARGET ad, else (not
+//!   strict) `CurrentTime`;
+//! * `ad.name` is the ad's own attribute, else a special name at that ad,
+//!   else the enclosing ads outward, else (not strict) `CurrentTime`;
+//!   `MY.x` is `(MY).x`, `TARGET.x` is `(TARGET).x`, and `.x` is `x`
+//!   selected from the root ad.
 
 use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name};
 use classad_vm::print::{parse_abs_time, parse_rel_time};
@@ -43,6 +58,9 @@ pub enum Mutation {
     CircularIsError,
     /// Integer `%` by zero gives 0 instead of ERROR.
     ModuloByZeroIsZero,
+    /// List elements evaluated when the list is made (the old, eager
+    /// rule): `[a = {a[1] + 1, 3}].a[0]` gives UNDEFINED instead of 4.
+    EagerLists,
 }
 
 /// Options of the reference evaluator.
@@ -56,6 +74,14 @@ pub struct RefOptions {
 
 /// The deepest nesting of attribute evaluations, as the VM's default.
 pub const MAX_DEPTH: u32 = 400;
+
+/// The value of `CurrentTime` (the harness gives the VM the same clock).
+pub const FIXED_NOW: i64 = 1_700_000_000;
+
+/// Most calls of [`Reference::eval`] in one evaluation: beyond it the
+/// reference gives up ([`Reference::exhausted`]) and its value means
+/// nothing (the VM has a budget of instructions instead).
+pub const MAX_STEPS: u64 = 2_000_000;
 
 /// A runtime ad: an ad literal and the ad it was written in.
 pub struct AdNode<'a> {
@@ -112,10 +138,32 @@ pub enum RValue<'a> {
     AbsTime(AbsTime),
     /// relative time, seconds
     RelTime(f64),
-    /// list of evaluated elements
+    /// list of values (forced, or a list of literals)
     List(Rc<Vec<RValue<'a>>>),
+    /// list literal not evaluated yet
+    Lazy(Rc<RLazyList<'a>>),
     /// ad in its scope
     Ad(RAd<'a>),
+}
+
+/// A list literal and the ad it was written in: its elements are
+/// evaluated there, each when used.
+pub struct RLazyList<'a> {
+    /// The elements, as written.
+    pub items: &'a [Expr],
+    /// The ad the list was written in.
+    pub scope: RAd<'a>,
+}
+
+impl RLazyList<'_> {
+    /// What identifies the list while it is forced: the literal and the ad
+    /// literal of its scope.
+    fn key(&self) -> (usize, usize) {
+        (
+            self.items.as_ptr() as usize,
+            std::ptr::from_ref(self.scope.expr) as usize,
+        )
+    }
 }
 
 impl std::fmt::Debug for RValue<'_> {
@@ -130,6 +178,10 @@ impl std::fmt::Debug for RValue<'_> {
                     write!(f, "{item:?}")?;
                 }
                 f.write_str(" }")
+            }
+            RValue::Lazy(list) => {
+                let items: Vec<String> = list.items.iter().map(classad_syntax::unparse).collect();
+                write!(f, "{{ {} }}", items.join(","))
             }
             RValue::Ad(ad) => f.write_str(&classad_syntax::unparse_ad(ad.expr)),
             scalar => f.write_str(&classad_vm::print::value_to_string(
@@ -153,7 +205,7 @@ impl<'a> RValue<'a> {
             RValue::Str(s) => Value::Str(Arc::from(&s[..])),
             RValue::AbsTime(t) => Value::AbsTime(*t),
             RValue::RelTime(r) => Value::RelTime(*r),
-            RValue::List(_) => Value::List(Arc::from(Vec::new())),
+            RValue::List(_) | RValue::Lazy(_) => Value::List(Arc::from(Vec::new())),
             RValue::Ad(_) => Value::Ad(classad::empty_ad()),
         }
     }
@@ -219,7 +271,10 @@ pub struct Reference<'a> {
     pair: Option<(RAd<'a>, RAd<'a>)>,
     /// Attributes being evaluated: (ad literal address, index).
     active: Vec<(usize, usize)>,
+    /// Lazy lists being forced ([`RLazyList::key`]).
+    forcing: Vec<(usize, usize)>,
     depth: u32,
+    steps: u64,
     /// VM ads made for function arguments, by node address (the node is
     /// kept alive so that its address is not reused).
     converted: HashMap<usize, (RAd<'a>, AdRef)>,
@@ -232,9 +287,17 @@ impl<'a> Reference<'a> {
             options,
             pair: None,
             active: Vec::new(),
+            forcing: Vec::new(),
             depth: 0,
+            steps: 0,
             converted: HashMap::new(),
         }
+    }
+
+    /// Whether the last evaluation ran out of steps ([`MAX_STEPS`]), so
+    /// that its value means nothing.
+    pub fn exhausted(&self) -> bool {
+        self.steps > MAX_STEPS
     }
 
     /// Evaluates `expr` in an empty context ad.
@@ -243,7 +306,8 @@ impl<'a> Reference<'a> {
         self.reset();
         self.pair = None;
         let context = AdNode::top(&EMPTY_AD);
-        Ok(self.eval(expr, &context))
+        let value = self.eval(expr, &context);
+        Ok(self.force(value))
     }
 
     /// Evaluates `expr` in `context` (a top-level ad).
@@ -255,7 +319,8 @@ impl<'a> Reference<'a> {
         validate(expr)?;
         self.reset();
         self.pair = None;
-        Ok(self.eval(expr, context))
+        let value = self.eval(expr, context);
+        Ok(self.force(value))
     }
 
     /// Evaluates `expr` in `my`, with `target` as the other ad of a match.
@@ -269,6 +334,7 @@ impl<'a> Reference<'a> {
         self.reset();
         self.pair = Some((my.clone(), target.clone()));
         let value = self.eval(expr, my);
+        let value = self.force(value);
         self.pair = None;
         Ok(value)
     }
@@ -278,30 +344,34 @@ impl<'a> Reference<'a> {
     pub fn evaluate_attribute(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
         self.reset();
         self.pair = None;
-        self.attribute_value(ad, index)
+        let value = self.attribute_value(ad, index);
+        self.force(value)
     }
 
     fn reset(&mut self) {
         self.active.clear();
+        self.forcing.clear();
         self.depth = 0;
+        self.steps = 0;
     }
 
     /// Evaluates `expr` in `scope`.
     pub fn eval(&mut self, expr: &'a Expr, scope: &RAd<'a>) -> RValue<'a> {
+        if self.tick() {
+            return RValue::Error;
+        }
         match &expr.kind {
             ExprKind::Literal(lit) => literal(lit),
             ExprKind::Paren(inner) => self.eval(inner, scope),
             ExprKind::Attribute(name) => self.load(scope, name.as_str()),
             ExprKind::RootAttribute(name) => {
                 let root = root_of(scope);
-                match root.find(name.as_str()) {
-                    Some(i) => self.attribute_value(&root, i),
-                    None => RValue::Undefined,
-                }
+                self.select_in_ad(&root, name.as_str())
             }
             ExprKind::Select { base, name } => {
+                // `MY.x`, `TARGET.x` too: the name's meaning, then selection.
                 let base = self.eval(base, scope);
-                self.select(base, name)
+                self.select(base, name.as_str())
             }
             ExprKind::Subscript { base, index } => {
                 let base = self.eval(base, scope);
@@ -323,14 +393,77 @@ impl<'a> Reference<'a> {
                 v => v,
             },
             ExprKind::List(items) => {
-                let values = items.iter().map(|e| self.eval(e, scope)).collect();
-                RValue::List(Rc::new(values))
+                let literals: Vec<RValue<'a>> = items
+                    .iter()
+                    .map_while(|e| match &e.kind {
+                        ExprKind::Literal(lit) => Some(literal(lit)),
+                        _ => None,
+                    })
+                    .collect();
+                if literals.len() == items.len() {
+                    RValue::List(Rc::new(literals))
+                } else if self.options.mutation == Mutation::EagerLists {
+                    let values = items.iter().map(|e| self.eval(e, scope)).collect();
+                    RValue::List(Rc::new(values))
+                } else {
+                    RValue::Lazy(Rc::new(RLazyList {
+                        items,
+                        scope: scope.clone(),
+                    }))
+                }
             }
             ExprKind::Ad(ad) => RValue::Ad(Rc::new(AdNode {
                 expr: ad,
                 parent: Some(scope.clone()),
             })),
             ExprKind::Call { name, args } => self.call(name, args, scope),
+        }
+    }
+
+    /// Counts one step; whether the budget is spent.
+    fn tick(&mut self) -> bool {
+        self.steps += 1;
+        self.exhausted()
+    }
+
+    /// Element `i` of a lazy list, evaluated where the list was written;
+    /// one level of depth.
+    fn element(&mut self, list: &RLazyList<'a>, i: usize) -> RValue<'a> {
+        if self.depth >= MAX_DEPTH {
+            return RValue::Error;
+        }
+        self.depth += 1;
+        let value = self.eval(&list.items[i], &list.scope);
+        self.depth -= 1;
+        value
+    }
+
+    /// `value` with its lazy lists evaluated, recursively, except a list
+    /// already being forced (a list that contains itself).
+    fn force(&mut self, value: RValue<'a>) -> RValue<'a> {
+        if self.tick() {
+            return RValue::Error;
+        }
+        match value {
+            RValue::Lazy(list) => {
+                let key = list.key();
+                if self.forcing.contains(&key) || self.depth >= MAX_DEPTH {
+                    return RValue::Lazy(list);
+                }
+                self.forcing.push(key);
+                let mut items = Vec::with_capacity(list.items.len());
+                for i in 0..list.items.len() {
+                    let item = self.element(&list, i);
+                    items.push(self.force(item));
+                }
+                self.forcing.pop();
+                RValue::List(Rc::new(items))
+            }
+            RValue::List(items) => {
+                let items = items.iter().map(|v| self.force(v.clone())).collect();
+                RValue::List(Rc::new(items))
+            }
+            other => other,
         }
     }
 
@@ -442,7 +575,7 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// `name` in `ad`, then in the ads enclosing it.
+    /// `name` as an attribute of `ad` or of the ads enclosing it.
     fn lookup_outward(&mut self, ad: &RAd<'a>, name: &str) -> Option<RValue<'a>> {
         let mut current = ad.clone();
         loop {
@@ -453,20 +586,30 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// The meaning of a special name at `scope`'s level.
+    /// The meaning of a special name at `scope`'s level, if it has one
+    /// there: `parent` without a parent and `target` without a match
+    /// partner are ordinary names, and so is `my` in strict mode outside a
+    /// match.
     fn special(&self, scope: &RAd<'a>, name: &str) -> Option<RValue<'a>> {
         let lower = name.to_ascii_lowercase();
-        Some(match lower.as_str() {
-            "self" | "my" => RValue::Ad(scope.clone()),
-            "parent" => scope.parent.clone().map_or(RValue::Undefined, RValue::Ad),
-            "root" | "toplevel" => RValue::Ad(root_of(scope)),
-            "target" => self.target_of(scope).map_or(RValue::Undefined, RValue::Ad),
-            _ => return None,
-        })
+        match lower.as_str() {
+            "self" => Some(RValue::Ad(scope.clone())),
+            "my" if !self.options.strict || self.pair.is_some() => Some(RValue::Ad(scope.clone())),
+            "parent" => scope.parent.clone().map(RValue::Ad),
+            "root" | "toplevel" => Some(RValue::Ad(root_of(scope))),
+            "target" => self.target_of(scope).map(RValue::Ad),
+            _ => None,
+        }
+    }
+
+    /// `CurrentTime`, defined where nothing else is (not in strict mode).
+    fn current_time(&self, name: &str) -> Option<RValue<'a>> {
+        (!self.options.strict && name.eq_ignore_ascii_case("CurrentTime"))
+            .then_some(RValue::Int(FIXED_NOW))
     }
 
     /// An unscoped name: this ad, its special names, the enclosing ads,
-    /// then (not strict) the TARGET ad.
+    /// then (not strict) the TARGET ad and `CurrentTime`.
     fn load(&mut self, scope: &RAd<'a>, name: &str) -> RValue<'a> {
         if let Some(i) = scope.find(name) {
             return self.attribute_value(scope, i);
@@ -485,31 +628,65 @@ impl<'a> Reference<'a> {
         {
             return v;
         }
-        RValue::Undefined
+        self.current_time(name).unwrap_or(RValue::Undefined)
+    }
+
+    /// `name` selected from `ad`: the ad, its special names, the enclosing
+    /// ads, then (not strict) `CurrentTime`.
+    fn select_in_ad(&mut self, ad: &RAd<'a>, name: &str) -> RValue<'a> {
+        if let Some(i) = ad.find(name) {
+            return self.attribute_value(ad, i);
+        }
+        if let Some(special) = self.special(ad, name) {
+            return special;
+        }
+        if let Some(parent) = ad.parent.clone()
+            && let Some(v) = self.lookup_outward(&parent, name)
+        {
+            return v;
+        }
+        self.current_time(name).unwrap_or(RValue::Undefined)
     }
 
     /// `base.name`.
-    fn select(&mut self, base: RValue<'a>, name: &Name) -> RValue<'a> {
+    fn select(&mut self, base: RValue<'a>, name: &str) -> RValue<'a> {
         match base {
-            RValue::Ad(ad) => match self.lookup_outward(&ad, name.as_str()) {
-                Some(v) => v,
-                None => self
-                    .special(&ad, name.as_str())
-                    .unwrap_or(RValue::Undefined),
-            },
+            RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
                 let mapped = items
                     .iter()
-                    .map(|item| match item {
-                        RValue::Ad(_) | RValue::List(_) | RValue::Undefined => {
-                            self.select(item.clone(), name)
-                        }
-                        _ => RValue::Error,
-                    })
+                    .map(|item| self.select_element(item.clone(), name))
                     .collect();
                 RValue::List(Rc::new(mapped))
             }
+            RValue::Lazy(list) => {
+                let mut mapped = Vec::with_capacity(list.items.len());
+                for i in 0..list.items.len() {
+                    let item = self.element(&list, i);
+                    mapped.push(self.select_element(item, name));
+                }
+                RValue::List(Rc::new(mapped))
+            }
             RValue::Undefined => RValue::Undefined,
+            _ => RValue::Error,
+        }
+    }
+
+    /// `item.name` for one element of a list: one level of depth.
+    fn select_element(&mut self, item: RValue<'a>, name: &str) -> RValue<'a> {
+        if self.tick() {
+            return RValue::Error;
+        }
+        match item {
+            RValue::Ad(_) | RValue::List(_) | RValue::Lazy(_) | RValue::Undefined => {
+                if self.depth >= MAX_DEPTH {
+                    return RValue::Error;
+                }
+                self.depth += 1;
+                let value = self.select(item, name);
+                self.depth -= 1;
+                value
+            }
             _ => RValue::Error,
         }
     }
@@ -519,13 +696,16 @@ impl<'a> Reference<'a> {
         match (&base, &index) {
             (RValue::Error, _) | (_, RValue::Error) => RValue::Error,
             (RValue::Undefined, _) | (_, RValue::Undefined) => RValue::Undefined,
-            (RValue::List(items), RValue::Int(i)) => {
+            (RValue::List(_) | RValue::Lazy(_), RValue::Int(i)) => {
                 // A C int: the low 32 bits.
                 let i = *i as i32;
-                if i >= 0 && (i as usize) < items.len() {
-                    items[i as usize].clone()
-                } else {
-                    RValue::Error
+                let Ok(i) = usize::try_from(i) else {
+                    return RValue::Error;
+                };
+                match &base {
+                    RValue::List(items) => items.get(i).cloned().unwrap_or(RValue::Error),
+                    RValue::Lazy(list) if i < list.items.len() => self.element(list, i),
+                    _ => RValue::Error,
                 }
             }
             (RValue::Ad(ad), RValue::Str(key)) => match ad.find(&String::from_utf8_lossy(key)) {
@@ -561,13 +741,20 @@ impl<'a> Reference<'a> {
             return RValue::Error;
         }
         match builtin.function {
-            // The reference passes lists evaluated to both kinds; the VM keeps
-            // list elements as written for StrictKeepingLists (`string`).
+            // A strict function gets its list arguments forced; `string`
+            // (StrictKeepingLists) gets them as they are, to print a lazy
+            // list's elements as written.
             Function::Strict(f) | Function::StrictKeepingLists(f) => {
-                let values: Vec<RValue<'a>> = args.iter().map(|a| self.eval(a, scope)).collect();
+                let forced = matches!(builtin.function, Function::Strict(_));
+                let mut values: Vec<RValue<'a>> =
+                    args.iter().map(|a| self.eval(a, scope)).collect();
+                if forced {
+                    values = values.into_iter().map(|v| self.force(v)).collect();
+                }
                 let vm_args: Vec<Value> = values.iter().map(|v| self.vm_value(v)).collect();
                 let vm_scope = self.vm_ad(scope);
                 let mut vm = Vm::default();
+                vm.set_clock(fixed_clock);
                 let mut context = CallContext {
                     vm: &mut vm,
                     env: classad_vm::Env::default(),
@@ -594,6 +781,7 @@ impl<'a> Reference<'a> {
                 }
                 let vm_scope = self.vm_ad(scope);
                 let mut vm = Vm::default();
+                vm.set_clock(fixed_clock);
                 let mut context = CallContext {
                     vm: &mut vm,
                     env: classad_vm::Env::default(),
@@ -611,6 +799,27 @@ impl<'a> Reference<'a> {
             RValue::List(items) => {
                 let values: Vec<Value> = items.iter().map(|v| self.vm_value(v)).collect();
                 Value::List(values.into())
+            }
+            RValue::Lazy(list) => {
+                // A VM lazy list of the same elements in the same scope.
+                let registry = classad_stdlib::shared_registry();
+                let compiler = classad_compiler::Compiler::new(&registry);
+                let mut items = Vec::with_capacity(list.items.len());
+                for e in list.items {
+                    // (Only a bad time literal fails, refused by `validate`.)
+                    let Ok(program) = compiler.compile(e) else {
+                        return Value::Error;
+                    };
+                    items.push(LazyArg {
+                        program: Arc::new(program),
+                        source: Arc::new(e.clone()),
+                    });
+                }
+                let scope = self.vm_ad(&list.scope);
+                Value::LazyList(Arc::new(classad_vm::LazyList {
+                    items: items.into(),
+                    scope,
+                }))
             }
             RValue::Ad(ad) => Value::Ad(self.vm_ad(ad)),
             scalar => scalar.to_scalar_value(),
@@ -651,6 +860,11 @@ impl<'a> Reference<'a> {
             other => RValue::from_scalar(other),
         }
     }
+}
+
+/// The clock of the VMs the reference runs functions in ([`FIXED_NOW`]).
+pub fn fixed_clock() -> f64 {
+    FIXED_NOW as f64
 }
 
 fn literal<'a>(lit: &Literal) -> RValue<'a> {

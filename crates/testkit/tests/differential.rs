@@ -2,7 +2,7 @@
 //! empty context ad and inside matches.
 
 use classad_testkit::generator::{GenOptions, Generator};
-use classad_testkit::harness::{Harness, Mismatch, known_vm_bug};
+use classad_testkit::harness::{Harness, Mismatch, known_vm_bug, known_vm_bug_in_match};
 use classad_testkit::reference::RefOptions;
 
 /// Runs `f` on a thread with a large stack (the reference recurses).
@@ -133,12 +133,7 @@ fn run_matches(seed: u64, strict: bool) -> (usize, Vec<(Mismatch, Option<&'stati
                     classad_syntax::unparse_ad(&my),
                     classad_syntax::unparse_ad(&target)
                 );
-                let bug = known_vm_bug(&expr).or_else(|| {
-                    my.attributes
-                        .iter()
-                        .chain(&target.attributes)
-                        .find_map(|(_, e)| known_vm_bug(e))
-                });
+                let bug = known_vm_bug_in_match(&expr, &my, &target);
                 mismatches.push((m, bug));
             }
         }

@@ -60,3 +60,16 @@ fn circular_mutation_is_reported() {
         ("undefined", "error")
     );
 }
+
+#[test]
+fn eager_lists_are_reported() {
+    let m = mutated(Mutation::EagerLists)
+        .check_text("[a = {a[1] + 1, 3}].a[0]")
+        .expect_err("caught");
+    assert_eq!((m.vm.as_str(), m.reference.as_str()), ("4", "undefined"));
+    assert!(
+        Harness::new(RefOptions::default())
+            .check_text("[a = {a[1] + 1, 3}].a[0]")
+            .is_ok()
+    );
+}
