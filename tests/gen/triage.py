@@ -6,7 +6,8 @@ kinds, shortest expression first, to find minimal reproducers.
 
 GEN_EXPRS is the gen-exprs binary (its --classify mode names the known VM
 bug an expression may run into). Kinds:
-  fold-after-jump  known compiler bug (see harness::known_vm_bug)
+  target-select-outward  known VM bug (see harness::known_vm_bug and
+                   tests/gen/known_bugs.txt)
   ad-subscript     uses ad["name"]: HTCondor loses the scope of an ad
                    obtained that way (docs/semantics.md section 9)
   other            everything else, printed in full
