@@ -55,6 +55,16 @@ impl Symbol {
         Symbol { hash, text }
     }
 
+    /// A symbol for looking `name` up, not interned: for names that come
+    /// from values at run time (`ad["name"]`), which must neither take the
+    /// interner's lock nor grow it. Equal to the interned symbol of the same
+    /// name (by hash and text).
+    pub fn transient(name: &str) -> Symbol {
+        let text: Arc<str> = Arc::from(name.to_ascii_lowercase());
+        let hash = SYMBOL_HASHER.hash_one(&*text);
+        Symbol { hash, text }
+    }
+
     /// The case-folded text.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -191,7 +201,8 @@ impl AdBody {
 
     /// The attribute named `name`, ignoring case.
     pub fn get(&self, name: &str) -> Option<&Attribute> {
-        self.slot(&Symbol::new(name)).map(|s| self.attribute(s))
+        self.slot(&Symbol::transient(name))
+            .map(|s| self.attribute(s))
     }
 
     /// All attributes in order.

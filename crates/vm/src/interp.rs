@@ -90,6 +90,13 @@ impl<'a> Env<'a> {
     }
 }
 
+/// The symbols of `my` (0) and `target` (1), made once.
+fn special_symbol(which: usize) -> &'static Symbol {
+    static SYMBOLS: std::sync::LazyLock<[Symbol; 2]> =
+        std::sync::LazyLock::new(|| [Symbol::new("my"), Symbol::new("target")]);
+    &SYMBOLS[which]
+}
+
 fn requirements_symbol() -> &'static Symbol {
     static REQUIREMENTS: std::sync::LazyLock<Symbol> =
         std::sync::LazyLock::new(|| Symbol::new("Requirements"));
@@ -148,7 +155,7 @@ impl CallContext<'_> {
     /// the caller's scope would find it (the scope chain, then TARGET unless
     /// strict), for `unparse` and `unresolved`.
     pub fn attribute_source(&self, name: &str) -> Option<Arc<classad_syntax::Expr>> {
-        let symbol = Symbol::new(name);
+        let symbol = Symbol::transient(name);
         let find = |ad: &AdRef| {
             let mut current = Some(ad);
             while let Some(ad) = current {
@@ -352,26 +359,11 @@ impl Vm {
         })
     }
 
-    /// An unscoped attribute reference.
+    /// An unscoped attribute reference: as a selection from the ad being
+    /// evaluated, with TARGET searched before `CurrentTime` (old-ClassAd
+    /// compatibility, not in strict mode).
     fn load_attribute(&mut self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Value {
-        if let Some(slot) = scope.body.slot(name) {
-            return self.attribute_value(env, scope, slot);
-        }
-        if let Some(special) = self.special_name(env, scope, name) {
-            return special;
-        }
-        if let Some(parent) = scope.parent.as_ref()
-            && let Some(value) = self.lookup_outward(env, parent, name)
-        {
-            return value;
-        }
-        if !self.options.strict
-            && let Some(target) = env.target_of(scope)
-            && let Some(value) = self.lookup_outward(env, target, name)
-        {
-            return value;
-        }
-        self.current_time(name).unwrap_or(Value::Undefined)
+        self.resolve(env, scope, name, !self.options.strict)
     }
 
     /// `CurrentTime`, which HTCondor's old-ClassAd compatibility defines
@@ -387,6 +379,13 @@ impl Vm {
     /// HTCondor's order (`[toplevel = [c = 1]].toplevel.toplevel` is the
     /// root, not the outer attribute).
     fn select_in_ad(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Value {
+        self.resolve(env, ad, name, false)
+    }
+
+    /// The lookup behind references and selections: `ad`, the special
+    /// names at `ad`, the enclosing ads, then (if `with_target`) the other
+    /// ad of the match, then `CurrentTime`.
+    fn resolve(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol, with_target: bool) -> Value {
         if let Some(slot) = ad.body.slot(name) {
             return self.attribute_value(env, ad, slot);
         }
@@ -395,6 +394,12 @@ impl Vm {
         }
         if let Some(parent) = ad.parent.as_ref()
             && let Some(value) = self.lookup_outward(env, parent, name)
+        {
+            return value;
+        }
+        if with_target
+            && let Some(target) = env.target_of(ad)
+            && let Some(value) = self.lookup_outward(env, target, name)
         {
             return value;
         }
@@ -515,7 +520,7 @@ impl Vm {
                 _ => Value::Error,
             },
             (Value::Ad(ad), Value::Str(key)) => {
-                let name = Symbol::new(&String::from_utf8_lossy(key));
+                let name = Symbol::transient(&String::from_utf8_lossy(key));
                 match ad.body.slot(&name) {
                     Some(slot) => {
                         let ad = ad.clone();
@@ -571,7 +576,7 @@ impl Vm {
                     let value = if scope.body.shadows_special_names()
                         || (self.options.strict && env.pair.is_none())
                     {
-                        let my = self.load_attribute(env, scope, &Symbol::new("my"));
+                        let my = self.load_attribute(env, scope, special_symbol(0));
                         self.select(env, my, name)
                     } else {
                         self.select_in_ad(env, scope, name)
@@ -580,13 +585,17 @@ impl Vm {
                 }
                 opcode::LOAD_TARGET => {
                     let name = &program.names[instr.arg as usize];
-                    let value = if scope.body.shadows_special_names() {
-                        let target = self.load_attribute(env, scope, &Symbol::new("target"));
-                        self.select(env, target, name)
-                    } else {
-                        match env.target_of(scope) {
-                            Some(target) => self.select_in_ad(env, target, name),
-                            None => Value::Undefined,
+                    // Outside a match `target` is an ordinary name, which an
+                    // enclosing ad may define; in a match, the partner, unless
+                    // this ad defines `target` itself.
+                    let partner = env
+                        .target_of(scope)
+                        .filter(|_| !scope.body.shadows_special_names());
+                    let value = match partner {
+                        Some(target) => self.select_in_ad(env, target, name),
+                        None => {
+                            let target = self.load_attribute(env, scope, special_symbol(1));
+                            self.select(env, target, name)
                         }
                     };
                     self.stack.push(value);
