@@ -6,8 +6,7 @@ kinds, shortest expression first, to find minimal reproducers.
 
 GEN_EXPRS is the gen-exprs binary (its --classify mode names the known VM
 bug an expression may run into). Kinds:
-  target-select-outward  known VM bug (see harness::known_vm_bug and
-                   tests/gen/known_bugs.txt)
+  <name>           a known VM bug (harness::known_vm_bug; none at present)
   ad-subscript     uses ad["name"]: HTCondor loses the scope of an ad
                    obtained that way (docs/semantics.md section 9)
   other            everything else, printed in full
