@@ -14,12 +14,15 @@
 //!
 //! The rules (docs/semantics.md, checked against HTCondor):
 //! * lists are lazy: a list literal is a [`RLazyList`], its written
-//!   elements and the ad it was written in; an element is evaluated there
-//!   each time it is used (a subscript evaluates that element only, a
-//!   selection each element). A strict function's arguments and the final
-//!   value are *forced*: every lazy list in them evaluated, element by
-//!   element, recursively, except a list reached again while it is being
-//!   forced (the same literal in the same ad literal), which stays lazy.
+//!   elements and the ad it was written in; an element is evaluated each
+//!   time it is used: a subscript evaluates that element only, where the
+//!   list was written; a selection over the list, or a strict function's
+//!   argument, evaluates each element where the selection or call is (as
+//!   HTCondor does; an ad literal element keeps the ad it was written in
+//!   as its parent). The final value is *forced* where each list was
+//!   written: every lazy list evaluated, element by element, recursively,
+//!   except a list reached again while it is being forced (the same
+//!   literal in the same ad literal), which stays lazy.
 //!   Evaluating an element and projecting a selection over an element each
 //!   count one level of depth. A list of literals only is a plain value.
 //!   `string()` sees its list arguments unforced;
@@ -307,7 +310,7 @@ impl<'a> Reference<'a> {
         self.pair = None;
         let context = AdNode::top(&EMPTY_AD);
         let value = self.eval(expr, &context);
-        Ok(self.force(value))
+        Ok(self.force(value, None))
     }
 
     /// Evaluates `expr` in `context` (a top-level ad).
@@ -320,7 +323,7 @@ impl<'a> Reference<'a> {
         self.reset();
         self.pair = None;
         let value = self.eval(expr, context);
-        Ok(self.force(value))
+        Ok(self.force(value, None))
     }
 
     /// Evaluates `expr` in `my`, with `target` as the other ad of a match.
@@ -334,7 +337,7 @@ impl<'a> Reference<'a> {
         self.reset();
         self.pair = Some((my.clone(), target.clone()));
         let value = self.eval(expr, my);
-        let value = self.force(value);
+        let value = self.force(value, None);
         self.pair = None;
         Ok(value)
     }
@@ -345,7 +348,7 @@ impl<'a> Reference<'a> {
         self.reset();
         self.pair = None;
         let value = self.attribute_value(ad, index);
-        self.force(value)
+        self.force(value, None)
     }
 
     fn reset(&mut self) {
@@ -371,7 +374,7 @@ impl<'a> Reference<'a> {
             ExprKind::Select { base, name } => {
                 // `MY.x`, `TARGET.x` too: the name's meaning, then selection.
                 let base = self.eval(base, scope);
-                self.select(base, name.as_str())
+                self.select(base, name.as_str(), scope)
             }
             ExprKind::Subscript { base, index } => {
                 let base = self.eval(base, scope);
@@ -426,21 +429,29 @@ impl<'a> Reference<'a> {
         self.exhausted()
     }
 
-    /// Element `i` of a lazy list, evaluated where the list was written;
-    /// one level of depth.
-    fn element(&mut self, list: &RLazyList<'a>, i: usize) -> RValue<'a> {
+    /// Element `i` of a lazy list, evaluated in `scope` (where the list was
+    /// written for a subscript or the caller's value, where it is used for
+    /// a selection or a function); an ad literal always in the ad it was
+    /// written in. One level of depth.
+    fn element(&mut self, list: &RLazyList<'a>, i: usize, scope: &RAd<'a>) -> RValue<'a> {
         if self.depth >= MAX_DEPTH {
             return RValue::Error;
         }
         self.depth += 1;
-        let value = self.eval(&list.items[i], &list.scope);
+        let item = &list.items[i];
+        let scope = if matches!(item.kind, ExprKind::Ad(_)) {
+            &list.scope
+        } else {
+            scope
+        };
+        let value = self.eval(item, scope);
         self.depth -= 1;
         value
     }
 
     /// `value` with its lazy lists evaluated, recursively, except a list
     /// already being forced (a list that contains itself).
-    fn force(&mut self, value: RValue<'a>) -> RValue<'a> {
+    fn force(&mut self, value: RValue<'a>, here: Option<&RAd<'a>>) -> RValue<'a> {
         if self.tick() {
             return RValue::Error;
         }
@@ -453,14 +464,15 @@ impl<'a> Reference<'a> {
                 self.forcing.push(key);
                 let mut items = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
-                    let item = self.element(&list, i);
-                    items.push(self.force(item));
+                    let scope = here.unwrap_or(&list.scope).clone();
+                    let item = self.element(&list, i, &scope);
+                    items.push(self.force(item, here));
                 }
                 self.forcing.pop();
                 RValue::List(Rc::new(items))
             }
             RValue::List(items) => {
-                let items = items.iter().map(|v| self.force(v.clone())).collect();
+                let items = items.iter().map(|v| self.force(v.clone(), here)).collect();
                 RValue::List(Rc::new(items))
             }
             other => other,
@@ -649,21 +661,21 @@ impl<'a> Reference<'a> {
     }
 
     /// `base.name`.
-    fn select(&mut self, base: RValue<'a>, name: &str) -> RValue<'a> {
+    fn select(&mut self, base: RValue<'a>, name: &str, here: &RAd<'a>) -> RValue<'a> {
         match base {
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
                 let mapped = items
                     .iter()
-                    .map(|item| self.select_element(item.clone(), name))
+                    .map(|item| self.select_element(item.clone(), name, here))
                     .collect();
                 RValue::List(Rc::new(mapped))
             }
             RValue::Lazy(list) => {
                 let mut mapped = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
-                    let item = self.element(&list, i);
-                    mapped.push(self.select_element(item, name));
+                    let item = self.element(&list, i, here);
+                    mapped.push(self.select_element(item, name, here));
                 }
                 RValue::List(Rc::new(mapped))
             }
@@ -673,7 +685,7 @@ impl<'a> Reference<'a> {
     }
 
     /// `item.name` for one element of a list: one level of depth.
-    fn select_element(&mut self, item: RValue<'a>, name: &str) -> RValue<'a> {
+    fn select_element(&mut self, item: RValue<'a>, name: &str, here: &RAd<'a>) -> RValue<'a> {
         if self.tick() {
             return RValue::Error;
         }
@@ -683,7 +695,7 @@ impl<'a> Reference<'a> {
                     return RValue::Error;
                 }
                 self.depth += 1;
-                let value = self.select(item, name);
+                let value = self.select(item, name, here);
                 self.depth -= 1;
                 value
             }
@@ -704,7 +716,10 @@ impl<'a> Reference<'a> {
                 };
                 match &base {
                     RValue::List(items) => items.get(i).cloned().unwrap_or(RValue::Error),
-                    RValue::Lazy(list) if i < list.items.len() => self.element(list, i),
+                    RValue::Lazy(list) if i < list.items.len() => {
+                        let scope = list.scope.clone();
+                        self.element(list, i, &scope)
+                    }
                     _ => RValue::Error,
                 }
             }
@@ -749,7 +764,10 @@ impl<'a> Reference<'a> {
                 let mut values: Vec<RValue<'a>> =
                     args.iter().map(|a| self.eval(a, scope)).collect();
                 if forced {
-                    values = values.into_iter().map(|v| self.force(v)).collect();
+                    values = values
+                        .into_iter()
+                        .map(|v| self.force(v, Some(scope)))
+                        .collect();
                 }
                 let vm_args: Vec<Value> = values.iter().map(|v| self.vm_value(v)).collect();
                 let vm_scope = self.vm_ad(scope);

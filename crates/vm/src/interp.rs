@@ -137,13 +137,13 @@ impl CallContext<'_> {
     /// Evaluates `program` in the caller's scope.
     pub fn evaluate(&mut self, program: &Program) -> Value {
         let value = self.vm.run(self.env, program, self.scope);
-        self.vm.force(self.env, value)
+        self.vm.force(self.env, Some(self.scope), value)
     }
 
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
         let value = self.vm.run(self.env, program, scope);
-        self.vm.force(self.env, value)
+        self.vm.force(self.env, Some(scope), value)
     }
 
     /// The current time in seconds since the epoch.
@@ -212,7 +212,7 @@ impl Vm {
     pub fn evaluate(&mut self, program: &Program, scope: &AdRef) -> Value {
         self.reset();
         let value = self.run(Env::default(), program, scope);
-        self.force(Env::default(), value)
+        self.force(Env::default(), None, value)
     }
 
     /// Evaluates `program` in `my`, with `target` as the other ad of a
@@ -224,7 +224,7 @@ impl Vm {
             pair: Some((my, target)),
         };
         let value = self.run(env, program, my);
-        self.force(env, value)
+        self.force(env, None, value)
     }
 
     /// Evaluates attribute `name` of `ad` (UNDEFINED if it has none), with
@@ -243,7 +243,7 @@ impl Vm {
             Some(slot) => self.attribute_value(env, ad, slot),
             None => Value::Undefined,
         };
-        self.force(env, value)
+        self.force(env, None, value)
     }
 
     /// Evaluates `program` in each ad of `ads`, writing the values to `out`
@@ -255,7 +255,7 @@ impl Vm {
         for ad in ads {
             self.reset();
             let value = self.run(Env::default(), program, ad);
-            out.push(self.force(Env::default(), value));
+            out.push(self.force(Env::default(), None, value));
         }
     }
 
@@ -274,7 +274,7 @@ impl Vm {
                 pair: Some((my, target)),
             };
             let value = self.run(env, program, my);
-            out.push(self.force(env, value));
+            out.push(self.force(env, None, value));
         }
     }
 
@@ -406,22 +406,25 @@ impl Vm {
         self.current_time(name).unwrap_or(Value::Undefined)
     }
 
-    /// `base.name`.
-    fn select(&mut self, env: Env<'_>, base: Value, name: &Symbol) -> Value {
+    /// `base.name`, evaluated in `here`. Selecting over a list evaluates
+    /// its elements in `here`, not where the list was written: HTCondor's
+    /// rule (`[a = [x = 5]; l = {a}; r = [a = [x = 7]; s = l.x]].r.s` is
+    /// `{ 7 }`).
+    fn select(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
         match base {
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) => {
                 let selected: Vec<Value> = items
                     .iter()
-                    .map(|item| self.select_from_element(env, item.clone(), name))
+                    .map(|item| self.select_from_element(env, here, item.clone(), name))
                     .collect();
                 Value::List(selected.into())
             }
             Value::LazyList(list) => {
                 let selected: Vec<Value> = (0..list.items.len())
                     .map(|i| {
-                        let item = self.list_element(env, &list, i);
-                        self.select_from_element(env, item, name)
+                        let item = self.list_element(env, &list, i, here);
+                        self.select_from_element(env, here, item, name)
                     })
                     .collect();
                 Value::List(selected.into())
@@ -434,14 +437,20 @@ impl Vm {
     /// One element of a selection projected over a list. Counts as one
     /// level of depth: a list that contains itself (`[x = {X}].x.a`) would
     /// otherwise project forever.
-    fn select_from_element(&mut self, env: Env<'_>, item: Value, name: &Symbol) -> Value {
+    fn select_from_element(
+        &mut self,
+        env: Env<'_>,
+        here: &AdRef,
+        item: Value,
+        name: &Symbol,
+    ) -> Value {
         match item {
             Value::Ad(_) | Value::List(_) | Value::LazyList(_) | Value::Undefined => {
                 if self.depth >= self.options.limits.max_depth {
                     return Value::Error;
                 }
                 self.depth += 1;
-                let value = self.select(env, item, name);
+                let value = self.select(env, here, item, name);
                 self.depth -= 1;
                 value
             }
@@ -449,23 +458,37 @@ impl Vm {
         }
     }
 
-    /// Element `i` of a lazy list, evaluated where the list was written.
-    /// Counts as one level of depth: a list whose element refers to itself
-    /// through a subscript (`[a = {a[0]}].a[0]`) ends in ERROR, as in HTCondor.
-    fn list_element(&mut self, env: Env<'_>, list: &LazyList, i: usize) -> Value {
+    /// Element `i` of a lazy list, evaluated in `scope` (where the list
+    /// was written, for a subscript; where it is used, for a selection or a
+    /// function, as HTCondor does). Counts as one level of depth: a list
+    /// whose element refers to itself through a subscript
+    /// (`[a = {a[0]}].a[0]`) ends in ERROR, as in HTCondor.
+    fn list_element(&mut self, env: Env<'_>, list: &LazyList, i: usize, scope: &AdRef) -> Value {
         if self.depth >= self.options.limits.max_depth {
             return Value::Error;
         }
         self.depth += 1;
-        let value = self.run(env, &list.items[i].program, &list.scope);
+        let item = &list.items[i];
+        // An ad literal keeps the ad it was written in as its parent, as
+        // HTCondor sets it when parsing (`[a = 17; c = {[x = a]}].c.x` is
+        // `{ 17 }`).
+        let scope = if matches!(item.source.kind, classad_syntax::ExprKind::Ad(_)) {
+            &list.scope
+        } else {
+            scope
+        };
+        let value = self.run(env, &item.program, scope);
         self.depth -= 1;
         value
     }
 
     /// `value` with every lazy list in it evaluated, element by element,
-    /// for a function or for the caller. A list that contains itself (its
-    /// forcing reached again) is left lazy there.
-    pub(crate) fn force(&mut self, env: Env<'_>, value: Value) -> Value {
+    /// for a function (elements in `here`, the scope of the call, as
+    /// HTCondor evaluates them: `[a = 1; l = {a}; r = [a = 2; s = sum(l)]].r.s`
+    /// is 2) or for the caller (`here` is `None`: where each list was
+    /// written). A list that contains itself (its forcing reached again) is
+    /// left lazy there.
+    pub(crate) fn force(&mut self, env: Env<'_>, here: Option<&AdRef>, value: Value) -> Value {
         match value {
             Value::LazyList(list) => {
                 let key = (
@@ -478,8 +501,8 @@ impl Vm {
                 self.forcing.push(key);
                 let items: Vec<Value> = (0..list.items.len())
                     .map(|i| {
-                        let item = self.list_element(env, &list, i);
-                        self.force(env, item)
+                        let item = self.list_element(env, &list, i, here.unwrap_or(&list.scope));
+                        self.force(env, here, item)
                     })
                     .collect();
                 self.forcing.pop();
@@ -490,7 +513,10 @@ impl Vm {
                     .iter()
                     .any(|v| matches!(v, Value::List(_) | Value::LazyList(_))) =>
             {
-                let items: Vec<Value> = items.iter().map(|v| self.force(env, v.clone())).collect();
+                let items: Vec<Value> = items
+                    .iter()
+                    .map(|v| self.force(env, here, v.clone()))
+                    .collect();
                 Value::List(items.into())
             }
             other => other,
@@ -516,7 +542,7 @@ impl Vm {
                     .unwrap_or(Value::Error)
             }
             (Value::LazyList(list), Value::Int(i)) => match usize::try_from(*i as i32) {
-                Ok(i) if i < list.items.len() => self.list_element(env, list, i),
+                Ok(i) if i < list.items.len() => self.list_element(env, list, i, &list.scope),
                 _ => Value::Error,
             },
             (Value::Ad(ad), Value::Str(key)) => {
@@ -577,7 +603,7 @@ impl Vm {
                         || (self.options.strict && env.pair.is_none())
                     {
                         let my = self.load_attribute(env, scope, special_symbol(0));
-                        self.select(env, my, name)
+                        self.select(env, scope, my, name)
                     } else {
                         self.select_in_ad(env, scope, name)
                     };
@@ -595,14 +621,15 @@ impl Vm {
                         Some(target) => self.select_in_ad(env, target, name),
                         None => {
                             let target = self.load_attribute(env, scope, special_symbol(1));
-                            self.select(env, target, name)
+                            self.select(env, scope, target, name)
                         }
                     };
                     self.stack.push(value);
                 }
                 opcode::SELECT => {
                     let base_value = self.pop();
-                    let value = self.select(env, base_value, &program.names[instr.arg as usize]);
+                    let value =
+                        self.select(env, scope, base_value, &program.names[instr.arg as usize]);
                     self.stack.push(value);
                 }
                 opcode::SUBSCRIPT => {
@@ -682,7 +709,7 @@ impl Vm {
                     if let Function::Strict(_) = function.function {
                         for arg in args.iter_mut() {
                             if matches!(arg, Value::List(_) | Value::LazyList(_)) {
-                                *arg = self.force(env, std::mem::take(arg));
+                                *arg = self.force(env, Some(scope), std::mem::take(arg));
                             }
                         }
                     }
