@@ -664,7 +664,14 @@ impl<'p, 's> Builder<'p, 's> {
                 self.node(ExprKind::RootAttribute(name), span, 1)
             }
             Rule::identifier | Rule::quoted_name => {
+                let quoted = pair.as_rule() == Rule::quoted_name;
                 let name = self.attribute_name(pair)?;
+                if quoted
+                    && self.parser.options.dialect == Dialect::Jdl
+                    && let Some(kind) = self.jdl_time_literal(name.as_str())
+                {
+                    return self.node(kind, span, 2);
+                }
                 self.node(ExprKind::Attribute(name), span, 1)
             }
             Rule::parenthesized => {
@@ -694,6 +701,74 @@ impl<'p, 's> Builder<'p, 's> {
             }
             rule => unreachable!("grammar: unexpected primary {rule:?}"),
         }
+    }
+
+    /// The JDL dialect's quoted time literals (spec 004, 3.3.3): a relative
+    /// time `'[-][Nd]HH:MM[:SS]'` (`'3d19:49:15'`) reads as
+    /// `MakeRelTime(seconds)`, an absolute time `'Thu Aug 17 18:21:07 2000
+    /// (CDT) -06:00'` as `absTime("2000-08-17T18:21:07-06:00")`. In
+    /// HTCondor's dialect these are quoted attribute names.
+    fn jdl_time_literal(&self, text: &str) -> Option<ExprKind> {
+        let call = |name: &str, arg: Literal| ExprKind::Call {
+            name: self.parser.intern(name),
+            args: vec![Expr::literal(arg)],
+        };
+        let number = |s: &str| -> Option<i64> {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        // Relative: [-][Nd]HH:MM[:SS]
+        let (negative, body) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (days, clock) = match body.split_once(['d', 'D']) {
+            Some((d, rest)) => (number(d).and_then(|d| d.checked_mul(86_400)), rest),
+            None => (Some(0), body),
+        };
+        let fields: Vec<&str> = clock.split(':').collect();
+        if (2..=3).contains(&fields.len()) && fields.iter().all(|f| number(f).is_some()) {
+            let mut seconds = 0i64;
+            for field in &fields {
+                seconds = seconds.checked_mul(60)?.checked_add(number(field)?)?;
+            }
+            if fields.len() == 2 {
+                seconds = seconds.checked_mul(60)?;
+            }
+            let total = days?.checked_add(seconds)?;
+            let total = if negative { -total } else { total };
+            return Some(call("MakeRelTime", Literal::Integer(total)));
+        }
+        // Absolute: Www Mmm DD HH:MM:SS YYYY [(ZONE)] [+-HH:MM]
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if words.len() < 5 {
+            return None;
+        }
+        const MONTHS: [&str; 12] = [
+            "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+        ];
+        let month = MONTHS
+            .iter()
+            .position(|m| m.eq_ignore_ascii_case(words[1]))?
+            + 1;
+        let day = number(words[2])?;
+        let clock: Vec<i64> = words[3].split(':').map(number).collect::<Option<_>>()?;
+        let year = number(words[4])?;
+        let [hours, minutes, seconds] = clock.as_slice() else {
+            return None;
+        };
+        let offset = words[5..]
+            .iter()
+            .find(|w| w.starts_with(['+', '-']))
+            .copied()
+            .unwrap_or("+00:00");
+        let iso =
+            format!("{year:04}-{month:02}-{day:02}T{hours:02}:{minutes:02}:{seconds:02}{offset}");
+        Some(call(
+            "absTime",
+            Literal::String(iso.into_bytes().into_boxed_slice()),
+        ))
     }
 
     fn ad_body(&self, pair: Pair<'_, Rule>) -> Result<AdExpr> {
