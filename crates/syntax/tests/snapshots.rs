@@ -383,9 +383,22 @@ fn ad_report(ad: &AdExpr, out: &mut String) {
     let _ = writeln!(out, "\n--- unparse_ad\n{new}");
     let _ = writeln!(out, "\n--- unparse_ad_old\n{}", old.trim_end());
     let _ = writeln!(out, "\n--- unparse_ad_pretty\n{pretty}");
+    let json = classad_syntax::ad_to_json(ad);
+    let _ = writeln!(out, "\n--- ad_to_json\n{json}");
 
     // Every form reads back to the same ad.
     let parser = Parser::new(ParseOptions::default());
+    match classad_syntax::parse_json_ad(&parser, &json) {
+        Ok(again) if again == *ad => {}
+        Ok(again) => {
+            let mut s = String::new();
+            write_ad_sexpr(&again, &mut s);
+            let _ = writeln!(out, "\n!!! ad_to_json reads back as {s}");
+        }
+        Err(e) => {
+            let _ = writeln!(out, "\n!!! ad_to_json does not read back: {e}");
+        }
+    }
     for (form, text) in [("unparse_ad", &new), ("unparse_ad_pretty", &pretty)] {
         match parser.parse_ad(text) {
             Ok(again) if again == *ad => {}
