@@ -487,7 +487,7 @@ impl<'r> Compiler<'r> {
 /// a time anywhere in `expr`, even in a branch that folding will drop: HTCondor
 /// reads these literals while parsing, so one bad literal refuses the whole
 /// expression.
-fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
+pub fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
     if let ExprKind::Call { name, args } = &expr.kind
         && let [arg] = args.as_slice()
         && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind

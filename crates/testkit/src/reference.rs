@@ -237,31 +237,16 @@ pub enum RefError {
     InvalidTimeLiteral(String),
 }
 
-/// Checks the whole tree for time literals that do not parse.
+/// Checks the whole tree for time literals that do not parse. This is a
+/// parse-time rule of HTCondor's, not evaluation, so the reference shares
+/// the compiler's check rather than reimplementing it.
 pub fn validate(expr: &Expr) -> Result<(), RefError> {
-    if let ExprKind::Call { name, args } = &expr.kind
-        && let [arg] = args.as_slice()
-        && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
-    {
-        let text = String::from_utf8_lossy(bytes);
-        let ok = if name.eq_ignore_case("relTime") {
-            parse_rel_time(&text).is_some()
-        } else if name.eq_ignore_case("absTime") {
-            parse_abs_time(&text).is_some()
-        } else {
-            true
-        };
-        if !ok {
-            return Err(RefError::InvalidTimeLiteral(text.into_owned()));
+    classad_compiler::check_time_literals(expr).map_err(|e| match e {
+        classad_compiler::CompileError::InvalidTimeLiteral(text) => {
+            RefError::InvalidTimeLiteral(text)
         }
-    }
-    let mut result = Ok(());
-    expr.for_each_child(|c| {
-        if result.is_ok() {
-            result = validate(c);
-        }
-    });
-    result
+        other => RefError::InvalidTimeLiteral(other.to_string()),
+    })
 }
 
 /// The empty context ad `classad eval` evaluates in.
@@ -623,29 +608,18 @@ impl<'a> Reference<'a> {
     /// An unscoped name: this ad, its special names, the enclosing ads,
     /// then (not strict) the TARGET ad and `CurrentTime`.
     fn load(&mut self, scope: &RAd<'a>, name: &str) -> RValue<'a> {
-        if let Some(i) = scope.find(name) {
-            return self.attribute_value(scope, i);
-        }
-        if let Some(special) = self.special(scope, name) {
-            return special;
-        }
-        if let Some(parent) = scope.parent.clone()
-            && let Some(v) = self.lookup_outward(&parent, name)
-        {
-            return v;
-        }
-        if !self.options.strict
-            && let Some(target) = self.target_of(scope)
-            && let Some(v) = self.lookup_outward(&target, name)
-        {
-            return v;
-        }
-        self.current_time(name).unwrap_or(RValue::Undefined)
+        self.resolve(scope, name, !self.options.strict)
     }
 
     /// `name` selected from `ad`: the ad, its special names, the enclosing
     /// ads, then (not strict) `CurrentTime`.
     fn select_in_ad(&mut self, ad: &RAd<'a>, name: &str) -> RValue<'a> {
+        self.resolve(ad, name, false)
+    }
+
+    /// The lookup behind both: `ad`, its special names, the enclosing ads,
+    /// the TARGET ad if `with_target`, then `CurrentTime`.
+    fn resolve(&mut self, ad: &RAd<'a>, name: &str, with_target: bool) -> RValue<'a> {
         if let Some(i) = ad.find(name) {
             return self.attribute_value(ad, i);
         }
@@ -654,6 +628,12 @@ impl<'a> Reference<'a> {
         }
         if let Some(parent) = ad.parent.clone()
             && let Some(v) = self.lookup_outward(&parent, name)
+        {
+            return v;
+        }
+        if with_target
+            && let Some(target) = self.target_of(ad)
+            && let Some(v) = self.lookup_outward(&target, name)
         {
             return v;
         }
