@@ -7,7 +7,7 @@
 //! stack; every refusal is a [`ParseError`] with a position.
 
 use crate::ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
-use crate::diag::{ParseError, describe_found};
+use crate::diag::{ParseError, describe_found, excerpt};
 use ahash::AHashMap;
 use pest::Parser as _;
 use pest::iterators::Pair;
@@ -878,11 +878,12 @@ impl<'p, 's> Builder<'p, 's> {
             Some(rest) => (true, rest),
             None => (false, text),
         };
+        let quoted = excerpt(text, 40);
         let refuse = |what: &str| {
             Err(self.error(
                 span,
                 format!(
-                    "{what} `{text}` is a JDL extension that HTCondor does not read (enable the JDL dialect)"
+                    "{what} `{quoted}` is a JDL extension that HTCondor does not read (enable the JDL dialect)"
                 ),
             ))
         };
@@ -922,7 +923,7 @@ impl<'p, 's> Builder<'p, 's> {
                 return refuse("the octal literal (an integer with a leading zero)");
             }
             let value = i64::from_str_radix(mantissa, 8)
-                .map_err(|_| self.error(span, format!("`{text}` is not an octal number")))?;
+                .map_err(|_| self.error(span, format!("`{quoted}` is not an octal number")))?;
             return Ok(Literal::Integer(if negative {
                 value.wrapping_neg()
             } else {
