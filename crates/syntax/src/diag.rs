@@ -74,7 +74,10 @@ impl ParseError {
         let (first, last) = if text.len() <= SHOWN_WHOLE {
             (0, usize::MAX)
         } else {
-            (column.saturating_sub(SHOWN_BEFORE), column + width + SHOWN_AFTER)
+            (
+                column.saturating_sub(SHOWN_BEFORE),
+                column + width + SHOWN_AFTER,
+            )
         };
         let mut shown = String::new();
         let mut lead = String::new();

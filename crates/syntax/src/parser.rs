@@ -284,7 +284,8 @@ impl Parser {
                 }
                 i += 1;
                 let mut decoded = Vec::with_capacity(i - start);
-                decode_old_escapes(&source[start + 1..i - 1], &mut decoded);
+                // A NUL is left to the grammar, which says where it is.
+                decode_old_escapes(&source[start + 1..i - 1], &mut decoded).ok()?;
                 Literal::String(decoded.into_boxed_slice())
             }
             b'-' | b'0'..=b'9' => {
@@ -862,10 +863,10 @@ impl<'p, 's> Builder<'p, 's> {
                 let start = span.start as usize + 1 + at;
                 self.error(Span::new(start, start + 2), msg)
             }),
-            StringRules::Old => {
-                decode_old_escapes(body, out);
-                Ok(())
-            }
+            StringRules::Old => decode_old_escapes(body, out).map_err(|(at, msg)| {
+                let start = span.start as usize + 1 + at;
+                self.error(Span::new(start, start + 1), msg)
+            }),
         }
     }
 
@@ -995,12 +996,21 @@ pub fn decode_new_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
 }
 
 /// Decodes old-syntax strings: only `\"` is an escape; every other
-/// backslash is kept (HTCondor's old ClassAd format).
-pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) {
+/// backslash is kept (HTCondor's old ClassAd format). A raw NUL byte is
+/// refused: HTCondor reads ad text as C strings, where a NUL ends the
+/// input, and no writer (new syntax, JSON) could give the string back.
+/// On error returns the byte offset of the NUL in `body`.
+pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, String)> {
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
+        if bytes[i] == 0 {
+            return Err((i, "a string cannot contain a NUL character".into()));
+        }
         if bytes[i] == b'\\' && i + 1 < bytes.len() {
+            if bytes[i + 1] == 0 {
+                return Err((i + 1, "a string cannot contain a NUL character".into()));
+            }
             if bytes[i + 1] == b'"' {
                 out.push(b'"');
             } else {
@@ -1012,4 +1022,5 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) {
             i += 1;
         }
     }
+    Ok(())
 }
