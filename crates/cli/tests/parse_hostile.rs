@@ -112,3 +112,25 @@ fn backtracking_input_ends_in_readers() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A call with more than 65,535 arguments silently became ERROR (the
+/// count was clamped to 16 bits). Constant arguments are folded whatever
+/// their number, as HTCondor answers (`size(strcat("a" x 70000))` is 70000
+/// there); otherwise the call is refused with a message that says why,
+/// and the batch goes on.
+#[test]
+fn call_with_more_than_65535_arguments() {
+    let call = |arg: &str, n: usize| format!("size(strcat({}))\n", vec![arg; n].join(","));
+    let input = call("\"a\"", 70_000) + &call("x", 70_000) + &call("x", 65_535) + "1 + 1\n";
+    let (out, _) = run(&["eval", "--batch"], &input);
+    let out: Vec<&str> = out.lines().collect();
+    assert_eq!(out.len(), 4, "{out:?}");
+    assert_eq!(out[0], "70000");
+    assert!(
+        out[1].contains("70000 arguments") && out[1].contains("at most 65535"),
+        "{}",
+        out[1]
+    );
+    assert_eq!(out[2], "undefined");
+    assert_eq!(out[3], "2");
+}

@@ -29,6 +29,14 @@ pub enum CompileError {
     /// `absTime("...")` or `relTime("...")` of a literal string that is
     /// not a time: HTCondor's parser refuses the whole expression.
     InvalidTimeLiteral(String),
+    /// A call with more arguments than the bytecode can count (65,535).
+    /// HTCondor calls it; we refuse it rather than answer ERROR silently.
+    TooManyArguments {
+        /// The function called.
+        function: String,
+        /// How many arguments it was given.
+        count: usize,
+    },
     /// The verifier refused the program (a compiler bug).
     Verify(VerifyError),
 }
@@ -37,6 +45,11 @@ impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CompileError::InvalidTimeLiteral(text) => write!(f, "`{text}` is not a valid time"),
+            CompileError::TooManyArguments { function, count } => write!(
+                f,
+                "`{function}` is called with {count} arguments; at most {} are supported",
+                u16::MAX
+            ),
             CompileError::Verify(e) => e.fmt(f),
         }
     }
@@ -423,7 +436,12 @@ impl<'r> Compiler<'r> {
             return Ok(());
         };
         let argc = args.len();
-        if argc < usize::from(function.min_args) || argc > usize::from(function.max_args) {
+        // u16::MAX as the maximum means any number, more included (HTCondor
+        // calls `strcat` with 70,000 arguments).
+        let variadic = function.max_args == u16::MAX;
+        if argc < usize::from(function.min_args)
+            || (!variadic && argc > usize::from(function.max_args))
+        {
             unit.push_const(Value::Error);
             return Ok(());
         }
@@ -473,12 +491,17 @@ impl<'r> Compiler<'r> {
                 return Ok(());
             }
         }
+        // Folded above whatever their number, constant arguments are fine;
+        // the bytecode counts the others in 16 bits.
+        let Ok(argc) = u16::try_from(argc) else {
+            return Err(CompileError::TooManyArguments {
+                function: name.to_string(),
+                count: argc,
+            });
+        };
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());
-        unit.code.push(Instr::Call {
-            func,
-            argc: u16::try_from(argc).unwrap_or(u16::MAX),
-        });
+        unit.code.push(Instr::Call { func, argc });
         Ok(())
     }
 }
