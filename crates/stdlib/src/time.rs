@@ -691,8 +691,11 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
     };
     let allowed = match modifier {
         None => true,
-        Some(b'E') => b"cCxXyY".contains(&c),
-        Some(_) => b"deHIOmMSUuVwWy".contains(&c),
+        // Which conversions glibc reads after each modifier (the oracle's
+        // answers for every letter); in the C locale the modifier changes
+        // nothing.
+        Some(b'E') => b"CPRTXYZcnprstuxyz".contains(&c),
+        Some(_) => b"BCGHIMPRSTUVWZbdeghjklmnprstuwyz".contains(&c),
     };
     if !allowed {
         return None;
