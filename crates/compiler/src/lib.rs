@@ -417,16 +417,16 @@ impl<'r> Compiler<'r> {
         if let [arg] = args
             && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
         {
-            let text = String::from_utf8_lossy(bytes);
+            let text = || String::from_utf8_lossy(bytes).into_owned();
             if name.eq_ignore_ascii_case("relTime") {
-                let secs = parse_rel_time(&text)
-                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                let secs = parse_rel_time(bytes)
+                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text()))?;
                 unit.push_const(Value::Real(secs));
                 return Ok(());
             }
             if name.eq_ignore_ascii_case("absTime") {
-                let time = parse_abs_time(&text)
-                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                let time = parse_abs_time(bytes)
+                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text()))?;
                 unit.push_const(Value::AbsTime(time));
                 return Ok(());
             }
@@ -515,16 +515,17 @@ pub fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
         && let [arg] = args.as_slice()
         && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
     {
-        let text = String::from_utf8_lossy(bytes);
         let valid = if name.eq_ignore_case("relTime") {
-            parse_rel_time(&text).is_some()
+            parse_rel_time(bytes).is_some()
         } else if name.eq_ignore_case("absTime") {
-            parse_abs_time(&text).is_some()
+            parse_abs_time(bytes).is_some()
         } else {
             true
         };
         if !valid {
-            return Err(CompileError::InvalidTimeLiteral(text.into_owned()));
+            return Err(CompileError::InvalidTimeLiteral(
+                String::from_utf8_lossy(bytes).into_owned(),
+            ));
         }
     }
     let mut result = Ok(());

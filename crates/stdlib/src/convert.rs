@@ -10,7 +10,6 @@
 
 use crate::builtin;
 use classad_syntax::unparse::{format_real_new, write_string_literal};
-use classad_vm::print::civil_from_days;
 use classad_vm::{AbsTime, Builtin, CallContext, Value};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
@@ -142,24 +141,12 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
-/// HTCondor's text of an absolute time: the civil time in the value's own
-/// zone, then the offset, signed `+` only when east of UTC (a zero offset
-/// is written `-00:00`).
+/// HTCondor's text of an absolute time (`strftime`'s `%Y`, so year 1 is
+/// `1`; a zero offset is written `-00:00`).
 pub(crate) fn abs_time_text(t: AbsTime) -> String {
-    let local = t.secs.saturating_add(i64::from(t.offset));
-    let days = local.div_euclid(86_400);
-    let secs_of_day = local.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    let sign = if t.offset > 0 { '+' } else { '-' };
-    let zone = i64::from(t.offset).abs();
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
-        secs_of_day / 3600,
-        secs_of_day / 60 % 60,
-        secs_of_day % 60,
-        zone / 3600,
-        zone / 60 % 60
-    )
+    let mut out = String::new();
+    classad_syntax::time::write_abs_time(t.secs, t.offset, &mut out);
+    out
 }
 
 /// HTCondor's text of a relative time of whole seconds:

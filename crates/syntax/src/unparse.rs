@@ -298,6 +298,15 @@ impl Unparser {
                 out.push(']');
             }
             ExprKind::Call { name, args } => {
+                // HTCondor's parser makes a constant of a time literal and
+                // writes the constant back in its own form.
+                if let [arg] = args.as_slice()
+                    && let ExprKind::Literal(Literal::String(text)) = &arg.kind
+                    && let Some(canonical) = crate::time::canonical_time_call(name.as_str(), text)
+                {
+                    out.push_str(&canonical);
+                    return;
+                }
                 out.push_str(name.as_str());
                 out.push('(');
                 for (i, arg) in args.iter().enumerate() {

@@ -53,6 +53,12 @@ pub struct Options {
     pub strict: bool,
     /// The budgets.
     pub limits: Limits,
+    /// Read a string computed at run time as a time in `absTime(s)` and
+    /// `relTime(s)`, as a literal string is read. HTCondor does not (its
+    /// code assumes the parser has turned every string into a time): it
+    /// answers the string itself for `absTime` and a relative time of 0
+    /// for `relTime`, which is the default here.
+    pub read_time_strings: bool,
 }
 
 /// The source of the current time, injectable for tests.
