@@ -50,7 +50,10 @@ fn to_real(value: &Value) -> Value {
 }
 
 /// `string(x)`.
-fn to_string(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn to_string(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if !crate::budget::reserve_text(context, args) {
+        return Value::Error;
+    }
     match to_text(&args[0]) {
         Ok(text) => Value::Str(text.into()),
         Err(exceptional) => exceptional,
