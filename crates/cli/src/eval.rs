@@ -130,9 +130,9 @@ fn evaluate_line(
     line: &str,
 ) -> String {
     match parser.parse_expression(line) {
-        Err(e) => format!("parse error: {e}"),
+        Err(e) => format!("parse error: {}", one_line(&e.to_string())),
         Ok(expr) => match classad::compile_with(&settings.registry, &expr) {
-            Err(e) => format!("parse error: {e}"),
+            Err(e) => format!("parse error: {}", one_line(&e.to_string())),
             Ok(program) => {
                 let value = match &settings.target {
                     Some(target) => vm.evaluate_in_match(&program, context, target),
@@ -142,6 +142,25 @@ fn evaluate_line(
             }
         },
     }
+}
+
+/// A message on one line whatever it quotes: control characters (and the
+/// Unicode line and paragraph separators) written as escapes, so that one
+/// input line always gives exactly one output line in batch mode.
+fn one_line(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for c in message.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{0}'..='\u{1f}' | '\u{7f}' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn batch(settings: &Settings) -> ExitCode {

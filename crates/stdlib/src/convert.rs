@@ -9,7 +9,9 @@
 //! number or as text.
 
 use crate::builtin;
-use classad_syntax::unparse::{format_real_new, write_string_literal};
+use classad_syntax::unparse::{
+    format_real_htcondor, htcondor_order, unparse_htcondor, write_name, write_string_literal,
+};
 use classad_vm::{AbsTime, Builtin, CallContext, Value};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
@@ -87,9 +89,12 @@ fn to_bool(value: &Value) -> Value {
 }
 
 /// A value as text, as `string()`, `strcat` and the comparison functions
-/// convert it: strings as they are, numbers and booleans as literals,
-/// absolute times as `YYYY-MM-DDTHH:MM:SS±HH:MM`, relative times as
-/// `[-][D+][HH:][MM:]SS`, lists and ads as their unparsed literal.
+/// convert it: strings as they are, numbers and booleans as literals
+/// (reals always `%.15E`: this text is a value, so it is HTCondor's bytes,
+/// not text chosen to read back), absolute times as
+/// `YYYY-MM-DDTHH:MM:SS±HH:MM`, relative times as `[-][D+][HH:][MM:]SS`,
+/// lists and ads as HTCondor unparses them: a list as written, not
+/// evaluated (`{ a + 1 }`), an ad's attributes in HTCondor's order.
 /// UNDEFINED and ERROR cannot be converted and come back as `Err`.
 pub(crate) fn to_text(value: &Value) -> Result<Vec<u8>, Value> {
     let mut out = Vec::new();
@@ -112,7 +117,7 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
         Value::Error => out.extend_from_slice(b"error"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
-        Value::Real(r) => out.extend_from_slice(format_real_new(*r).as_bytes()),
+        Value::Real(r) => out.extend_from_slice(format_real_htcondor(*r).as_bytes()),
         Value::Str(s) => {
             let mut text = String::new();
             write_string_literal(s, &mut text);
@@ -138,8 +143,30 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
             }
             out.extend_from_slice(b" }");
         }
-        Value::Ad(_) | Value::LazyList(_) => {
-            out.extend_from_slice(classad_vm::print::value_to_string(value).as_bytes())
+        Value::LazyList(list) => {
+            out.extend_from_slice(b"{ ");
+            for (i, item) in list.items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(unparse_htcondor(&item.source).as_bytes());
+            }
+            out.extend_from_slice(b" }");
+        }
+        Value::Ad(ad) => {
+            let mut text = String::from("[ ");
+            let attributes = ad.body.attributes().iter();
+            let ordered = htcondor_order(attributes.map(|a| (a.name.as_str(), &a.source)));
+            for (i, (name, source)) in ordered.into_iter().enumerate() {
+                if i > 0 {
+                    text.push_str("; ");
+                }
+                write_name(&classad_syntax::Name::new(name), &mut text);
+                text.push_str(" = ");
+                text.push_str(&unparse_htcondor(source));
+            }
+            text.push_str(" ]");
+            out.extend_from_slice(text.as_bytes());
         }
     }
 }

@@ -6,7 +6,7 @@
 use crate::lazy_builtin;
 use classad_syntax::{Expr, ExprKind};
 use classad_vm::ops::truth;
-use classad_vm::{Builtin, CallContext, LazyArg, Value};
+use classad_vm::{AdRef, Builtin, CallContext, LazyArg, Program, Symbol, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
 /// is; a value that is not a string is returned as it is; UNDEFINED, ERROR
 /// and text that does not parse are ERROR.
 fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let value = context.evaluate(&args[0].program);
+    let value = context.evaluate_as_written(&args[0].program);
     let text = match value {
         Value::Str(text) => text,
         Value::Undefined | Value::Error => return Value::Error,
@@ -36,7 +36,7 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     };
     let registry = crate::shared_registry();
     match classad_compiler::Compiler::new(&registry).compile(&expr) {
-        Ok(program) => context.evaluate(&program),
+        Ok(program) => context.evaluate_as_written(&program),
         Err(_) => Value::Error,
     }
 }
@@ -73,13 +73,25 @@ fn referenced_source(
     }
 }
 
-/// `unparse(attr)`: the expression of the attribute, as HTCondor's
-/// (pretty) unparser writes it; `""` when there is no such attribute.
+/// `unparse(attr)`: as HTCondor does it, the reference itself is written
+/// out (`a`, `b.c`, `.d`) and that text is looked up as a name in the ad
+/// the call is evaluated in (not the ads around it): the expression of the
+/// attribute so named, as HTCondor's pretty unparser writes it, or `""`.
+/// So `[a = 1 + 2; b = unparse(a)].b` is `"1 + 2"` but
+/// `unparse([a = 1 + 2].a)` is `""`. An argument that is not a reference
+/// is ERROR.
 fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    match referenced_source(context, &args[0]) {
-        Ok(Some(source)) => Value::string(classad_syntax::unparse_pretty(&source)),
-        Ok(None) => Value::string(""),
-        Err(()) => Value::Error,
+    match &args[0].source.kind {
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. } => {
+            let name = classad_syntax::unparse::unparse_htcondor(&args[0].source);
+            match context.scope.body.get(&name) {
+                Some(attribute) => Value::string(classad_syntax::unparse::unparse_htcondor_pretty(
+                    &attribute.source,
+                )),
+                None => Value::string(""),
+            }
+        }
+        _ => Value::Error,
     }
 }
 
@@ -161,45 +173,163 @@ fn debug(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     value
 }
 
-/// The ads of the second argument, or the value to return instead.
-fn ad_list(context: &mut CallContext<'_>, arg: &LazyArg) -> Result<Arc<[Value]>, Value> {
-    match context.evaluate(&arg.program) {
-        Value::List(items) => Ok(items),
-        Value::Undefined => Err(Value::Undefined),
-        _ => Err(Value::Error),
+/// What HTCondor's `AttributeReference::Deref` finds for the first
+/// argument of `evalInEachContext` and `countMatches`.
+enum Found {
+    /// An attribute's definition: its expression is evaluated in each ad.
+    Definition(Arc<Program>),
+    /// A value (an ad for `self`, `parent`, `root`; a list for a selection
+    /// over a list): the same in each ad.
+    Value(Value),
+    /// Nothing: the argument itself is evaluated in each ad.
+    Nothing,
+}
+
+/// `name` looked up as HTCondor's `ClassAd::LookupInScope` does from
+/// `start`: each ad outward, the special names taken at the first ad that
+/// lacks the name. Returns what was found and the ad the lookup ended in,
+/// which HTCondor leaves as the current ad of the caller's evaluation.
+fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef) -> (Found, AdRef) {
+    let symbol = Symbol::transient(name);
+    let mut current = start.clone();
+    loop {
+        if let Some(slot) = current.body.slot(&symbol) {
+            let program = current.body.attribute(slot).program.clone();
+            return (Found::Definition(program), current);
+        }
+        let parent = if Arc::ptr_eq(&current, root) {
+            None
+        } else {
+            current.parent.clone()
+        };
+        let special = match symbol.as_str() {
+            "self" | "my" => Some(Some(Value::Ad(current.clone()))),
+            "parent" => Some(parent.clone().map(Value::Ad)),
+            "root" | "toplevel" => Some(Some(Value::Ad(root.clone()))),
+            _ => None,
+        };
+        match (special, parent) {
+            (Some(Some(value)), _) => return (Found::Value(value), current),
+            (Some(None), _) | (None, None) => return (Found::Nothing, current),
+            (None, Some(parent)) => current = parent,
+        }
+    }
+}
+
+/// HTCondor's dereference of an attribute reference (`name`, `.name`,
+/// `base.name`), and the ad its lookup leaves current.
+fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
+    let here = context.scope.clone();
+    let root = here.root();
+    match &source.kind {
+        ExprKind::Attribute(name) => {
+            let (found, current) = lookup_in_scope(&here, name.as_str(), &root);
+            match (found, context.target().cloned()) {
+                (Found::Nothing, Some(target)) => {
+                    let target_root = target.root();
+                    lookup_in_scope(&target, name.as_str(), &target_root)
+                }
+                (found, _) => (found, current),
+            }
+        }
+        ExprKind::RootAttribute(name) => lookup_in_scope(&root, name.as_str(), &root),
+        ExprKind::Select { base, name } => {
+            let registry = crate::shared_registry();
+            let Ok(program) = classad_compiler::Compiler::new(&registry).compile(base) else {
+                return (Found::Nothing, here);
+            };
+            match context.evaluate_as_written(&program) {
+                Value::Ad(ad) => lookup_in_scope(&ad, name.as_str(), &root),
+                Value::List(_) | Value::LazyList(_) => {
+                    let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
+                    else {
+                        return (Found::Nothing, here);
+                    };
+                    (Found::Value(context.evaluate(&program)), here)
+                }
+                _ => (Found::Nothing, here),
+            }
+        }
+        _ => (Found::Nothing, here),
+    }
+}
+
+/// The elements of the second argument of `evalInEachContext` and
+/// `countMatches`, each evaluated with `current` as the ad lookups start
+/// from, or the value to return instead (`Err(None)` for UNDEFINED).
+fn ad_list(
+    context: &mut CallContext<'_>,
+    arg: &LazyArg,
+    current: &AdRef,
+) -> Result<Vec<Value>, Option<Value>> {
+    // A list literal's elements are evaluated one by one (ad literals keep
+    // the ad they were written in); anything else is evaluated first.
+    let list = if matches!(arg.source.kind, ExprKind::List(_)) {
+        context.evaluate_as_written(&arg.program)
+    } else {
+        context.evaluate_as_written_in(&arg.program, current)
+    };
+    match list {
+        Value::Undefined => Err(None),
+        list => context
+            .list_elements_in(&list, current)
+            .ok_or(Some(Value::Error)),
+    }
+}
+
+/// `expr` (what [`dereference`] found for it) evaluated in `ad`.
+fn evaluate_in_ad(
+    context: &mut CallContext<'_>,
+    found: &Found,
+    arg: &LazyArg,
+    item: &Value,
+) -> Value {
+    let ad = match item {
+        Value::Ad(ad) => ad,
+        Value::Undefined => return Value::Undefined,
+        _ => return Value::Error,
+    };
+    match found {
+        Found::Definition(program) => context.evaluate_in_context(program, ad),
+        Found::Value(value) => value.clone(),
+        Found::Nothing => context.evaluate_in_context(&arg.program, ad),
     }
 }
 
 /// `evalInEachContext(expr, ads)`: `expr` evaluated in each ad of the
-/// list; an element that is not an ad gives ERROR in its place.
+/// list; an element that is not an ad gives ERROR in its place (UNDEFINED
+/// for an UNDEFINED one). When `expr` is a reference to an attribute, the
+/// attribute's expression is what is evaluated in each ad, as HTCondor
+/// does (`[t = P > 2; l = {[P = 1], [P = 5]}; r = evalInEachContext(t, l)].r`
+/// is `{ false, true }`). HTCondor's lookup of that attribute leaves its
+/// evaluation in the ad where the lookup ended, and the list is found from
+/// there.
 fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let items = match ad_list(context, &args[1]) {
+    let (found, current) = dereference(context, &args[0].source);
+    let items = match ad_list(context, &args[1], &current) {
         Ok(items) => items,
-        Err(value) => return value,
+        Err(value) => return value.unwrap_or(Value::Undefined),
     };
     let values: Vec<Value> = items
         .iter()
-        .map(|item| match item {
-            Value::Ad(ad) => context.evaluate_in(&args[0].program, ad),
-            Value::Undefined => Value::Undefined,
-            _ => Value::Error,
-        })
+        .map(|item| evaluate_in_ad(context, &found, &args[0], item))
         .collect();
     Value::List(values.into())
 }
 
 /// `countMatches(expr, ads)`: how many ads of the list `expr` is true in
-/// (an UNDEFINED list has none).
+/// (an UNDEFINED list has none), `expr` dereferenced as in
+/// [`eval_in_each_context`].
 fn count_matches(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let items = match ad_list(context, &args[1]) {
+    let (found, current) = dereference(context, &args[0].source);
+    let items = match ad_list(context, &args[1], &current) {
         Ok(items) => items,
-        Err(Value::Undefined) => return Value::Int(0),
-        Err(value) => return value,
+        Err(value) => return value.unwrap_or(Value::Int(0)),
     };
     let mut count = 0;
-    for item in items.iter() {
-        if let Value::Ad(ad) = item
-            && truth(&context.evaluate_in(&args[0].program, ad)) == Some(true)
+    for item in &items {
+        if matches!(item, Value::Ad(_))
+            && truth(&evaluate_in_ad(context, &found, &args[0], item)) == Some(true)
         {
             count += 1;
         }

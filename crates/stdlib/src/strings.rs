@@ -6,36 +6,39 @@
 //! offsets and lengths count bytes.
 
 use crate::budget::{ByteSet, reserve_text, string_bytes};
-use crate::builtin;
 use crate::convert::{c_isspace, c_str, to_text};
+use crate::{builtin, builtin_keeping_lists};
 use classad_vm::{Builtin, CallContext, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
-        builtin("strcat", 0, u16::MAX, true, strcat),
-        builtin("join", 0, u16::MAX, true, join),
+        // A list turned into text is written as HTCondor holds it, its
+        // elements unevaluated (`toUpper({a + 1})` is "{ A + 1 }"), so these
+        // functions get their list arguments as written.
+        builtin_keeping_lists("strcat", 0, u16::MAX, true, strcat),
+        builtin_keeping_lists("join", 0, u16::MAX, true, join),
         builtin("substr", 2, 3, true, substr),
-        builtin("strcmp", 2, 2, true, |c, a| {
+        builtin_keeping_lists("strcmp", 2, 2, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
             compare(&a[0], &a[1], false)
         }),
-        builtin("stricmp", 2, 2, true, |c, a| {
+        builtin_keeping_lists("stricmp", 2, 2, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
             compare(&a[0], &a[1], true)
         }),
-        builtin("toUpper", 1, 1, true, |c, a| {
+        builtin_keeping_lists("toUpper", 1, 1, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
             map_case(&a[0], <[u8]>::make_ascii_uppercase)
         }),
-        builtin("toLower", 1, 1, true, |c, a| {
+        builtin_keeping_lists("toLower", 1, 1, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
@@ -82,10 +85,20 @@ fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// when something was UNDEFINED and no item was joined. Any ERROR wins.
 /// As in HTCondor, the separator goes before an item only once the result
 /// is non-empty, so leading empty items leave no separators.
+/// A list's elements are evaluated where the call is; a list among the
+/// items is written as it is held, unevaluated.
 fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let is_list = |v: &Value| matches!(v, Value::List(_) | Value::LazyList(_));
+    let elements;
     let (separator, items): (Option<&Value>, &[Value]) = match args {
-        [Value::List(items)] => (None, items),
-        [sep, Value::List(items)] => (Some(sep), items),
+        [list] if is_list(list) => {
+            elements = context.list_elements(list).unwrap_or_default();
+            (None, &elements)
+        }
+        [sep, list] if is_list(list) => {
+            elements = context.list_elements(list).unwrap_or_default();
+            (Some(sep), &elements)
+        }
         [sep, rest @ ..] => (Some(sep), rest),
         [] => (None, &[]),
     };

@@ -52,6 +52,54 @@ pub fn unparse_pretty(expr: &Expr) -> String {
     out
 }
 
+/// HTCondor's own bytes for `expr`, for text that becomes a value (strings
+/// made from lists and ads, `unparse()`): reals always `%.15E`, minus next
+/// to its operand, `?:` together, selected names unquoted, and an ad's
+/// attributes in HTCondor's order (shorter names first, then ignoring
+/// case), where the first spelling of a repeated name is kept. This text
+/// need not read back as the same tree; [`unparse`]'s does.
+pub fn unparse_htcondor(expr: &Expr) -> String {
+    let mut out = String::new();
+    Unparser::htcondor(false).expr(expr, &mut out);
+    out
+}
+
+/// [`unparse_htcondor`] laid out over several lines, as `unparse()` gives it.
+pub fn unparse_htcondor_pretty(expr: &Expr) -> String {
+    let mut out = String::new();
+    Unparser::htcondor(true).expr(expr, &mut out);
+    out
+}
+
+/// A real as HTCondor writes it in new syntax, always `%.15E` (zero,
+/// infinities and NaN as [`format_real_new`]).
+pub fn format_real_htcondor(x: f64) -> String {
+    non_finite_or_zero(x).unwrap_or_else(|| format_c_exponent(x, 15))
+}
+
+/// The attributes of an ad in HTCondor's order: by the length of the name,
+/// then ignoring ASCII case; a name repeated (ignoring case) keeps its
+/// first spelling and its last expression.
+pub fn htcondor_order<'a, T>(
+    attributes: impl IntoIterator<Item = (&'a str, T)>,
+) -> Vec<(&'a str, T)> {
+    let mut out: Vec<(&'a str, T)> = Vec::new();
+    for (name, value) in attributes {
+        match out.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            Some(slot) => slot.1 = value,
+            None => out.push((name, value)),
+        }
+    }
+    out.sort_by(|(a, _), (b, _)| {
+        a.len().cmp(&b.len()).then_with(|| {
+            a.bytes()
+                .map(|c| c.to_ascii_lowercase())
+                .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+        })
+    });
+    out
+}
+
 /// An ad in one-line new syntax: `[ a = 1; b = 2 ]`.
 pub fn unparse_ad(ad: &AdExpr) -> String {
     let mut out = String::new();
@@ -244,11 +292,25 @@ fn non_finite_or_zero(x: f64) -> Option<String> {
 struct Unparser {
     syntax: Syntax,
     pretty: bool,
+    /// HTCondor's bytes rather than text that reads back ([`unparse_htcondor`]).
+    htcondor: bool,
 }
 
 impl Unparser {
     fn new(syntax: Syntax, pretty: bool) -> Unparser {
-        Unparser { syntax, pretty }
+        Unparser {
+            syntax,
+            pretty,
+            htcondor: false,
+        }
+    }
+
+    fn htcondor(pretty: bool) -> Unparser {
+        Unparser {
+            syntax: Syntax::New,
+            pretty,
+            htcondor: true,
+        }
     }
 
     fn literal(&self, lit: &Literal, out: &mut String) {
@@ -257,6 +319,7 @@ impl Unparser {
                 let _ = write!(out, "{i}");
             }
             Literal::Real(x) => out.push_str(&match self.syntax {
+                Syntax::New if self.htcondor => format_real_htcondor(*x),
                 Syntax::New => format_real_new(*x),
                 Syntax::Old => format_real_old(*x),
             }),
@@ -289,7 +352,11 @@ impl Unparser {
             ExprKind::Select { base, name } => {
                 self.expr_at(base, indent, out);
                 out.push('.');
-                write_selected_name(name, out);
+                if self.htcondor {
+                    out.push_str(name.as_str());
+                } else {
+                    write_selected_name(name, out);
+                }
             }
             ExprKind::Subscript { base, index } => {
                 self.expr_at(base, indent, out);
@@ -325,7 +392,10 @@ impl Unparser {
                 // (docs/differences.md).
                 let start = out.len();
                 self.expr_at(operand, indent, out);
-                if *op == UnaryOp::Minus && out[start..].starts_with(|c: char| c.is_ascii_digit()) {
+                if *op == UnaryOp::Minus
+                    && !self.htcondor
+                    && out[start..].starts_with(|c: char| c.is_ascii_digit())
+                {
                     out.insert(start, ' ');
                 }
             }
@@ -354,7 +424,7 @@ impl Unparser {
                 self.expr_at(value, indent, out);
                 // `?:` together binds as a postfix operator; an elvis whose
                 // operands are not postfix expressions was written `? :`.
-                out.push_str(if is_postfix_elvis(value, fallback) {
+                out.push_str(if self.htcondor || is_postfix_elvis(value, fallback) {
                     " ?: "
                 } else {
                     " ? : "
@@ -402,6 +472,22 @@ impl Unparser {
     }
 
     fn ad_at(&self, ad: &AdExpr, indent: usize, out: &mut String) {
+        if self.htcondor {
+            let ordered = htcondor_order(
+                ad.attributes
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), value)),
+            );
+            let ad: AdExpr = ordered
+                .into_iter()
+                .map(|(name, value)| (Name::new(name), value.clone()))
+                .collect();
+            return self.ad_in_order(&ad, indent, out);
+        }
+        self.ad_in_order(ad, indent, out)
+    }
+
+    fn ad_in_order(&self, ad: &AdExpr, indent: usize, out: &mut String) {
         if !self.pretty {
             out.push_str("[ ");
             for (i, (name, value)) in ad.attributes.iter().enumerate() {

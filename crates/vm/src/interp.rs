@@ -18,7 +18,7 @@
 //! * an attribute that refers back to itself, directly or not, is
 //!   UNDEFINED (HTCondor 25.13+).
 
-use crate::ad::{AdRef, AdValue, Symbol};
+use crate::ad::{AdRef, AdValue, Attribute, Symbol};
 use crate::bytecode::{Program, opcode};
 use crate::ops;
 use crate::registry::Function;
@@ -164,6 +164,48 @@ impl CallContext<'_> {
         self.vm.force(self.env, Some(self.scope), value)
     }
 
+    /// Evaluates `program` in the caller's scope, leaving a list as written
+    /// (its elements unevaluated), as HTCondor's value of a list is: for a
+    /// function that hands its argument's value back (`eval`).
+    pub fn evaluate_as_written(&mut self, program: &Program) -> Value {
+        self.vm.run(self.env, program, self.scope)
+    }
+
+    /// The elements of a list argument, each evaluated where the call is
+    /// (as HTCondor evaluates a list's elements for a function), a list
+    /// among them left as written. `None` if `value` is not a list.
+    pub fn list_elements(&mut self, value: &Value) -> Option<Vec<Value>> {
+        let scope = self.scope;
+        self.list_elements_in(value, scope)
+    }
+
+    /// [`CallContext::list_elements`] with the elements evaluated in
+    /// `scope` (ad literals among them keep the ad they were written in).
+    pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
+        match value {
+            Value::List(items) => Some(items.to_vec()),
+            Value::LazyList(list) => Some(
+                (0..list.items.len())
+                    .map(|i| self.vm.list_element(self.env, list, i, scope))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Evaluates `program` in `scope`, leaving a list as written.
+    pub fn evaluate_as_written_in(&mut self, program: &Program, scope: &AdRef) -> Value {
+        self.vm.run(self.env, program, scope)
+    }
+
+    /// The ad an unscoped name falls back to when no enclosing ad has it:
+    /// the other ad of the match, except in strict mode.
+    pub fn target(&self) -> Option<&AdRef> {
+        self.env
+            .target_of(self.scope)
+            .filter(|_| !self.vm.options.strict)
+    }
+
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
         let value = self.vm.run(self.env, program, scope);
@@ -216,25 +258,48 @@ impl CallContext<'_> {
     /// the caller's scope would find it (the scope chain, then TARGET unless
     /// strict), for `unparse` and `unresolved`.
     pub fn attribute_source(&self, name: &str) -> Option<Arc<classad_syntax::Expr>> {
-        let symbol = Symbol::transient(name);
-        let find = |ad: &AdRef| {
-            let mut current = Some(ad);
-            while let Some(ad) = current {
-                if let Some(slot) = ad.body.slot(&symbol) {
-                    return Some(ad.body.attribute(slot).source.clone());
-                }
-                current = ad.parent.as_ref();
-            }
-            None
-        };
-        find(self.scope).or_else(|| {
+        self.attribute_definition(name).map(|a| a.source)
+    }
+
+    /// The attribute `name` as an unscoped reference in the caller's scope
+    /// would find it: the scope chain, then TARGET unless strict.
+    pub fn attribute_definition(&self, name: &str) -> Option<Attribute> {
+        definition_in(self.scope, name).or_else(|| {
             let target = self
                 .env
                 .target_of(self.scope)
                 .filter(|_| !self.vm.options.strict)?;
-            find(target)
+            definition_in(target, name)
         })
     }
+
+    /// Evaluates `program` in `ad` as the root of its evaluation (HTCondor
+    /// evaluates `evalInEachContext`'s expression with the listed ad as
+    /// both the current and the root ad). Counts as one level of depth, so
+    /// that an expression that calls itself this way ends in ERROR.
+    pub fn evaluate_in_context(&mut self, program: &Program, ad: &AdRef) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.vm.depth += 1;
+        let value = self.vm.run(self.env, program, ad);
+        let value = self.vm.force(self.env, Some(ad), value);
+        self.vm.depth -= 1;
+        value
+    }
+}
+
+/// The attribute `name` in `ad` or the first ad enclosing it that has it.
+pub fn definition_in(ad: &AdRef, name: &str) -> Option<Attribute> {
+    let symbol = Symbol::transient(name);
+    let mut current = Some(ad);
+    while let Some(ad) = current {
+        if let Some(slot) = ad.body.slot(&symbol) {
+            return Some(ad.body.attribute(slot).clone());
+        }
+        current = ad.parent.as_ref();
+    }
+    None
 }
 
 impl Default for Vm {
