@@ -31,6 +31,14 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("RANK", "0"),
     ("NUM_SLOTS", "$(NUM_CPUS)"),
     ("COUNT_HYPERTHREAD_CPUS", "true"),
+    ("DAEMON_LIST", "MASTER"),
+    ("MASTER", "$(SBIN)/condor_master"),
+    ("SCHEDD", "$(SBIN)/condor_schedd"),
+    ("STARTD", "$(SBIN)/condor_startd"),
+    ("COLLECTOR", "$(SBIN)/condor_collector"),
+    ("NEGOTIATOR", "$(SBIN)/condor_negotiator"),
+    ("SHADOW", "$(SBIN)/condor_shadow"),
+    ("STARTER", "$(SBIN)/condor_starter"),
 ];
 
 /// HTCondor's default for `name`, if this table knows it.

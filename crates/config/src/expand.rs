@@ -439,6 +439,26 @@ fn filename_function(flags: &[u8], func: Func, text: &str) -> String {
         .to_string()
 }
 
+/// Where to look for the next macro after a replacement at `dollar`.
+/// HTCondor scans again from the start, so a macro that a replacement
+/// completes (`$($(NAME))`) is found; one can only start after the last
+/// `)` or so before the replacement (going back two covers a default in
+/// parentheses), which keeps long values linear.
+fn rescan_from(buf: &[u8], dollar: usize) -> usize {
+    let mut closes = 0;
+    let mut i = dollar;
+    while i > 0 {
+        i -= 1;
+        if buf[i] == b')' {
+            closes += 1;
+            if closes == 2 {
+                return i + 1;
+            }
+        }
+    }
+    0
+}
+
 /// What evaluating one macro gives.
 struct Replacement {
     text: String,
@@ -474,7 +494,7 @@ impl Config {
         let mut pos = 0;
         let mut steps = 0;
         // Regions of `buf` that hold the value of a name: (end, name).
-        let mut stack: Vec<(usize, String)> = Vec::new();
+        let mut stack: Vec<(usize, usize, String)> = Vec::new();
         let no_dollar = |f: Func, body: &[u8]| is_dollar_body(f, body);
         while let Some(found) = next_macro(buf.as_bytes(), pos, &no_dollar) {
             steps += 1;
@@ -483,11 +503,9 @@ impl Config {
                     "more than {MAX_EXPANSION_STEPS} substitutions expanding one value"
                 )));
             }
-            while stack.last().is_some_and(|(end, _)| *end <= found.dollar) {
-                stack.pop();
-            }
+            stack.retain(|(start, end, _)| *start <= found.dollar && found.dollar < *end);
             let mut active: Vec<String> = chain.to_vec();
-            active.extend(stack.iter().map(|(_, n)| n.clone()));
+            active.extend(stack.iter().map(|(_, _, n)| n.clone()));
             let replacement = self.evaluate_macro(&buf, &found, &active, depth)?;
             let old = found.right - found.dollar;
             buf.replace_range(found.dollar..found.right, &replacement.text);
@@ -498,12 +516,12 @@ impl Config {
             }
             let new = replacement.text.len();
             for entry in stack.iter_mut() {
-                entry.0 = (entry.0 + new).saturating_sub(old).max(found.dollar + new);
+                entry.1 = (entry.1 + new).saturating_sub(old).max(found.dollar + new);
             }
             if let Some(name) = replacement.name {
-                stack.push((found.dollar + new, name));
+                stack.push((found.dollar, found.dollar + new, name));
             }
-            pos = found.dollar;
+            pos = rescan_from(buf.as_bytes(), found.dollar);
         }
         if !keep_dollar {
             let only_dollar = |f: Func, body: &[u8]| !is_dollar_body(f, body);
@@ -621,12 +639,13 @@ impl Config {
                 Ok(with_default(value, Some(name.to_string())))
             }
             Func::Env => {
-                let value = self.env.get(name).cloned();
-                let value = match (value, default) {
-                    (None, None) => Some("UNDEFINED".to_string()),
-                    (v, _) => v,
+                // A variable that exists is its value, even empty; the
+                // default (or UNDEFINED) only stands for a missing one.
+                let value = match self.env.get(name) {
+                    Some(v) => v.clone(),
+                    None => default.unwrap_or("UNDEFINED").to_string(),
                 };
-                Ok(with_default(value, None))
+                Ok(plain(value))
             }
             Func::Filename | Func::Basename | Func::Dirname => {
                 let value = match self.lookup(body) {
@@ -722,19 +741,30 @@ impl Config {
                 }
             }
             Func::Substr => {
-                let value = self.argument(body, 0, chain, depth)?.unwrap_or_default();
+                let item = nth_item(body, 0).unwrap_or("");
+                let value = match self.lookup(item) {
+                    Some((raw, _)) => {
+                        if in_chain(chain, item) {
+                            return Err(recursion_error(chain, item));
+                        }
+                        let mut chain = chain.to_vec();
+                        chain.push(item.to_string());
+                        self.expand_opts(raw, &chain, depth + 1, true)?
+                    }
+                    None => String::new(),
+                };
                 if value.is_empty() {
                     return Ok(plain(String::new()));
                 }
-                let Some(start_text) = self.argument(body, 1, chain, depth)? else {
+                let Some(start_text) = nth_item(body, 1) else {
                     return err("$SUBSTR() error: no start index".into());
                 };
-                let start = match long_param(&start_text) {
+                let start = match long_param(start_text) {
                     Some(i) if i >= i64::from(i32::MIN) && i < i64::from(i32::MAX) => i,
                     _ => return err(format!("$SUBSTR() error: {start_text} is invalid start")),
                 };
-                let length = match self.argument(body, 2, chain, depth)? {
-                    Some(text) => match long_param(&text) {
+                let length = match nth_item(body, 2) {
+                    Some(text) => match long_param(text) {
                         Some(i) if i >= i64::from(i32::MIN) && i < i64::from(i32::MAX) => Some(i),
                         _ => return err(format!("$SUBSTR() error: {text} is invalid length")),
                     },
@@ -821,13 +851,11 @@ impl Config {
                     _ => (body.to_string(), chain.to_vec()),
                 };
                 let expanded = self.expand_opts(&text, &chain, depth + 1, false)?;
-                let result = match classad::syntax::parse_expression(&expanded) {
-                    Ok(_) => match evaluate(&expanded) {
-                        Some(classad::Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
-                        Some(v) => classad::vm::print::value_to_string(&v),
-                        None => expanded,
-                    },
-                    Err(_) => expanded,
+                // What does not parse (or evaluate) gives nothing.
+                let result = match evaluate(&expanded) {
+                    Some(classad::Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
+                    Some(v) => classad::vm::print::value_to_string(&v),
+                    None => String::new(),
                 };
                 Ok(plain(result))
             }
