@@ -9,7 +9,8 @@
 
 use crate::printf::{self, Class};
 use crate::{
-    Config, ExpandError, MAX_EXPANSION_STEPS, MAX_FUNCTION_DEPTH, MAX_VALUE_LEN, is_valid_name,
+    Config, ExpandError, MAX_EXPANSION_STEPS, MAX_EXPANSION_WORK, MAX_FUNCTION_DEPTH,
+    MAX_VALUE_LEN, is_valid_name,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -475,6 +476,8 @@ impl Config {
         chain: &[String],
         depth: usize,
     ) -> Result<String, ExpandError> {
+        // One budget for the whole expansion, function arguments included.
+        self.budget.set((0, 0));
         self.expand_opts(text, chain, depth, false)
     }
 
@@ -492,15 +495,17 @@ impl Config {
         }
         let mut buf = text.to_string();
         let mut pos = 0;
-        let mut steps = 0;
         // Regions of `buf` that hold the value of a name: (end, name).
         let mut stack: Vec<(usize, usize, String)> = Vec::new();
         let no_dollar = |f: Func, body: &[u8]| is_dollar_body(f, body);
         while let Some(found) = next_macro(buf.as_bytes(), pos, &no_dollar) {
-            steps += 1;
-            if steps > MAX_EXPANSION_STEPS {
+            let (steps, work) = self.budget.get();
+            let (steps, work) = (steps + 1, work + buf.len());
+            self.budget.set((steps, work));
+            if steps > MAX_EXPANSION_STEPS || work > MAX_EXPANSION_WORK {
                 return Err(ExpandError(format!(
-                    "more than {MAX_EXPANSION_STEPS} substitutions expanding one value"
+                    "too much substitution expanding one value (more than \
+                     {MAX_EXPANSION_STEPS} substitutions or {MAX_EXPANSION_WORK} bytes rewritten)"
                 )));
             }
             stack.retain(|(start, end, _)| *start <= found.dollar && found.dollar < *end);
@@ -540,12 +545,15 @@ impl Config {
     pub(crate) fn expand_self(&self, text: &str, name: &str) -> Result<String, ExpandError> {
         let mut names = vec![name.to_string()];
         let lower = name.to_ascii_lowercase();
-        let prefixes = [
-            self.options.local_name.clone(),
-            Some(self.options.subsystem.clone()),
-        ];
-        for prefix in prefixes.into_iter().flatten() {
-            let p = format!("{}.", prefix.to_ascii_lowercase());
+        let subsys = self.options.subsystem.to_ascii_lowercase();
+        let mut prefixes = Vec::new();
+        if let Some(local) = &self.options.local_name {
+            let local = local.to_ascii_lowercase();
+            prefixes.push(format!("{subsys}.{local}."));
+            prefixes.push(format!("{local}."));
+        }
+        prefixes.push(format!("{subsys}."));
+        for p in prefixes {
             if let Some(rest) = lower.strip_prefix(&p)
                 && !rest.is_empty()
             {
@@ -566,9 +574,12 @@ impl Config {
         let mut buf = text.to_string();
         let mut pos = 0;
         let mut steps = 0;
+        let mut work = 0usize;
         while let Some(found) = next_macro(buf.as_bytes(), pos, &is_self) {
             steps += 1;
-            if steps > MAX_EXPANSION_STEPS || buf.len() > MAX_VALUE_LEN {
+            work += buf.len();
+            if steps > MAX_EXPANSION_STEPS || buf.len() > MAX_VALUE_LEN || work > MAX_EXPANSION_WORK
+            {
                 return Err(ExpandError(format!(
                     "self reference to {name} keeps growing"
                 )));

@@ -40,6 +40,9 @@ pub const MAX_INCLUDE_DEPTH: usize = 20;
 pub const MAX_IF_DEPTH: usize = 63;
 /// Macro substitutions done for one value before giving up.
 pub const MAX_EXPANSION_STEPS: usize = 100_000;
+/// Bytes of value rewritten while expanding one value (each substitution
+/// rewrites the value once): bounds the time of any expansion.
+pub const MAX_EXPANSION_WORK: usize = 64 << 20;
 /// Longest expanded value, in bytes.
 pub const MAX_VALUE_LEN: usize = 4 << 20;
 /// Function macros nested inside each other's arguments.
@@ -152,6 +155,8 @@ pub struct Config {
     diagnostics: Vec<Diagnostic>,
     files: Vec<String>,
     random: Cell<u64>,
+    /// Substitutions and bytes rewritten by the expansion under way.
+    budget: Cell<(usize, usize)>,
 }
 
 impl std::fmt::Debug for Config {
@@ -181,6 +186,7 @@ impl Config {
             diagnostics: Vec::new(),
             files: Vec::new(),
             random: Cell::new(seed | 1),
+            budget: Cell::new((0, 0)),
         };
         config.insert_detected(&host.facts(), false);
         config

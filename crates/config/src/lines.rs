@@ -45,8 +45,10 @@ impl Iterator for Lines<'_> {
             let rest = &self.text[self.pos..];
             let Some(nl) = rest.find('\n') else {
                 // No newline at the end of the file: HTCondor takes the
-                // rest raw, untrimmed and without continuation.
+                // rest raw, untrimmed and without continuation. (It does
+                // not count this line; we do, so messages point at it.)
                 self.pos = self.text.len();
+                self.line += 1;
                 buf.push_str(rest);
                 return Some(buf);
             };

@@ -659,7 +659,12 @@ fn read_statement(
         }
     };
     if !is_valid_name(&name) {
-        error(config, at, format!("Illegal Identifier: <{name}>"));
+        let hint = if name.is_empty() {
+            " (a last line without a newline keeps its leading space, as in HTCondor)"
+        } else {
+            ""
+        };
+        error(config, at, format!("Illegal Identifier: <{name}>{hint}"));
         return None;
     }
     if op == b'@' {
