@@ -19,6 +19,18 @@ const POLICY: &[(&str, &str)] = &[
     ("IS_OWNER", "IsOwner"),
 ];
 
+/// What a startd would measure on an idle machine.
+const IDLE_STATE: &[(&str, &str)] = &[
+    ("LoadAvg", "0.0"),
+    ("CondorLoadAvg", "0.0"),
+    ("TotalLoadAvg", "0.0"),
+    ("TotalCondorLoadAvg", "0.0"),
+    ("KeyboardIdle", "86400"),
+    ("ConsoleIdle", "86400"),
+    ("EnteredCurrentState", "0"),
+    ("EnteredCurrentActivity", "0"),
+];
+
 fn value(config: &Config, name: &str) -> Option<String> {
     config
         .get(name)
@@ -191,7 +203,23 @@ pub fn machine_ad(config: &Config) -> String {
             format!("Arch = {}", quoted(&arch)),
             "State = \"Unclaimed\"".into(),
             "Activity = \"Idle\"".into(),
+            format!("TotalSlots = {}", slots.len()),
+            format!("DetectedCpus = {cpus}"),
+            format!("DetectedMemory = {memory}"),
+            format!(
+                "CondorVersion = \"$CondorVersion: {}.{}.{} $\"",
+                crate::CONDOR_VERSION.0,
+                crate::CONDOR_VERSION.1,
+                crate::CONDOR_VERSION.2
+            ),
+            "HasFileTransfer = true".into(),
         ];
+        // The dynamic state of an idle machine, unless the configuration
+        // says otherwise (a startd measures these).
+        for (attr, idle) in IDLE_STATE {
+            let v = value(config, attr).unwrap_or_else(|| idle.to_string());
+            lines.push(format!("{attr} = {}", expression(&v)));
+        }
         if let Some(v) = value(config, "UID_DOMAIN") {
             lines.push(format!("UidDomain = {}", quoted(&v)));
         }
