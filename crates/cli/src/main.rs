@@ -5,6 +5,7 @@
 //! (like HTCondor's `classad_eval`), `disasm` (the bytecode of an
 //! expression). Each lives in its own module; this file only dispatches.
 
+mod config_cmd;
 mod convert;
 mod demo;
 mod disasm;
@@ -26,6 +27,8 @@ commands:
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
                      --batch reads expressions from standard input, one a line
   disasm EXPR        print the bytecode of EXPR
+  config [-f FILE] [-subsystem NAME] [-local-name NAME] [-v] [-eval] [-dump] [-machine-ad] [NAME...]
+                     HTCondor configuration values, like condor_config_val
   match --jobs FILE --machines FILE [--threads N]
                      the negotiator's symmetric match of every job and machine, with checksums and timing
   help               print this message
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     };
     let rest = &args[1..];
     match command.as_str() {
+        "config" => config_cmd::run(rest),
         "convert" => convert::run(rest),
         "demo" => demo::run(rest),
         "disasm" => disasm::run(rest),
