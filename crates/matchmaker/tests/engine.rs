@@ -18,11 +18,19 @@ fn ads(text: &str) -> Vec<AdRef> {
     file.ads.into_iter().map(|(_, a)| a).collect()
 }
 
+/// `../shared` beside the repository, or `$CLASSAD_SHARED` (for a git
+/// worktree elsewhere).
+pub fn shared_dir() -> PathBuf {
+    std::env::var_os("CLASSAD_SHARED").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        PathBuf::from,
+    )
+}
+
 /// A pool made by `../shared/workloads/gen_pool.py`, or None (with a
 /// message) when the generator is not beside the repository.
 pub fn generated(machines: usize, jobs: usize) -> Option<(Vec<AdRef>, Vec<AdRef>)> {
-    let generator =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/workloads/gen_pool.py");
+    let generator = shared_dir().join("workloads/gen_pool.py");
     if !generator.exists() {
         eprintln!("SKIPPED: {} not found", generator.display());
         return None;
