@@ -5,6 +5,7 @@
 //! (like HTCondor's `classad_eval`), `disasm` (the bytecode of an
 //! expression). Each lives in its own module; this file only dispatches.
 
+mod analyze;
 mod convert;
 mod demo;
 mod disasm;
@@ -26,8 +27,10 @@ commands:
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
                      --batch reads expressions from standard input, one a line
   disasm EXPR        print the bytecode of EXPR
-  match --jobs FILE --machines FILE [--threads N]
-                     the negotiator's symmetric match of every job and machine, with checksums and timing
+  match --jobs FILE --slots FILE [--policy FILE] [--threads N] [--all-pairs] [--json] [--strict]
+                     one negotiation cycle (or every matching pair), with a summary on stderr
+  analyze --jobs FILE --slots FILE [JOB_ID...]
+                     why jobs match what they match, clause by clause
   help               print this message
 ";
 
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "disasm" => disasm::run(rest),
         "match" => match_cmd::run(rest),
+        "analyze" => analyze::run(rest),
         "parse" => parse_cmd::run(rest),
         "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {
