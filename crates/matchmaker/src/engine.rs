@@ -273,6 +273,12 @@ pub(crate) struct Engine {
     pub cluster_reps: [Vec<u32>; 2],
     policy: [Option<u32>; 2],
     rank_pred: Option<u32>,
+    /// The predicates some unit used when the engine was built: the
+    /// autoclusters account for their projections only.
+    used_preds: std::collections::HashSet<u32>,
+    /// A unit added later uses another predicate: autoclusters may no
+    /// longer stand for their members.
+    pub clusters_inexact: bool,
     requirements: Symbol,
 }
 
@@ -329,6 +335,8 @@ impl Engine {
             cluster_reps: [Vec::new(), Vec::new()],
             policy: [None, None],
             rank_pred: None,
+            used_preds: Default::default(),
+            clusters_inexact: false,
             requirements: Symbol::new("requirements"),
         };
         engine.rank_pred = Some(engine.attr_pred(JOB, "rank"));
@@ -356,17 +364,45 @@ impl Engine {
                 preds_of[side].push((reqs, values));
             }
         }
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        let t0 = std::time::Instant::now();
+        if trace {
+            eprintln!("  preds made; {} projections", engine.projections.len());
+            for p in &engine.preds {
+                let own = &engine.projections[p.own as usize].symbols;
+                let tg = &engine.projections[p.target as usize].symbols;
+                eprintln!("    side {} own {:?} target {:?}: {}", p.side, own.as_ref().map(|v| v.len()), tg.as_ref().map(|v| v.len()), p.text);
+            }
+        }
+        let mut used = vec![false; engine.projections.len()];
+        for list in preds_of.iter().flatten() {
+            for &p in list.0.iter().chain(&list.1) {
+                engine.used_preds.insert(p);
+                let pred = &engine.preds[p as usize];
+                used[pred.own as usize] = true;
+                used[pred.target as usize] = true;
+                engine.read_through[1 - pred.side].insert(pred.target);
+            }
+        }
         let units = &engine.units;
         engine
             .projections
             .par_iter_mut()
-            .for_each(|p| p.assign_all(&units[p.side]));
+            .zip(used)
+            .filter(|(_, used)| *used)
+            .for_each(|(p, _)| p.assign_all(&units[p.side]));
+        if trace {
+            eprintln!("  groups {:.3} s", t0.elapsed().as_secs_f64());
+        }
         for side in [JOB, SLOT] {
             let preds = std::mem::take(&mut preds_of[side]);
             for (u, (reqs, values)) in preds.into_iter().enumerate() {
                 let info = engine.unit_info(side, u as u32, &reqs, &values);
                 engine.info[side].push(info);
             }
+        }
+        if trace {
+            eprintln!("  instances {:.3} s", t0.elapsed().as_secs_f64());
         }
         Ok(engine)
     }
@@ -424,6 +460,9 @@ impl Engine {
         self.units[SLOT].push(ad);
         let reqs = self.requirement_preds(SLOT, unit as usize);
         let values = self.value_preds(SLOT);
+        if reqs.iter().chain(&values).any(|p| !self.used_preds.contains(p)) {
+            self.clusters_inexact = true;
+        }
         let info = self.unit_info(SLOT, unit, &reqs, &values);
         self.info[SLOT].push(info);
         unit
@@ -563,7 +602,6 @@ impl Engine {
         let [own, other] = self.closure(side, start);
         let own = self.projection(side, own);
         let target = self.projection(1 - side, other);
-        self.read_through[1 - side].insert(target);
         let id = self.preds.len() as u32;
         self.preds.push(Pred {
             side,
@@ -623,7 +661,7 @@ impl Engine {
         let source = attribute.source.clone();
         let parts = refs::conjuncts(&source);
         let mut items = Vec::with_capacity(parts.len());
-        let mut ok = parts.len() > 1 || refs::own_reference(parts[0]).is_some();
+        let mut ok = true;
         for part in &parts {
             if !ok {
                 break;

@@ -364,9 +364,22 @@ impl Pool {
     pub fn all_pairs(&self) -> Result<AllPairs, String> {
         let started = Instant::now();
         let slots: Vec<usize> = (0..self.slots.len()).collect();
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        if trace {
+            eprintln!("start");
+        }
         let mut engine = self.engine(&slots)?;
+        if trace {
+            eprintln!("built {:.3} s {:?}", started.elapsed().as_secs_f64(), engine.stats());
+        }
         engine.evaluate_all(self.threads())?;
+        if trace {
+            eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
+        }
         let matrix = engine.matrix(self.threads())?;
+        if trace {
+            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+        }
         let slot_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
         let mut lists: Vec<Vec<(u32, f64)>> = Vec::new();
         let engine_ref = &engine;
@@ -486,8 +499,11 @@ impl Pool {
                 }
                 let unit = unit_of[s as usize];
                 let sc = engine.info[SLOT][unit as usize].cluster;
-                let _ = unit;
                 let result = match memo.get(&(jc, sc)) {
+                    _ if engine.clusters_inexact => {
+                        evaluated_pairs += 1;
+                        engine.pair(&mut vm, j as u32, unit)
+                    }
                     Some(r) => *r,
                     None => {
                         evaluated_pairs += 1;
