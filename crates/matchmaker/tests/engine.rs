@@ -266,3 +266,92 @@ fn analysis_counts_clauses_and_suggests_one() {
     assert_eq!(a.job_clauses[1].rejects, 0);
     assert_eq!(a.suggestion, Some(("TARGET.Name != \"s1\"".to_string(), 1)));
 }
+
+fn generated_dir(machines: usize, jobs: usize) -> Option<PathBuf> {
+    let generator = shared_dir().join("workloads/gen_pool.py");
+    if !generator.exists() {
+        eprintln!("SKIPPED: {} not found", generator.display());
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "classad-matchmaker-dir-{}-{machines}-{jobs}",
+        std::process::id()
+    ));
+    let output = Command::new("python3")
+        .arg(&generator)
+        .arg("--out")
+        .arg(&dir)
+        .args(["--machines", &machines.to_string(), "--jobs", &jobs.to_string()])
+        .output()
+        .ok()?;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    Some(dir)
+}
+
+fn pool_from(dir: &Path, threads: usize) -> Pool {
+    let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    engine(&jobs, &slots, Policy::default(), threads)
+}
+
+/// The default workload's checksums, from HTCondor's C++ library and its
+/// Python bindings (../shared/workloads/README.md), on 1 and 2 threads.
+#[test]
+fn all_pairs_of_the_default_pool_give_htcondor_checksums_on_one_and_two_threads() {
+    let Some(dir) = generated_dir(2000, 2000) else { return };
+    for threads in [1, 2] {
+        let pool = pool_from(&dir, threads);
+        let (matches, rank_sum, hash) = pool.all_pairs().unwrap().checksums();
+        assert_eq!(
+            format!("matches={matches} rank_sum={rank_sum:.6} best_hash={hash:016x}"),
+            "matches=945874 rank_sum=399054715977.846191 best_hash=7b42a509c299d6d3",
+            "threads {threads}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The pair set of a 200 x 200 pool equals the one HTCondor's library
+/// (classad2, with htcondor2 loaded for stringListMember) finds.
+#[test]
+fn all_pairs_of_a_200_by_200_pool_equal_htcondors_pair_set() {
+    let setup = shared_dir().join("oracle/setup.sh");
+    if !setup.exists() {
+        eprintln!("SKIPPED: {} not found", setup.display());
+        return;
+    }
+    let Some(dir) = generated_dir(200, 200) else { return };
+    let python = Command::new("sh").arg(&setup).output().ok();
+    let python = python
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let Some(python) = python.filter(|p| !p.is_empty()) else {
+        eprintln!("SKIPPED: the oracle's python is not available");
+        return;
+    };
+    let script = "import sys, htcondor2, classad2 as c\n\
+        jobs = list(c.parseAds(open(sys.argv[1]).read()))\n\
+        slots = list(c.parseAds(open(sys.argv[2]).read()))\n\
+        for j, job in enumerate(jobs):\n\
+        \x20   for s, slot in enumerate(slots):\n\
+        \x20       if job.symmetricMatch(slot): print(j, s)\n";
+    let output = Command::new(&python)
+        .args(["-c", script])
+        .arg(dir.join("jobs.ads"))
+        .arg(dir.join("machines.ads"))
+        .output()
+        .expect("oracle python runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let want = String::from_utf8_lossy(&output.stdout).into_owned();
+    let pool = pool_from(&dir, 2);
+    let pairs = pool.all_pairs().unwrap();
+    let mut got = String::new();
+    for j in 0..pool.jobs().len() {
+        for &(s, _) in pairs.of_job(j) {
+            got.push_str(&format!("{j} {s}\n"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(got.lines().count(), 11543, "the README's count for 200 x 200");
+    assert!(got == want, "pair sets differ from HTCondor's");
+}
