@@ -808,19 +808,32 @@ impl Engine {
 
     /// Whether job unit `j` and slot unit `s` match, and their rank tuple.
     pub fn pair(&mut self, vm: &mut Vm, j: u32, s: u32) -> Option<RankTuple> {
-        let slot_reqs = self.info[SLOT][s as usize].requirements.clone();
-        for i in slot_reqs {
-            if self.value(vm, i, j) == 0.0 {
-                return None;
-            }
-        }
-        let job_reqs = self.info[JOB][j as usize].requirements.clone();
-        for i in job_reqs {
+        for k in 0..self.info[JOB][j as usize].requirements.len() {
+            let i = self.info[JOB][j as usize].requirements[k];
             if self.value(vm, i, s) == 0.0 {
                 return None;
             }
         }
+        for k in 0..self.info[SLOT][s as usize].requirements.len() {
+            let i = self.info[SLOT][s as usize].requirements[k];
+            if self.value(vm, i, j) == 0.0 {
+                return None;
+            }
+        }
         Some(self.ranks(vm, j, s))
+    }
+
+    /// Whether instance `i` can read a slot's `Cpus`, `Memory` or `Disk`,
+    /// the attributes carving changes.
+    fn reads_carved(&self, i: u32) -> bool {
+        let pred = &self.preds[self.instances[i as usize].pred as usize];
+        let projection = if pred.side == SLOT { pred.own } else { pred.target };
+        match &self.projections[projection as usize].symbols {
+            None => true,
+            Some(symbols) => symbols
+                .iter()
+                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk")),
+        }
     }
 
     /// The rank tuple of a job unit and a slot unit.
@@ -861,7 +874,11 @@ impl Engine {
 
     /// The match matrix between job autoclusters and slot autoclusters:
     /// per job cluster, a bitset over slot clusters.
-    pub fn matrix(&self, threads: usize) -> Result<Vec<Vec<u64>>, String> {
+    ///
+    /// With `invariant`, only the instances that carving cannot change
+    /// count: a pair they reject stays rejected after any carving.
+    pub fn matrix(&self, threads: usize, invariant: bool) -> Result<Vec<Vec<u64>>, String> {
+        let counts = |i: &u32| !invariant || !self.reads_carved(*i);
         let nj = self.cluster_reps[JOB].len();
         let ns = self.cluster_reps[SLOT].len();
         // Each instance as a bitset over the other side's clusters.
@@ -894,7 +911,7 @@ impl Engine {
                 .map(|c| {
                     let u = self.cluster_reps[SLOT][c];
                     let mut acc = vec![!0u64; nj.div_ceil(64)];
-                    for i in &self.info[SLOT][u as usize].requirements {
+                    for i in self.info[SLOT][u as usize].requirements.iter().filter(|i| counts(i)) {
                         for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
                             *a &= b;
                         }
@@ -907,7 +924,7 @@ impl Engine {
                 .map(|c| {
                     let u = self.cluster_reps[JOB][c];
                     let mut acc = vec![!0u64; ns.div_ceil(64)];
-                    for i in &self.info[JOB][u as usize].requirements {
+                    for i in self.info[JOB][u as usize].requirements.iter().filter(|i| counts(i)) {
                         for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
                             *a &= b;
                         }

@@ -376,7 +376,7 @@ impl Pool {
         if trace {
             eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
         }
-        let matrix = engine.matrix(self.threads())?;
+        let matrix = engine.matrix(self.threads(), false)?;
         if trace {
             eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
         }
@@ -430,9 +430,22 @@ impl Pool {
     pub fn negotiate(&self) -> Result<Negotiation, String> {
         let started = Instant::now();
         let candidates: Vec<usize> = (0..self.slots.len()).filter(|&s| self.slots[s].unclaimed).collect();
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         let mut engine = self.engine(&candidates)?;
+        if trace {
+            eprintln!("built {:.3} s {:?}", started.elapsed().as_secs_f64(), engine.stats());
+        }
         engine.evaluate_all(self.threads())?;
-        let matrix = engine.matrix(self.threads())?;
+        if trace {
+            eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
+        }
+        let matrix = engine.matrix(self.threads(), false)?;
+        // Pairs rejected by clauses that carving cannot change are never
+        // looked at again when a slot is carved.
+        let invariant = engine.matrix(self.threads(), true)?;
+        if trace {
+            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+        }
         // Carving replaces constants only, so it makes no new predicate and
         // every job autocluster keeps standing for its jobs.
         let built_preds = engine.pred_count();
@@ -495,6 +508,10 @@ impl Pool {
             state.log_pos = carve_log.len();
             for s in pending {
                 if claimed[s as usize] {
+                    continue;
+                }
+                let first = initial_cluster[s as usize];
+                if invariant[jc as usize][first as usize / 64] & (1 << (first % 64)) == 0 {
                     continue;
                 }
                 let unit = unit_of[s as usize];
@@ -574,6 +591,15 @@ impl Pool {
             }
         }
         debug_assert_eq!(built_preds, engine.pred_count());
+        if trace {
+            eprintln!(
+                "cycle {:.3} s: {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
+                started.elapsed().as_secs_f64(),
+                carve_log.len(),
+                evaluated_pairs,
+                engine.clusters_inexact
+            );
+        }
         let (_, instances, _) = engine.stats();
         let pairs = self.jobs.len() as u64 * n_slots as u64;
         let cluster_pairs = nj as u64 * engine.cluster_reps[SLOT].len() as u64;
