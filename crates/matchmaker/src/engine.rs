@@ -189,6 +189,11 @@ impl Projection {
         g
     }
 
+    /// The side of the ads that read through this projection.
+    fn side_of_my(&self) -> usize {
+        1 - self.side
+    }
+
     fn assign_all(&mut self, ads: &[AdRef]) {
         for (u, ad) in ads.iter().enumerate() {
             self.group(u as u32, ad);
@@ -204,9 +209,24 @@ enum PredKind {
     Clause(Arc<Program>),
 }
 
+/// A clause `operand op TARGET.name` (or the other way round), computed
+/// as one operator application per pair once the operand (per MY group)
+/// and `TARGET.name` (per TARGET group) are known, where both read only
+/// their own ad.
+struct Split {
+    op: classad::syntax::BinaryOp,
+    operand: Arc<Expr>,
+    program: Arc<Program>,
+    name: Symbol,
+    target_left: bool,
+}
+
 struct Pred {
     side: usize,
+    /// Read as a Rank (EvalFloat), not as a truth value.
+    rank: bool,
     kind: PredKind,
+    split: Option<Split>,
     own: u32,
     target: u32,
     /// The text, for analysis.
@@ -339,18 +359,20 @@ impl Engine {
             clusters_inexact: false,
             requirements: Symbol::new("requirements"),
         };
-        engine.rank_pred = Some(engine.attr_pred(JOB, "rank"));
+        let rank = engine.attr_pred(JOB, "rank");
+        engine.preds[rank as usize].rank = true;
+        engine.rank_pred = Some(rank);
         if let Some(pre) = &policy.pre {
             engine.policy[0] = Some(
                 engine
-                    .clause_pred(SLOT, pre)
+                    .clause_pred_keyed(SLOT, pre, "\u{0}policy")
                     .ok_or("NEGOTIATOR_PRE_JOB_RANK does not compile")?,
             );
         }
         if let Some(post) = &policy.post {
             engine.policy[1] = Some(
                 engine
-                    .clause_pred(SLOT, post)
+                    .clause_pred_keyed(SLOT, post, "\u{0}policy")
                     .ok_or("NEGOTIATOR_POST_JOB_RANK does not compile")?,
             );
         }
@@ -360,7 +382,7 @@ impl Engine {
         for side in [JOB, SLOT] {
             for u in 0..engine.units[side].len() {
                 let reqs = engine.requirement_preds(side, u);
-                let values = engine.value_preds(side);
+                let values = engine.value_preds(side, u);
                 preds_of[side].push((reqs, values));
             }
         }
@@ -390,7 +412,13 @@ impl Engine {
             .par_iter_mut()
             .zip(used)
             .filter(|(_, used)| *used)
-            .for_each(|(p, _)| p.assign_all(&units[p.side]));
+            .for_each(|(p, _)| {
+                let t = std::time::Instant::now();
+                p.assign_all(&units[p.side]);
+                if trace && t.elapsed().as_millis() > 5 {
+                    eprintln!("    projection side {} {:?}: {} groups, {:.3} s", p.side, p.symbols.as_ref().map(|v| v.iter().map(|s| s.as_str().to_string()).collect::<Vec<_>>()), p.reps.len(), t.elapsed().as_secs_f64());
+                }
+            });
         if trace {
             eprintln!("  groups {:.3} s", t0.elapsed().as_secs_f64());
         }
@@ -403,15 +431,63 @@ impl Engine {
         }
         if trace {
             eprintln!("  instances {:.3} s", t0.elapsed().as_secs_f64());
+            let mut cost: HashMap<u32, (usize, usize)> = HashMap::new();
+            for inst in &engine.instances {
+                let p = &engine.preds[inst.pred as usize];
+                let e = cost.entry(inst.pred).or_default();
+                e.0 += 1;
+                e.1 += engine.projections[p.target as usize].reps.len();
+            }
+            let mut list: Vec<_> = cost.into_iter().collect();
+            list.sort_by_key(|x| std::cmp::Reverse(x.1.1));
+            for (p, (n, total)) in list.iter().take(8) {
+                eprintln!("    cost {total} ({n} instances): {}", engine.preds[*p as usize].text);
+            }
         }
         Ok(engine)
     }
 
-    fn value_preds(&self, side: usize) -> Vec<u32> {
-        if side == JOB {
-            self.rank_pred.into_iter().collect()
-        } else {
-            self.policy.iter().flatten().copied().collect()
+    fn value_preds(&mut self, side: usize, unit: usize) -> Vec<u32> {
+        if side == SLOT {
+            return self.policy.iter().flatten().copied().collect();
+        }
+        let fallback = self.rank_pred.into_iter().collect();
+        let ad = self.units[side][unit].clone();
+        if ad.body.shadows_special_names() {
+            return fallback;
+        }
+        let Some(attribute) = ad.body.get("rank") else {
+            return fallback;
+        };
+        // The job's own Rank expression, so that its groups are over the
+        // names it reads, not over every job's Rank.
+        let key = (usize::MAX, Arc::as_ptr(&attribute.program) as usize);
+        let items = match self.items_memo.get(&key) {
+            Some(items) => items.clone(),
+            None => {
+                let source = attribute.source.clone();
+                let text = format!("{}\u{0}rank", classad::syntax::unparse(&source));
+                let p = match self.pred_index.get(&(side, text.clone())) {
+                    Some(&p) => Some(p),
+                    None => classad::compile(&source).ok().map(|program| {
+                        let mut start = Refs::default();
+                        refs::collect(&source, &self.registry, self.strict, &mut start);
+                        let p = self.make_pred(side, text, PredKind::Clause(Arc::new(program)), &start);
+                        self.preds[p as usize].rank = true;
+                        self.preds[p as usize].text = classad::syntax::unparse(&source);
+                        p
+                    }),
+                };
+                let items: Option<Arc<[Item]>> = p
+                    .filter(|&p| !self.reads_own(p, "rank"))
+                    .map(|p| vec![Item::Pred(p)].into());
+                self.items_memo.insert(key, items.clone());
+                items
+            }
+        };
+        match items.as_deref() {
+            Some([Item::Pred(p)]) => vec![*p],
+            _ => fallback,
         }
     }
 
@@ -459,7 +535,7 @@ impl Engine {
         let unit = self.units[SLOT].len() as u32;
         self.units[SLOT].push(ad);
         let reqs = self.requirement_preds(SLOT, unit as usize);
-        let values = self.value_preds(SLOT);
+        let values = self.value_preds(SLOT, unit as usize);
         if reqs.iter().chain(&values).any(|p| !self.used_preds.contains(p)) {
             self.clusters_inexact = true;
         }
@@ -605,7 +681,9 @@ impl Engine {
         let id = self.preds.len() as u32;
         self.preds.push(Pred {
             side,
+            rank: false,
             kind,
+            split: None,
             own,
             target,
             text: key.clone(),
@@ -630,14 +708,31 @@ impl Engine {
     }
 
     fn clause_pred(&mut self, side: usize, expr: &Expr) -> Option<u32> {
-        let key = classad::syntax::unparse(expr);
+        self.clause_pred_keyed(side, expr, "")
+    }
+
+    /// A clause predicate; `reading` keeps predicates of the same text
+    /// apart when their values are read differently (policy ranks).
+    fn clause_pred_keyed(&mut self, side: usize, expr: &Expr, reading: &str) -> Option<u32> {
+        let key = format!("{}{reading}", classad::syntax::unparse(expr));
         if let Some(&p) = self.pred_index.get(&(side, key.clone())) {
             return Some(p);
         }
         let program = classad::compile(expr).ok()?;
         let mut start = Refs::default();
         refs::collect(expr, &self.registry, self.strict, &mut start);
-        Some(self.make_pred(side, key, PredKind::Clause(Arc::new(program)), &start))
+        let split = refs::target_comparison(expr).and_then(|(op, operand, name, target_left)| {
+            Some(Split {
+                op,
+                program: Arc::new(classad::compile(operand).ok()?),
+                operand: Arc::new(operand.clone()),
+                name: Symbol::new(&name),
+                target_left,
+            })
+        });
+        let id = self.make_pred(side, key, PredKind::Clause(Arc::new(program)), &start);
+        self.preds[id as usize].split = split;
+        Some(id)
     }
 
     /// Whether predicate `p` can read the attribute `name` of its own ad.
@@ -732,7 +827,7 @@ impl Engine {
     }
 
     fn number(&self, p: u32, value: &Value) -> f64 {
-        if Some(p) == self.rank_pred {
+        if self.preds[p as usize].rank {
             rank_number(value)
         } else if self.policy.contains(&Some(p)) {
             policy_number(value)
@@ -748,23 +843,89 @@ impl Engine {
         let result = {
             let this = &*self;
             run_pool(threads, || {
+                // `TARGET.name` of each split predicate, per TARGET group,
+                // where it reads nothing but its own ad.
+                let sides: Vec<(u32, Vec<Option<Value>>)> = (0..this.preds.len() as u32)
+                    .into_par_iter()
+                    .filter(|&p| this.preds[p as usize].split.is_some())
+                    .map_init(Vm::default, |vm, p| (p, this.target_operands(vm, p)))
+                    .collect();
+                let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
                 instances.par_iter_mut().for_each_init(Vm::default, |vm, inst| {
                     let pred = &this.preds[inst.pred as usize];
                     let my = &this.units[pred.side][inst.rep as usize];
                     let target = &this.projections[pred.target as usize];
                     inst.values.resize(target.reps.len(), None);
+                    let split = pred.split.as_ref().and_then(|split| {
+                        let operand = this.own_operand(vm, split, my, target)?;
+                        Some((split, operand, sides.get(&inst.pred)?))
+                    });
                     for (g, slot) in inst.values.iter_mut().enumerate() {
-                        if slot.is_none() {
-                            let other = &this.units[1 - pred.side][target.reps[g] as usize];
-                            let v = this.evaluate_pred(vm, inst.pred, my, other);
-                            *slot = Some(this.number(inst.pred, &v));
+                        if slot.is_some() {
+                            continue;
                         }
+                        if let Some((split, operand, sides)) = &split
+                            && let Some(Some(other)) = sides.get(g)
+                        {
+                            let v = if split.target_left {
+                                classad::vm::ops::binary(split.op, other.clone(), operand.clone())
+                            } else {
+                                classad::vm::ops::binary(split.op, operand.clone(), other.clone())
+                            };
+                            *slot = Some(this.number(inst.pred, &v));
+                            continue;
+                        }
+                        let other = &this.units[1 - pred.side][target.reps[g] as usize];
+                        let v = this.evaluate_pred(vm, inst.pred, my, other);
+                        *slot = Some(this.number(inst.pred, &v));
                     }
                 });
             })
         };
         self.instances = instances;
         result
+    }
+
+    /// The operand of a split predicate in `my`, if it reads only `my` and
+    /// is a scalar.
+    fn own_operand(&self, vm: &mut Vm, split: &Split, my: &AdRef, target: &Projection) -> Option<Value> {
+        if !refs::self_contained(my, &split.operand, &self.registry, self.strict, &mut Vec::new()) {
+            return None;
+        }
+        let any = &self.units[1 - target.side_of_my()][*target.reps.first()? as usize];
+        scalar(vm.evaluate_in_match(&split.program, my, any))
+    }
+
+    /// `TARGET.name` of split predicate `p` per TARGET group (None where it
+    /// reads more than its own ad, or is not a scalar).
+    fn target_operands(&self, vm: &mut Vm, p: u32) -> Vec<Option<Value>> {
+        let pred = &self.preds[p as usize];
+        let Some(split) = &pred.split else {
+            return Vec::new();
+        };
+        let target = &self.projections[pred.target as usize];
+        let my_side = &self.units[pred.side];
+        let Some(any_my) = my_side.first() else {
+            return Vec::new();
+        };
+        target
+            .reps
+            .iter()
+            .map(|&u| {
+                let ad = &self.units[1 - pred.side][u as usize];
+                match ad.body.slot(&split.name) {
+                    None => Some(Value::Undefined),
+                    Some(slot) => {
+                        let source = ad.body.attribute(slot).source.clone();
+                        if refs::self_contained(ad, &source, &self.registry, self.strict, &mut vec![split.name.as_str().to_string()]) {
+                            scalar(vm.evaluate_attribute(ad, &split.name, Some(any_my)))
+                        } else {
+                            None
+                        }
+                    }
+                }
+            })
+            .collect()
     }
 
     /// The value of instance `i` against unit `unit` of the other side,
@@ -997,6 +1158,13 @@ impl Engine {
             });
         }
         AdValue::top_level(Arc::new(body))
+    }
+}
+
+fn scalar(value: Value) -> Option<Value> {
+    match value {
+        Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
+        v => Some(v),
     }
 }
 

@@ -182,3 +182,120 @@ pub(crate) fn own_reference(expr: &Expr) -> Option<(String, bool)> {
         _ => None,
     }
 }
+
+/// Whether `expr`, evaluated in `ad`, reads nothing but `ad` (and
+/// constants): no TARGET, no name that falls back to TARGET, nothing
+/// opaque. Followed through the ad's own attributes; a cycle or great
+/// depth answers no.
+pub(crate) fn self_contained(
+    ad: &classad::AdRef,
+    expr: &Expr,
+    registry: &Registry,
+    strict: bool,
+    visiting: &mut Vec<String>,
+) -> bool {
+    if visiting.len() > 32 {
+        return false;
+    }
+    let own = |name: &str, fallback: bool, visiting: &mut Vec<String>| -> bool {
+        let folded = name.to_ascii_lowercase();
+        match ad.body.get(&folded) {
+            Some(attribute) => {
+                if visiting.contains(&folded) {
+                    return false;
+                }
+                let source = attribute.source.clone();
+                visiting.push(folded);
+                let ok = self_contained(ad, &source, registry, strict, visiting);
+                visiting.pop();
+                ok
+            }
+            // Absent: UNDEFINED, unless an unscoped name falls back to TARGET.
+            None => !fallback || strict,
+        }
+    };
+    match &expr.kind {
+        ExprKind::Literal(_) => true,
+        ExprKind::Attribute(name) => {
+            special(name.as_str()).is_none() && !ad.body.shadows_special_names() && own(name.as_str(), true, visiting)
+        }
+        ExprKind::RootAttribute(name) => own(name.as_str(), false, visiting),
+        ExprKind::Select { base, name } => match &strip(base).kind {
+            ExprKind::Attribute(b)
+                if matches!(special(b.as_str()), Some("my" | "self" | "root" | "toplevel"))
+                    && !ad.body.shadows_special_names() =>
+            {
+                own(name.as_str(), false, visiting)
+            }
+            _ => false,
+        },
+        ExprKind::Subscript { base, index } => {
+            matches!(strip(index).kind, ExprKind::Literal(Literal::Integer(_)))
+                && self_contained(ad, base, registry, strict, visiting)
+        }
+        ExprKind::Call { name, args } => {
+            if let Some(builtin) = registry.get(name.as_str())
+                && matches!(builtin.function, Function::Lazy(_))
+                && !TRANSPARENT_LAZY
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(name.as_str()))
+            {
+                return false;
+            }
+            args.iter()
+                .all(|a| self_contained(ad, a, registry, strict, visiting))
+        }
+        ExprKind::Unary { operand, .. } => self_contained(ad, operand, registry, strict, visiting),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            self_contained(ad, lhs, registry, strict, visiting)
+                && self_contained(ad, rhs, registry, strict, visiting)
+        }
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => [cond, then, otherwise]
+            .iter()
+            .all(|e| self_contained(ad, e, registry, strict, visiting)),
+        ExprKind::Elvis { value, fallback } => {
+            self_contained(ad, value, registry, strict, visiting)
+                && self_contained(ad, fallback, registry, strict, visiting)
+        }
+        ExprKind::Paren(inner) => self_contained(ad, inner, registry, strict, visiting),
+        ExprKind::List(items) => items
+            .iter()
+            .all(|e| self_contained(ad, e, registry, strict, visiting)),
+        ExprKind::Ad(_) => false,
+    }
+}
+
+/// A comparison with `TARGET.name` on one side: `(op, other operand, name,
+/// whether TARGET.name is the left operand)`.
+pub(crate) fn target_comparison(expr: &Expr) -> Option<(classad::syntax::BinaryOp, &Expr, String, bool)> {
+    use classad::syntax::BinaryOp as B;
+    let ExprKind::Binary { op, lhs, rhs } = &strip(expr).kind else {
+        return None;
+    };
+    if !matches!(
+        op,
+        B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual | B::Is | B::Isnt
+    ) {
+        return None;
+    }
+    let target_name = |e: &Expr| match &strip(e).kind {
+        ExprKind::Select { base, name } => match &strip(base).kind {
+            ExprKind::Attribute(b) if b.as_str().eq_ignore_ascii_case("target") => {
+                Some(name.as_str().to_ascii_lowercase())
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(n) = target_name(rhs) {
+        return Some((*op, lhs, n, false));
+    }
+    if let Some(n) = target_name(lhs) {
+        return Some((*op, rhs, n, true));
+    }
+    None
+}
