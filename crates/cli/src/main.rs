@@ -5,6 +5,7 @@
 //! (like HTCondor's `classad_eval`), `disasm` (the bytecode of an
 //! expression). Each lives in its own module; this file only dispatches.
 
+mod analyze;
 mod config_cmd;
 mod convert;
 mod demo;
@@ -29,8 +30,10 @@ commands:
   disasm EXPR        print the bytecode of EXPR
   config [-f FILE] [-subsystem NAME] [-local-name NAME] [-v] [-eval] [-dump] [-machine-ad] [NAME...]
                      HTCondor configuration values, like condor_config_val
-  match --jobs FILE --machines FILE [--threads N]
-                     the negotiator's symmetric match of every job and machine, with checksums and timing
+  match --jobs FILE --slots FILE [--policy FILE] [--threads N] [--all-pairs] [--json] [--strict]
+                     one negotiation cycle (or every matching pair), with a summary on stderr
+  analyze --jobs FILE --slots FILE [JOB_ID...]
+                     why jobs match what they match, clause by clause
   help               print this message
 ";
 
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "disasm" => disasm::run(rest),
         "match" => match_cmd::run(rest),
+        "analyze" => analyze::run(rest),
         "parse" => parse_cmd::run(rest),
         "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {
