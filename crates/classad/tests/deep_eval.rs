@@ -85,3 +85,20 @@ fn chain_of_1000_or_evaluates() {
         + " || true";
     assert_eq!(eval(&chain), "true");
 }
+
+/// As many brackets and open conditionals as the parser allows at once
+/// compile and evaluate on a 2 MiB stack.
+#[test]
+fn deepest_allowed_input_evaluates() {
+    let options = classad::syntax::ParseOptions::default();
+    let source = format!(
+        "{}{}1{}",
+        "[a = ".repeat(options.max_nesting - 1),
+        "x ?: ".repeat(options.max_conditionals),
+        "]".repeat(options.max_nesting - 1)
+    );
+    let value = eval(&source);
+    assert!(!value.starts_with("parse error"), "{value}");
+    let chain = format!("{}1", "- ".repeat(options.max_depth - 1));
+    assert_eq!(eval(&chain), "-1");
+}

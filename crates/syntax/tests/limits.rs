@@ -238,3 +238,39 @@ fn accepts_what_htcondor_accepts() {
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 }
+
+/// The bounds together: as many brackets and open conditionals as allowed
+/// at once, in each order, still fit a 2 MiB stack.
+#[test]
+fn worst_allowed_combination_fits_a_small_stack() {
+    let options = ParseOptions::default();
+    let brackets = options.max_nesting;
+    let conditionals = options.max_conditionals;
+    for source in [
+        format!(
+            "{}{}1{}",
+            "[a = ".repeat(brackets),
+            "a ?: ".repeat(conditionals),
+            "]".repeat(brackets)
+        ),
+        format!(
+            "{}{}1{}",
+            "(".repeat(brackets),
+            "a ? b : ".repeat(conditionals),
+            ")".repeat(brackets)
+        ),
+        format!(
+            "{}{}{}",
+            "a ? ".repeat(conditionals),
+            "f(".repeat(brackets),
+            ")".repeat(brackets)
+        ),
+    ] {
+        on_small_stack(move || {
+            if let Ok(e) = parse_expression(&source) {
+                let text = classad_syntax::unparse(&e);
+                let _ = parse_expression(&text);
+            }
+        });
+    }
+}
