@@ -236,6 +236,8 @@ struct JsonDoc {
     cursor: JsonAdCursor,
     /// Line counting for ad starts: offset reached, newlines before it.
     line_at: (usize, usize),
+    /// Offsets of bytes that were not UTF-8 (replaced in `text`).
+    invalid: Vec<usize>,
 }
 
 enum Event {
@@ -668,27 +670,26 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 }
             }
             self.offset = bytes.len();
-            let text = match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => {
-                    self.done = true;
-                    self.ordinal += 1;
-                    let at = e.utf8_error().valid_up_to();
-                    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                    let (line, column) = crate::diag::line_column(&text, at);
-                    let error = ParseError {
-                        message: "the input is not valid UTF-8".to_string(),
-                        span: Span::new(at, at + 1),
-                        line,
-                        column,
-                    };
-                    return Some(Err(json_error(self.ordinal, 1, error, &text)));
+            // A byte that is not UTF-8 fails only the ad it is in: it is
+            // replaced by `?` (one byte, so offsets stay those of the
+            // file) for the JSON reader, and its ad is reported instead.
+            let mut invalid = Vec::new();
+            let mut at = 0;
+            while let Err(e) = std::str::from_utf8(&bytes[at..]) {
+                let bad = at + e.valid_up_to();
+                let len = e.error_len().unwrap_or(bytes.len() - bad);
+                for b in &mut bytes[bad..bad + len] {
+                    *b = b'?';
                 }
-            };
+                invalid.push(bad);
+                at = bad + len;
+            }
+            let text = String::from_utf8(bytes).expect("made valid UTF-8");
             self.json = Some(JsonDoc {
                 text,
                 cursor: JsonAdCursor::new(),
                 line_at: (0, 0),
+                invalid,
             });
         }
         let doc = self.json.as_mut()?;
@@ -706,6 +707,17 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             .count();
         doc.line_at = (start, lines + newlines);
         let first_line = lines + newlines + 1;
+        let end = doc.cursor.position();
+        if let Some(&bad) = doc.invalid.iter().find(|&&p| p >= start && p < end) {
+            let (line, column) = crate::diag::line_column(&doc.text, bad);
+            let error = ParseError {
+                message: "the ad is not valid UTF-8".to_string(),
+                span: Span::new(bad, bad + 1),
+                line,
+                column,
+            };
+            return Some(Err(json_error(self.ordinal, first_line, error, &doc.text)));
+        }
         Some(result.map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)))
     }
 }

@@ -558,4 +558,12 @@ fn non_utf8_byte_in_string_is_reported_with_its_position() {
     let e = ads[0].as_ref().expect_err("not UTF-8");
     assert_eq!((e.error.line, e.error.column), (1, 9));
     assert!(ads[1].is_ok());
+    // In JSON it cost the whole document; now only its ad.
+    let json = b"[\n{\"a\": 1},\n{\"b\": \"x\xff\xfey\"},\n{\"c\": 3}\n]\n";
+    let ads: Vec<_> = AdReader::new(&json[..], Format::Json, &p).collect();
+    assert_eq!(ads.len(), 3, "{ads:?}");
+    assert!(ads[0].is_ok() && ads[2].is_ok(), "{ads:?}");
+    let e = ads[1].as_ref().expect_err("not UTF-8");
+    assert!(e.error.message.contains("UTF-8"), "{e:?}");
+    assert_eq!((e.error.line, e.error.column), (3, 9));
 }
