@@ -63,7 +63,42 @@ fn long_logical_chains_compile_in_linear_time() {
         format!("({acc} ?: {i}) || y{i} ? {i} : z")
     });
     assert_eq!(eval(&nested), "undefined"); // the oracle agrees
-    // Found by the `evaluate` fuzz target (it ran out of memory).
-    let found = "R4m5.m.m3.m5o41>.N&&n91>4.m.m3.m.o41>.N&&n911&&.m3.m.o41>.N&&nR4m5.m.m3.m5o41>.N&&n91>4.m.m3.m.o41>.N&&n911&&.m3.m.o41>.N&&n911&&G&&n91&&G&&nG&&n91&&G&&n9911&&G&&n91&&G&&nG&&n91&&G&&n9";
+    // Found by the `evaluate` fuzz target (it ran out of memory); `4.m` is
+    // now a parse error, as in HTCondor, so it is written `4 .m`.
+    let found = "R4m5.m.m3.m5o41>.N&&n91>4 .m.m3.m.o41>.N&&n911&&.m3.m.o41>.N&&nR4m5.m.m3.m5o41>.N&&n91>4 .m.m3.m.o41>.N&&n911&&.m3.m.o41>.N&&n911&&G&&n91&&G&&nG&&n91&&G&&n9911&&G&&n91&&G&&nG&&n91&&G&&n9";
     assert_eq!(eval(found), "error");
+}
+
+/// A flat chain of 1000 `||` (which HTCondor parses; issue 12) parses,
+/// compiles and evaluates on a 2 MiB stack.
+#[test]
+fn chain_of_1000_or_evaluates() {
+    let chain = (0..=1000)
+        .map(|i| format!("c{i}"))
+        .collect::<Vec<_>>()
+        .join(" || ");
+    assert_eq!(eval(&chain), "undefined");
+    let chain = (0..=1000)
+        .map(|i| format!("c{i}"))
+        .collect::<Vec<_>>()
+        .join(" || ")
+        + " || true";
+    assert_eq!(eval(&chain), "true");
+}
+
+/// As many brackets and open conditionals as the parser allows at once
+/// compile and evaluate on a 2 MiB stack.
+#[test]
+fn deepest_allowed_input_evaluates() {
+    let options = classad::syntax::ParseOptions::default();
+    let source = format!(
+        "{}{}1{}",
+        "[a = ".repeat(options.max_nesting - 1),
+        "x ?: ".repeat(options.max_conditionals),
+        "]".repeat(options.max_nesting - 1)
+    );
+    let value = eval(&source);
+    assert!(!value.starts_with("parse error"), "{value}");
+    let chain = format!("{}1", "- ".repeat(options.max_depth - 1));
+    assert_eq!(eval(&chain), "-1");
 }

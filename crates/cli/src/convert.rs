@@ -129,13 +129,15 @@ fn convert<R: BufRead, W: Write>(
     parser: &Parser,
     output: &mut Output<W>,
 ) -> io::Result<bool> {
-    let mut ok = true;
+    let mut errors = 0usize;
     let mut each = |item: Result<AdExpr, AdError>| -> io::Result<()> {
         match item {
             Ok(ad) => output.ad(&ad),
             Err(error) => {
-                ok = false;
-                report(&error, origin);
+                errors += 1;
+                if errors <= MAX_REPORTED {
+                    report(&error, origin);
+                }
                 Ok(())
             }
         }
@@ -150,8 +152,18 @@ fn convert<R: BufRead, W: Write>(
             }
         },
     }
-    Ok(ok)
+    if errors > MAX_REPORTED {
+        eprintln!(
+            "classad convert: {} more bad ads in {origin} not shown ({errors} in all)",
+            errors - MAX_REPORTED
+        );
+    }
+    Ok(errors == 0)
 }
+
+/// Bad ads reported in full per input; past it they are only counted, so
+/// a binary file does not flood standard error.
+const MAX_REPORTED: usize = 20;
 
 pub fn run(args: &[String]) -> ExitCode {
     let options = match parse_args(args) {

@@ -34,6 +34,7 @@ impl Settings {
     fn parse_options(&self) -> ParseOptions {
         ParseOptions {
             dialect: self.dialect,
+            strict: self.options.strict,
             ..ParseOptions::default()
         }
     }

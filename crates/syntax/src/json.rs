@@ -273,6 +273,11 @@ impl JsonAdCursor {
         JsonAdCursor::default()
     }
 
+    /// Byte offset the cursor has reached in the document.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// The next ad of `text`, which must be the same text on every call:
     /// the byte offset where the ad starts, and the ad or why it could not
     /// be read. An error inside an `\/Expr(...)\/` string fails only its

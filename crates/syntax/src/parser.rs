@@ -55,8 +55,15 @@ pub struct ParseOptions {
     pub dialect: Dialect,
     /// Deepest tree accepted (a leaf has depth 1).
     pub max_depth: usize,
-    /// Deepest nesting of brackets `( [ {` and conditionals accepted.
+    /// Deepest nesting of brackets `( [ {` accepted.
     pub max_nesting: usize,
+    /// Most conditionals (`?`, `?:`) open at once: each nests the rest of
+    /// its expression (`a ? b : c ? d : e` nests to the right).
+    pub max_conditionals: usize,
+    /// HTCondor's strict mode (STRICT_CLASSAD_EVALUATION = True, no
+    /// old-ClassAd compatibility): `010` is the integer 10, and `;` does
+    /// not separate function arguments. Off by default, as in HTCondor.
+    pub strict: bool,
     /// Bound on the grammar's work for one text, in pest rule calls per
     /// byte of the text (plus [`PARSE_WORK_BASE`]); past it the text is
     /// refused as too complex. The grammar is linear, so this is a safety
@@ -64,12 +71,19 @@ pub struct ParseOptions {
     pub work_per_byte: usize,
 }
 
-/// Default bound on tree depth: far beyond hand-written expressions, small
-/// enough that every recursive pass over the tree fits in a 2 MiB stack.
-pub const DEFAULT_MAX_DEPTH: usize = 1000;
-/// Default bound on bracket nesting: deep enough for any real ad, shallow
-/// enough that a debug build parses it on a 2 MiB thread stack.
-pub const DEFAULT_MAX_NESTING: usize = 100;
+/// Default bound on tree depth: twice what a chain of 1000 operators
+/// needs (HTCondor parses chains of any length, and evaluates them up to
+/// about 400 deep), small enough that every recursive pass over the tree
+/// (parse, unparse, compile, drop) fits in a 2 MiB stack in a release
+/// build (compiling overflows it between 3000 and 5000).
+pub const DEFAULT_MAX_DEPTH: usize = 2000;
+/// Default bound on bracket nesting: more than HTCondor's 165, shallow
+/// enough that a release build parses and compiles it on a 2 MiB thread
+/// stack (700 nested ads overflow it).
+pub const DEFAULT_MAX_NESTING: usize = 200;
+/// Default bound on open conditionals: more than HTCondor's 497 (its
+/// parser's depth guard), with the same stack margin as the nesting bound.
+pub const DEFAULT_MAX_CONDITIONALS: usize = 1000;
 /// Default bound on the grammar's work per byte of input (see
 /// [`ParseOptions::work_per_byte`]).
 pub const DEFAULT_WORK_PER_BYTE: usize = 1000;
@@ -82,7 +96,9 @@ impl Default for ParseOptions {
             dialect: Dialect::HTCondor,
             max_depth: DEFAULT_MAX_DEPTH,
             max_nesting: DEFAULT_MAX_NESTING,
+            max_conditionals: DEFAULT_MAX_CONDITIONALS,
             work_per_byte: DEFAULT_WORK_PER_BYTE,
+            strict: false,
         }
     }
 }
@@ -368,13 +384,15 @@ impl Parser {
 
     /// Refuses texts whose brackets nest deeper than the limit, before pest
     /// recurses into them. Strings, quoted names and comments are skipped.
-    /// A `?` that opens a conditional (or `?:`) counts as a bracket that
-    /// stays open until its expression ends (at `,`, `;` or the enclosing
-    /// closing bracket), since `a ? b : c ? d : e` nests to the right and
-    /// the tree is built by recursion; `=?=` is an operator, not a `?`.
+    /// A `?` that opens a conditional (or `?:`) stays open until its
+    /// expression ends (at `,`, `;` or the enclosing closing bracket),
+    /// since `a ? b : c ? d : e` nests to the right and the tree is built
+    /// by recursion; open conditionals have their own bound, as a level of
+    /// them costs less stack than a bracket. `=?=` is an operator, not a `?`.
     fn check_nesting(&self, source: &str) -> Result<()> {
         let bytes = source.as_bytes();
         let mut depth = 0usize;
+        let mut open_conditionals = 0usize;
         // Conditionals opened at each open bracket level, innermost last.
         let mut conditionals = vec![0usize];
         let mut i = 0;
@@ -399,12 +417,23 @@ impl Parser {
                     }
                     i += 1;
                 }
-                open @ (b'(' | b'[' | b'{' | b'?') => {
-                    depth += 1;
-                    match open {
-                        b'?' => *conditionals.last_mut().expect("base level") += 1,
-                        _ => conditionals.push(0),
+                b'?' => {
+                    *conditionals.last_mut().expect("base level") += 1;
+                    open_conditionals += 1;
+                    if open_conditionals > self.options.max_conditionals {
+                        return Err(ParseError::new(
+                            source,
+                            Span::new(i, i + 1),
+                            format!(
+                                "expression nested too deeply: more than {} open conditionals",
+                                self.options.max_conditionals
+                            ),
+                        ));
                     }
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    conditionals.push(0);
                     if depth > self.options.max_nesting {
                         return Err(ParseError::new(
                             source,
@@ -417,16 +446,17 @@ impl Parser {
                     }
                 }
                 b')' | b']' | b'}' => {
-                    let opened = if conditionals.len() > 1 {
-                        conditionals.pop().unwrap_or(0) + 1
+                    let closed = if conditionals.len() > 1 {
+                        depth = depth.saturating_sub(1);
+                        conditionals.pop().unwrap_or(0)
                     } else {
-                        std::mem::take(&mut conditionals[0]) + 1
+                        std::mem::take(&mut conditionals[0])
                     };
-                    depth = depth.saturating_sub(opened);
+                    open_conditionals -= closed;
                 }
                 b',' | b';' => {
                     let last = conditionals.last_mut().expect("base level");
-                    depth = depth.saturating_sub(std::mem::take(last));
+                    open_conditionals -= std::mem::take(last);
                 }
                 _ => {}
             }
@@ -709,6 +739,15 @@ impl<'p, 's> Builder<'p, 's> {
                 let mut depth = 0;
                 let mut args = Vec::new();
                 for arg in inner {
+                    if arg.as_rule() == Rule::old_argument_separator {
+                        if self.parser.options.strict {
+                            return Err(self.error(
+                                span_of(&arg),
+                                "expected `,` or `)`: `;` between arguments is old ClassAd syntax, refused in strict mode",
+                            ));
+                        }
+                        continue;
+                    }
                     let arg = self.expression(arg)?;
                     depth = depth.max(arg.depth);
                     args.push(arg.expr);
@@ -870,11 +909,18 @@ impl<'p, 's> Builder<'p, 's> {
         }
     }
 
-    /// Reads a number token. HTCondor reads an integer that does not fit in
-    /// 64 bits as 0, and refuses a leading zero on an integer (`010`); the
-    /// JDL dialect reads that as octal, `0x..` as hex, and `2K` as 2048.0.
+    /// Reads a number token as HTCondor's lexer does. An integer that does
+    /// not fit in 64 bits is 0. An unsigned integer with a leading zero
+    /// (`010`) is refused, unless in strict mode, where it is decimal, as
+    /// is a signed one (`-010` is -10) in both; a leading zero followed by
+    /// an 8 or 9 is refused in both. `0x1F` is read as its decimal prefix
+    /// 0 wherever the leading zero is allowed. A decimal point after digits
+    /// must be followed by a digit (`5.`, `1.e5` are refused); `..5` is
+    /// 0.0. The JDL dialect reads `010` as octal, `0x..` as hex, and `2K`
+    /// as 2048.0.
     fn number(&self, text: &str, span: Span) -> Result<Literal> {
-        let jdl = self.parser.options.dialect == Dialect::Jdl;
+        let options = self.parser.options;
+        let jdl = options.dialect == Dialect::Jdl;
         let (negative, digits) = match text.strip_prefix('-') {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -888,19 +934,33 @@ impl<'p, 's> Builder<'p, 's> {
                 ),
             ))
         };
+        let leading_zero_allowed = negative || options.strict;
         if let Some(hex) = digits
             .strip_prefix("0x")
             .or_else(|| digits.strip_prefix("0X"))
         {
-            if !jdl {
-                return refuse("the hexadecimal literal");
+            if jdl {
+                let value = i64::from_str_radix(hex, 16).unwrap_or(0);
+                return Ok(Literal::Integer(if negative {
+                    value.wrapping_neg()
+                } else {
+                    value
+                }));
             }
-            let value = i64::from_str_radix(hex, 16).unwrap_or(0);
-            return Ok(Literal::Integer(if negative {
-                value.wrapping_neg()
-            } else {
-                value
-            }));
+            if leading_zero_allowed {
+                // HTCondor reads the digits before the `x`.
+                return Ok(Literal::Integer(0));
+            }
+            return refuse("the hexadecimal literal");
+        }
+        if let Some(point) = digits.find('.')
+            && !digits.starts_with("..")
+            && !digits[point + 1..].starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Err(self.error(
+                span,
+                format!("`{quoted}` is not a number: a digit must follow the decimal point"),
+            ));
         }
         let (mantissa, scale) = match digits.as_bytes().last() {
             Some(b'B') => (&digits[..digits.len() - 1], Some(1.0)),
@@ -915,21 +975,29 @@ impl<'p, 's> Builder<'p, 's> {
         }
         let is_real = mantissa.contains(['.', 'e', 'E']) || scale.is_some();
         if is_real {
+            // strtod reads `..5` as nothing: 0.0.
             let value: f64 = mantissa.parse().unwrap_or(0.0) * scale.unwrap_or(1.0);
             return Ok(Literal::Real(if negative { -value } else { value }));
         }
-        // HTCondor refuses `010` but reads `-010` as -10 (decimal).
-        if mantissa.len() > 1 && mantissa.starts_with('0') && (jdl || !negative) {
-            if !jdl {
+        if mantissa.len() > 1 && mantissa.starts_with('0') {
+            if jdl {
+                let value = i64::from_str_radix(mantissa, 8)
+                    .map_err(|_| self.error(span, format!("`{quoted}` is not an octal number")))?;
+                return Ok(Literal::Integer(if negative {
+                    value.wrapping_neg()
+                } else {
+                    value
+                }));
+            }
+            if mantissa.contains(['8', '9']) {
+                return Err(self.error(
+                    span,
+                    format!("`{quoted}` is not a number: an integer with a leading zero is octal"),
+                ));
+            }
+            if !leading_zero_allowed {
                 return refuse("the octal literal (an integer with a leading zero)");
             }
-            let value = i64::from_str_radix(mantissa, 8)
-                .map_err(|_| self.error(span, format!("`{quoted}` is not an octal number")))?;
-            return Ok(Literal::Integer(if negative {
-                value.wrapping_neg()
-            } else {
-                value
-            }));
         }
         // Parse with the sign so that i64::MIN reads; out of range is 0 as in HTCondor.
         Ok(Literal::Integer(text.parse::<i64>().unwrap_or(0)))

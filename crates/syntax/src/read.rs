@@ -85,6 +85,7 @@ impl FromStr for Format {
 /// of JSON ads) or the text is `[ ]` alone (an empty array); a `/` (a
 /// comment) is new syntax; anything else old syntax.
 pub fn detect_format(text: &str) -> Format {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rest = text.as_bytes();
     let mut next = || {
         let i = rest.iter().position(|b| !b.is_ascii_whitespace())?;
@@ -183,6 +184,17 @@ pub struct AdReader<'p, R> {
     line_buf: Vec<u8>,
     scan: NewScan,
     json: Option<JsonDoc>,
+    /// Bytes to scan again before reading on (new syntax, after a broken
+    /// ad was cut short), and how many of them are scanned.
+    pending: Vec<u8>,
+    pending_used: usize,
+    /// Bytes read from `reader` (not counting those scanned again), and
+    /// bytes of broken ads parsed again after a cut: bounded by the first,
+    /// so that cutting cannot make reading quadratic.
+    fresh: usize,
+    resync_work: usize,
+    /// Whether the start of the input was checked for a byte-order mark.
+    bom_checked: bool,
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -224,6 +236,8 @@ struct JsonDoc {
     cursor: JsonAdCursor,
     /// Line counting for ad starts: offset reached, newlines before it.
     line_at: (usize, usize),
+    /// Offsets of bytes that were not UTF-8 (replaced in `text`).
+    invalid: Vec<usize>,
 }
 
 enum Event {
@@ -248,7 +262,30 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             line_buf: Vec::new(),
             scan: NewScan::default(),
             json: None,
+            pending: Vec::new(),
+            pending_used: 0,
+            fresh: 0,
+            resync_work: 0,
+            bom_checked: false,
         }
+    }
+
+    /// Skips a UTF-8 byte-order mark at the start of the input, as
+    /// HTCondor does.
+    fn skip_bom(&mut self) -> io::Result<()> {
+        self.bom_checked = true;
+        let chunk = loop {
+            match self.reader.fill_buf() {
+                Ok(chunk) => break chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if chunk.starts_with(BOM) {
+            self.reader.consume(BOM.len());
+            self.offset += BOM.len();
+        }
+        Ok(())
     }
 
     /// The format being read.
@@ -348,10 +385,15 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     /// input ends.
     fn scan_new(&mut self) -> io::Result<Option<Event>> {
         loop {
-            let chunk = match self.reader.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+            let from_pending = self.pending_used < self.pending.len();
+            let chunk = if from_pending {
+                &self.pending[self.pending_used..]
+            } else {
+                match self.reader.fill_buf() {
+                    Ok(chunk) => chunk,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
             };
             if chunk.is_empty() {
                 let scan = &mut self.scan;
@@ -498,7 +540,12 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 }
             }
             self.offset += used;
-            self.reader.consume(used);
+            if from_pending {
+                self.pending_used += used;
+            } else {
+                self.fresh += used;
+                self.reader.consume(used);
+            }
             if event.is_some() {
                 return Ok(event);
             }
@@ -567,7 +614,37 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         }
                         Ok(ad)
                     }
-                    Err(err) => Err(fail(err.shifted(start, line - 1, column))),
+                    Err(err) => match resync_point(&buf).filter(|_| {
+                        self.resync_work += buf.len();
+                        self.resync_work <= RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20)
+                    }) {
+                        // An unterminated string or an unbalanced `[` ran
+                        // the ad into the ones after it: it ends where a
+                        // line starts with `[`, and the rest is read again.
+                        Some(cut) => {
+                            let head = &buf[..cut];
+                            let error = match std::str::from_utf8(head)
+                                .map_err(|_| err.clone())
+                                .and_then(|head| self.parser.parse_ad(head).map(|_| ()))
+                            {
+                                Err(head_err) => head_err,
+                                Ok(()) => err,
+                            };
+                            let newlines = head.iter().filter(|&&b| b == b'\n').count();
+                            let mut rest = buf[cut..].to_vec();
+                            rest.extend_from_slice(&self.pending[self.pending_used..]);
+                            self.pending = rest;
+                            self.pending_used = 0;
+                            self.offset = start + cut;
+                            self.line = line - 1 + newlines;
+                            self.column = 0;
+                            self.scan.state = ScanState::Outside;
+                            let mut failure = fail(error.shifted(start, line - 1, column));
+                            failure.text = padded(head);
+                            Err(failure)
+                        }
+                        None => Err(fail(err.shifted(start, line - 1, column))),
+                    },
                 },
             },
         };
@@ -593,27 +670,26 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 }
             }
             self.offset = bytes.len();
-            let text = match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => {
-                    self.done = true;
-                    self.ordinal += 1;
-                    let at = e.utf8_error().valid_up_to();
-                    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                    let (line, column) = crate::diag::line_column(&text, at);
-                    let error = ParseError {
-                        message: "the input is not valid UTF-8".to_string(),
-                        span: Span::new(at, at + 1),
-                        line,
-                        column,
-                    };
-                    return Some(Err(json_error(self.ordinal, 1, error, &text)));
+            // A byte that is not UTF-8 fails only the ad it is in: it is
+            // replaced by `?` (one byte, so offsets stay those of the
+            // file) for the JSON reader, and its ad is reported instead.
+            let mut invalid = Vec::new();
+            let mut at = 0;
+            while let Err(e) = std::str::from_utf8(&bytes[at..]) {
+                let bad = at + e.valid_up_to();
+                let len = e.error_len().unwrap_or(bytes.len() - bad);
+                for b in &mut bytes[bad..bad + len] {
+                    *b = b'?';
                 }
-            };
+                invalid.push(bad);
+                at = bad + len;
+            }
+            let text = String::from_utf8(bytes).expect("made valid UTF-8");
             self.json = Some(JsonDoc {
                 text,
                 cursor: JsonAdCursor::new(),
                 line_at: (0, 0),
+                invalid,
             });
         }
         let doc = self.json.as_mut()?;
@@ -631,6 +707,17 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             .count();
         doc.line_at = (start, lines + newlines);
         let first_line = lines + newlines + 1;
+        let end = doc.cursor.position();
+        if let Some(&bad) = doc.invalid.iter().find(|&&p| p >= start && p < end) {
+            let (line, column) = crate::diag::line_column(&doc.text, bad);
+            let error = ParseError {
+                message: "the ad is not valid UTF-8".to_string(),
+                span: Span::new(bad, bad + 1),
+                line,
+                column,
+            };
+            return Some(Err(json_error(self.ordinal, first_line, error, &doc.text)));
+        }
         Some(result.map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)))
     }
 }
@@ -658,6 +745,19 @@ impl<'p, R: BufRead> AdReader<'p, io::Chain<io::Cursor<Vec<u8>>, R>> {
     /// returned reader.
     pub fn auto(mut reader: R, parser: &'p Parser) -> io::Result<Self> {
         let mut seen = Vec::new();
+        // A byte-order mark is not the first character; it is kept for the
+        // returned reader to skip.
+        let starts_with_bom = loop {
+            match reader.fill_buf() {
+                Ok(chunk) => break chunk.starts_with(BOM),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if starts_with_bom {
+            reader.consume(BOM.len());
+            seen.extend_from_slice(BOM);
+        }
         let mut failure = None;
         let format = decide(&mut || match next_non_blank(&mut reader, &mut seen) {
             Ok(b) => b,
@@ -705,12 +805,33 @@ fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<
     }
 }
 
+/// Bound on the bytes of broken ads read again after a cut, per byte of
+/// input (plus a mebibyte): past it a broken ad takes the rest of the
+/// input with it, as before cutting was done.
+const RESYNC_WORK_PER_BYTE: usize = 4;
+
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Where a new-syntax ad that does not parse is cut so that the ads after
+/// it are read: the first line after its first that starts with `[`.
+fn resync_point(buf: &[u8]) -> Option<usize> {
+    (1..buf.len()).find(|&i| buf[i] == b'[' && buf[i - 1] == b'\n')
+}
+
 impl<R: BufRead> Iterator for AdReader<'_, R> {
     type Item = Result<AdExpr, AdError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;
+        }
+        if !self.bom_checked
+            && let Err(e) = self.skip_bom()
+        {
+            self.done = true;
+            self.ordinal += 1;
+            return Some(Err(AdError::io(self.ordinal, 1, 0, &e)));
         }
         match self.format {
             Format::Old => self.next_old(),

@@ -351,6 +351,11 @@ impl Unparser {
             }
             ExprKind::Select { base, name } => {
                 self.expr_at(base, indent, out);
+                // `1.a` would read as a bad number (HTCondor's lexer wants a
+                // digit after the point); `1 .a` reads back as written.
+                if matches!(base.kind, ExprKind::Literal(Literal::Integer(_))) {
+                    out.push(' ');
+                }
                 out.push('.');
                 if self.htcondor {
                     out.push_str(name.as_str());

@@ -293,12 +293,15 @@ fn new_spans_are_file_offsets() {
     assert_eq!(NEW[..w.span.start as usize].lines().count(), 7);
 }
 
+/// An unterminated string costs only its own ad (see
+/// `new_syntax_reader_resynchronises_after_a_broken_ad`).
 #[test]
-fn new_reader_unterminated_string_fails_only_at_the_end() {
+fn new_reader_unterminated_string_costs_only_its_ad() {
     let ads = read_all("[a = 1]\n[b = \"oops]\n[c = 2]\n", Format::New);
-    assert_eq!(ads.len(), 2);
+    assert_eq!(ads.len(), 3);
     assert!(ads[0].is_ok());
     assert!(ads[1].is_err());
+    assert!(ads[2].is_ok());
 }
 
 #[test]
@@ -468,4 +471,99 @@ fn old_syntax_nul_in_string_is_refused() {
         let ads = read_all(text, Format::Old);
         assert!(ads[0].is_err(), "{text:?}: {ads:?}");
     }
+}
+
+/// One broken ad in a new-syntax file costs only itself (issue 9): an
+/// unterminated string or an unbalanced `[` used to run the ad into every
+/// later one, which were all lost. The reader now cuts the broken ad where
+/// a line starts with `[`, reports it with its own position, and reads on.
+#[test]
+fn new_syntax_reader_resynchronises_after_a_broken_ad() {
+    let text = "[ a = 1; x = \"unterminated ]\n[ b = 2 ]\n[ c = 3 ]\n";
+    let ads = read_all(text, Format::New);
+    assert_eq!(ads.len(), 3, "{ads:?}");
+    let error = ads[0].as_ref().expect_err("the broken ad");
+    assert_eq!((error.ordinal, error.first_line), (1, 1));
+    assert_eq!(error.error.line, 1, "{error:?}");
+    assert_eq!(unparse_ad(ads[1].as_ref().unwrap()), "[ b = 2 ]");
+    assert_eq!(unparse_ad(ads[2].as_ref().unwrap()), "[ c = 3 ]");
+
+    // An unbalanced `[`, then a good ad, another broken one, a good one:
+    // every bad ad is reported, every good one read, lines kept.
+    let text = "[ a = [ b = 1; ]\n[ c = 3 ]\n[ d = \"x ]\n\n[ e = 5 ]\n";
+    let ads = read_all(text, Format::New);
+    let summary: Vec<String> = ads
+        .iter()
+        .map(|ad| match ad {
+            Ok(ad) => unparse_ad(ad),
+            Err(e) => format!("error in the ad from line {}", e.first_line),
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "error in the ad from line 1",
+            "[ c = 3 ]",
+            "error in the ad from line 3",
+            "[ e = 5 ]"
+        ],
+        "{ads:?}"
+    );
+    let good = ads[3].as_ref().unwrap();
+    let (_, e) = good.attributes.first().unwrap();
+    assert_eq!(&text[e.span.start as usize..e.span.end as usize], "5");
+
+    // A nested ad that starts a line is not cut when the ad is good.
+    let text = "[ a =\n[ b = 1 ]\n]\n[ c = 2 ]\n";
+    let ads = read_all(text, Format::New);
+    assert!(ads.iter().all(Result::is_ok), "{ads:?}");
+    assert_eq!(ads.len(), 2);
+}
+
+/// A UTF-8 byte-order mark at the start of a file is skipped, in every
+/// format and when the format is detected (HTCondor accepts it).
+#[test]
+fn byte_order_mark_is_skipped() {
+    let p = parser();
+    for (text, format) in [
+        ("\u{feff}A = 1\nB = \"x\"\n", Format::Old),
+        ("\u{feff}[ A = 1; B = \"x\" ]\n", Format::New),
+        ("\u{feff}[ { \"A\": 1, \"B\": \"x\" } ]\n", Format::Json),
+    ] {
+        let ads: Vec<_> = AdReader::new(text.as_bytes(), format, &p).collect();
+        assert_eq!(ads.len(), 1, "{text:?}: {ads:?}");
+        assert_eq!(unparse_ad(ads[0].as_ref().unwrap()), "[ A = 1; B = \"x\" ]");
+        assert_eq!(detect_format(text), format, "{text:?}");
+        let auto: Vec<_> = AdReader::auto(text.as_bytes(), &p).unwrap().collect();
+        assert_eq!(auto.len(), 1, "{text:?}: {auto:?}");
+        assert!(auto[0].is_ok(), "{text:?}: {auto:?}");
+    }
+}
+
+/// A byte that is not UTF-8 inside a string is reported with its line
+/// and column, never replaced silently, and the next ad is still read.
+#[test]
+fn non_utf8_byte_in_string_is_reported_with_its_position() {
+    let p = parser();
+    let old = b"A = 1\nB = \"x\xffy\"\n\nC = 3\n";
+    let ads: Vec<_> = AdReader::new(&old[..], Format::Old, &p).collect();
+    assert_eq!(ads.len(), 2, "{ads:?}");
+    let e = ads[0].as_ref().expect_err("not UTF-8");
+    assert!(e.error.message.contains("UTF-8"), "{e:?}");
+    assert_eq!((e.error.line, e.error.column), (2, 7));
+    assert!(ads[1].is_ok());
+    let new = b"[ a = \"x\xffy\" ]\n[ b = 2 ]\n";
+    let ads: Vec<_> = AdReader::new(&new[..], Format::New, &p).collect();
+    assert_eq!(ads.len(), 2, "{ads:?}");
+    let e = ads[0].as_ref().expect_err("not UTF-8");
+    assert_eq!((e.error.line, e.error.column), (1, 9));
+    assert!(ads[1].is_ok());
+    // In JSON it cost the whole document; now only its ad.
+    let json = b"[\n{\"a\": 1},\n{\"b\": \"x\xff\xfey\"},\n{\"c\": 3}\n]\n";
+    let ads: Vec<_> = AdReader::new(&json[..], Format::Json, &p).collect();
+    assert_eq!(ads.len(), 3, "{ads:?}");
+    assert!(ads[0].is_ok() && ads[2].is_ok(), "{ads:?}");
+    let e = ads[1].as_ref().expect_err("not UTF-8");
+    assert!(e.error.message.contains("UTF-8"), "{e:?}");
+    assert_eq!((e.error.line, e.error.column), (3, 9));
 }

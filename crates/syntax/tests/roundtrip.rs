@@ -463,14 +463,14 @@ proptest! {
 
 /// `- 5` is unary minus over `5`. HTCondor unparses it ` -5`, which reads
 /// back as the literal `-5`; we keep the space (` - 5`) so the tree reads
-/// back the same (docs/differences.md). The same holds for `- 5.a`,
+/// back the same (docs/differences.md). The same holds for `- 5 .a`,
 /// `- 0.0` and `- 1.5[0]`.
 #[test]
 fn minus_before_unsigned_number_round_trips() {
     for (source, text) in [
         ("- 5", " - 5"),
         ("- 0.0", " - 0.0"),
-        ("- 5.a", " - 5.a"),
+        ("- 5 .a", " - 5 .a"),
         ("- 1.5[0]", " - 1.500000000000000E+00[0]"),
         ("--5", " --5"),
     ] {

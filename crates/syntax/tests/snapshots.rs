@@ -491,7 +491,7 @@ fn malformed_deep_nesting() {
     let source = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
     let error = classad_syntax::parse_expression(&source).unwrap_err();
     insta::assert_snapshot!(format!("{error}\nspan: {:?}", error.span), @r"
-    line 1, column 101: expression nested too deeply: more than 100 levels of brackets
-    span: Span { start: 100, end: 101 }
+    line 1, column 201: expression nested too deeply: more than 200 levels of brackets
+    span: Span { start: 200, end: 201 }
     ");
 }

@@ -1,0 +1,152 @@
+//! HTCondor's lexer, class by class (issue 12), each answer checked with
+//! the oracle (HTCondor 25.14.1's classad2, default and strict mode).
+
+use classad_syntax::{Expr, ExprKind, Literal, ParseOptions, Parser, unparse};
+
+fn parse(source: &str) -> Result<Expr, String> {
+    Parser::new(ParseOptions::default())
+        .parse_expression(source)
+        .map_err(|e| e.message)
+}
+
+fn parse_strict(source: &str) -> Result<Expr, String> {
+    Parser::new(ParseOptions {
+        strict: true,
+        ..ParseOptions::default()
+    })
+    .parse_expression(source)
+    .map_err(|e| e.message)
+}
+
+fn literal(source: &str, strict: bool) -> Literal {
+    let e = if strict {
+        parse_strict(source)
+    } else {
+        parse(source)
+    }
+    .unwrap_or_else(|e| panic!("{source}: {e}"));
+    match e.kind {
+        ExprKind::Literal(lit) => lit,
+        other => panic!("{source}: not a literal: {other:?}"),
+    }
+}
+
+/// `..` not followed by a digit is one selection token: `a..b` is `a.b`
+/// (undefined), `..b` is `.b`; `a...b` and `..` are errors.
+#[test]
+fn double_dot_is_one_selection() {
+    for (source, same_as) in [
+        ("a..b", "a.b"),
+        ("a .. b", "a.b"),
+        ("..b", ".b"),
+        ("[b = 1]..b", "[b = 1].b"),
+        ("..e5", ".e5"),
+    ] {
+        assert_eq!(parse(source).unwrap(), parse(same_as).unwrap(), "{source}");
+    }
+    for source in ["a...b", "..", "a..5", "1..2"] {
+        assert!(parse(source).is_err(), "{source}");
+    }
+}
+
+/// `..` before digits starts a real that strtod reads as nothing: 0.0;
+/// `-..5` is minus applied to it (-0.0).
+#[test]
+fn double_dot_before_digits_is_zero() {
+    for source in ["..5", "..5e2"] {
+        assert!(
+            matches!(literal(source, false), Literal::Real(x) if x == 0.0 && x.is_sign_positive()),
+            "{source}"
+        );
+    }
+    let e = parse("-..5").unwrap();
+    assert!(matches!(e.kind, ExprKind::Unary { .. }), "{e:?}");
+}
+
+/// A decimal point after digits must be followed by a digit: `5.`, `5.a`,
+/// `10.a`, `0.a`, `1.e5`, `5.e3` are parse errors; `1.5.a`, `.5.a` and
+/// `1e5.a` are selections on a real.
+#[test]
+fn digit_must_follow_decimal_point() {
+    for source in [
+        "5.", "5.a", "2.a", "10.a", "0.a", "-5.a", "1.e5", "5.e3", "1.e", "- 5.a",
+    ] {
+        let error = parse(source).expect_err(source);
+        assert!(error.contains("decimal point"), "{source}: {error}");
+    }
+    for source in ["1.5.a", ".5.a", "1e5.a", "0.5.a"] {
+        let e = parse(source).unwrap_or_else(|e| panic!("{source}: {e}"));
+        assert!(matches!(e.kind, ExprKind::Select { .. }), "{source}");
+    }
+}
+
+/// A selection on an integer is written `5 .a`, which reads back (HTCondor
+/// writes `5.a`, which its own lexer refuses).
+#[test]
+fn selection_on_integer_unparses_readably() {
+    for source in ["5 .a", "-5 .a", "- 5 .a"] {
+        let e = parse(source).unwrap();
+        let text = unparse(&e);
+        assert_eq!(parse(&text).unwrap(), e, "{source} -> {text}");
+    }
+}
+
+/// Leading zeros depend on the mode: the default refuses `010`, `00`,
+/// `007` and `0x1F` (old ClassAd compatibility); strict mode reads them as
+/// decimal (`010` is 10, `0x1F` is its prefix 0). Both read `-010` as
+/// -10 and `-0x1F` as 0, and refuse a leading zero before 8 or 9 (`09`,
+/// `-09`) unless a real follows (`08.5`).
+#[test]
+fn leading_zero_depends_on_mode() {
+    for (source, default, strict) in [
+        ("010", None, Some(10)),
+        ("00", None, Some(0)),
+        ("007", None, Some(7)),
+        ("0x1F", None, Some(0)),
+        ("-010", Some(-10), Some(-10)),
+        ("-007", Some(-7), Some(-7)),
+        ("-00", Some(0), Some(0)),
+        ("-0x1F", Some(0), Some(0)),
+        ("0777777777777777777777", None, Some(0)),
+        ("09", None, None),
+        ("-09", None, None),
+    ] {
+        for (strict_mode, expected) in [(false, default), (true, strict)] {
+            let parsed = if strict_mode {
+                parse_strict(source)
+            } else {
+                parse(source)
+            };
+            match expected {
+                Some(n) => assert!(
+                    matches!(parsed, Ok(Expr { kind: ExprKind::Literal(Literal::Integer(v)), .. }) if v == n),
+                    "{source} (strict {strict_mode}): {parsed:?}"
+                ),
+                None => assert!(
+                    parsed.is_err(),
+                    "{source} (strict {strict_mode}): {parsed:?}"
+                ),
+            }
+        }
+    }
+    assert!(matches!(literal("08.5", false), Literal::Real(x) if x == 8.5));
+    // In an ad and after an operator, as a token.
+    assert!(parse("[a = 1; b = 010].b").is_err());
+    assert!(parse_strict("[a = 1; b = 010].b").is_ok());
+    assert!(parse("1 - 010").is_err());
+    assert!(parse_strict("1 -010").is_ok());
+}
+
+/// `;` between function arguments is old ClassAd syntax: read by default,
+/// refused in strict mode; never between list items.
+#[test]
+fn semicolon_between_arguments_depends_on_mode() {
+    assert_eq!(
+        parse("strcat(\"x\"; \"y\")").unwrap(),
+        parse("strcat(\"x\", \"y\")").unwrap()
+    );
+    let error = parse_strict("strcat(\"x\"; \"y\")").expect_err("strict");
+    assert!(error.contains("strict"), "{error}");
+    parse_strict("strcat(\"x\", \"y\")").expect("commas");
+    assert!(parse("{1; 2}").is_err());
+}
