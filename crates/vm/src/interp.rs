@@ -69,6 +69,10 @@ pub struct Options {
     pub strict: bool,
     /// The budgets.
     pub limits: Limits,
+    /// `regexpMember` with an invalid pattern is ERROR, as every other
+    /// regular-expression function answers, instead of HTCondor's false or
+    /// UNDEFINED (docs/differences.md).
+    pub regexp_member_invalid_error: bool,
 }
 
 /// The source of the current time, injectable for tests.
