@@ -157,15 +157,23 @@ pub struct CallContext<'a> {
 
 impl CallContext<'_> {
     /// Evaluates `program` in the caller's scope.
+    /// Counts as one level of depth: `eval` of a string that evaluates
+    /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
     pub fn evaluate(&mut self, program: &Program) -> Value {
-        let value = self.vm.run(self.env, program, self.scope);
-        self.vm.force(self.env, Some(self.scope), value)
+        let scope = self.scope;
+        self.evaluate_in(program, scope)
     }
 
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.vm.depth += 1;
         let value = self.vm.run(self.env, program, scope);
-        self.vm.force(self.env, Some(scope), value)
+        let value = self.vm.force(self.env, Some(scope), value);
+        self.vm.depth -= 1;
+        value
     }
 
     /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
@@ -413,7 +421,12 @@ impl Vm {
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
     fn attribute_value(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
+        // A constant counts as a level too: HTCondor fails a chain of 400
+        // references whatever its last attribute is.
         if let Some(value) = ad.body.constant(slot) {
+            if self.depth >= self.options.limits.max_depth {
+                return Value::Error;
+            }
             return value.clone();
         }
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
