@@ -13,7 +13,7 @@
 
 use crate::builtin;
 use crate::stringlist::trimmed_items;
-use classad_vm::{Builtin, CallContext, Value};
+use classad_vm::{BYTES_PER_STEP, Builtin, CallContext, Value};
 use fancy_regex::{Regex, RegexBuilder};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -51,6 +51,16 @@ const STEPS_PER_BACKTRACK: u64 = 3;
 /// Pattern bytes that count as one more step per target byte matched
 /// (a larger automaton is slower per byte).
 const PATTERN_BYTES_PER_STEP: u64 = 64;
+/// Steps charged for compiling a pattern, and per byte of it.
+const COMPILE_STEPS: u64 = 1_000;
+const COMPILE_STEPS_PER_BYTE: u64 = 256;
+/// The longest pattern PCRE2 (built with 2-byte links, as HTCondor's is)
+/// could compile: its compiled form is limited to 65,535 code units, and
+/// no item of a pattern compiles to less than one.
+const MAX_PATTERN: usize = 65_535;
+/// Steps charged per match attempt, whatever it scans (measured: an empty
+/// match of `replaceall` costs about as much as 15 instructions).
+const STEPS_PER_ATTEMPT: u64 = 16;
 /// Size limit of the compiled automata of one pattern.
 const SIZE_LIMIT: usize = 4 << 20;
 /// Compiled patterns kept per thread; the cache is emptied when full.
@@ -132,9 +142,17 @@ impl Compiled {
         scanned: usize,
         op: impl Fn(&Regex) -> Result<T, Failure>,
     ) -> Option<T> {
-        let mut work = (scanned as u64).saturating_mul(self.steps_per_byte);
+        let length = text.len() as u64;
+        let mut work = (scanned as u64)
+            .saturating_mul(self.steps_per_byte)
+            .saturating_add(STEPS_PER_ATTEMPT);
         if self.backtracks {
-            work += LIGHT_BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK;
+            // The backtracking machine runs the parts it does not backtrack
+            // through on the automata, from each place it tries: up to the
+            // square of the length without a single backtracking step.
+            work = work
+                .saturating_add(LIGHT_BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK)
+                .saturating_add(length.saturating_mul(length) / BYTES_PER_STEP);
         }
         if !context.charge(work) {
             return None;
@@ -143,7 +161,8 @@ impl Compiled {
             Err(Failure::Backtracking) => {}
             other => return other.ok(),
         }
-        if !context.charge(BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK) {
+        let full = (BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK).saturating_mul(1 + length / 1024);
+        if !context.charge(full) {
             return None;
         }
         let full = self
@@ -221,11 +240,16 @@ thread_local! {
 }
 
 /// The compiled pattern, or `None` if it is not a valid expression.
-fn compile(pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
+fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
     let pattern = c_string(pattern);
     CACHE.with(|cache| {
         if let Some(hit) = cache.borrow().get(&(Box::from(pattern), flags)) {
             return hit.clone();
+        }
+        // Compiling costs far more per byte than matching (measured up to
+        // 15 us a byte for `a?a?a?...`); a cached pattern costs nothing.
+        if !context.charge(COMPILE_STEPS + COMPILE_STEPS_PER_BYTE * pattern.len() as u64) {
+            return None;
         }
         let compiled = compile_uncached(pattern, flags).map(Rc::new);
         let mut cache = cache.borrow_mut();
@@ -418,6 +442,9 @@ const MAX_REPEAT: u32 = 65_535;
 /// it on bytes) spelled out. `extended`: the `x` option, under which white
 /// space and `#` comments come between items.
 fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
+    if pattern.len() > MAX_PATTERN {
+        return None;
+    }
     #[derive(Clone, Copy, PartialEq)]
     enum Last {
         /// Nothing a quantifier may follow (start, `(`, `|`).
@@ -864,13 +891,17 @@ pub(crate) fn matches_anywhere(
     pattern: &[u8],
     target: &[u8],
 ) -> Option<bool> {
-    search(context, &*compile(pattern, 0)?, target)
+    let compiled = compile(context, pattern, 0)?;
+    search(context, &compiled, target)
 }
 
 /// Whether the pattern matches somewhere in `target`; `None` when the
 /// match fails (backtracking limit) or the budget is spent.
 fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
     let text = to_text(c_string(target));
+    if !context.charge_bytes(text.len() * compiled.required.len()) {
+        return None;
+    }
     if text.len() < REQUIRED_SCAN_MAX
         && compiled.required.iter().any(|&r| {
             !text
@@ -911,7 +942,7 @@ fn regexp(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let (Some(pattern), Some(target)) = (args[0].as_str_bytes(), args[1].as_str_bytes()) else {
         return Value::Error;
     };
-    let Some(compiled) = compile(pattern, parse_options(options, false).0) else {
+    let Some(compiled) = compile(context, pattern, parse_options(options, false).0) else {
         return Value::Error;
     };
     search(context, &compiled, target).map_or(Value::Error, Value::Bool)
@@ -931,7 +962,7 @@ fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let (Some(pattern), Value::List(items)) = (args[0].as_str_bytes(), &args[1]) else {
         return Value::Error;
     };
-    let compiled = compile(pattern, parse_options(options, false).0);
+    let compiled = compile(context, pattern, parse_options(options, false).0);
     if compiled.is_none() && context.vm.options().regexp_member_invalid_error {
         return Value::Error;
     }
@@ -974,7 +1005,7 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
     let mut all_options = options.to_vec();
     all_options.extend_from_slice(extra.as_bytes());
     let (flags, full, global) = parse_options(&all_options, false);
-    let Some(compiled) = compile(pattern, flags) else {
+    let Some(compiled) = compile(context, pattern, flags) else {
         return Value::Error;
     };
     let text = to_text(c_string(target));
@@ -1115,7 +1146,7 @@ fn string_list_regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> V
         (Some(Some(d)), Some(Some(o))) => (d, o),
         _ => return Value::Error,
     };
-    let Some(compiled) = compile(pattern, parse_options(options, true).0) else {
+    let Some(compiled) = compile(context, pattern, parse_options(options, true).0) else {
         return Value::Error;
     };
     let mut any_item = false;
