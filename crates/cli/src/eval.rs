@@ -9,9 +9,11 @@
 //! `--read-time-strings` (read strings computed at run time in `absTime`
 //! and `relTime` as times, where HTCondor does not), `--jdl`
 //! (the 2001 JDL dialect: hex and octal integers, scale suffixes, the JDL
-//! time functions), and `--batch` (expressions from standard input, one a
-//! line, one output line each). Each option may be spelled with one dash
-//! or two.
+//! time functions), `--batch` (expressions from standard input, one a
+//! line, one output line each), `--max-steps N`, `--max-memory BYTES`,
+//! `--max-depth N` (the budgets of each evaluation, docs/limits.md) and
+//! `--regexp-member-invalid-error` (an opt-in correction,
+//! docs/differences.md). Each option may be spelled with one dash or two.
 
 use classad::syntax::{self, AdExpr, Dialect, ParseOptions, Parser};
 use classad::vm::Registry;
@@ -84,9 +86,25 @@ pub fn run(args: &[String]) -> ExitCode {
             Some("batch") => settings.batch = true,
             Some("strict") => settings.options.strict = true,
             Some("read-time-strings") => settings.options.read_time_strings = true,
+            Some("regexp-member-invalid-error") => {
+                settings.options.regexp_member_invalid_error = true
+            }
             Some("jdl") => {
                 settings.dialect = Dialect::Jdl;
                 settings.registry = std::sync::Arc::new(classad::stdlib::jdl::jdl_registry());
+            }
+            Some(flag @ ("max-steps" | "max-memory" | "max-depth")) => {
+                let Some(number) = args.get(i + 1).and_then(|n| n.parse::<u64>().ok()) else {
+                    eprintln!("classad eval: `{arg}` needs a whole number");
+                    return ExitCode::from(2);
+                };
+                i += 1;
+                let limits = &mut settings.options.limits;
+                match flag {
+                    "max-steps" => limits.max_steps = number,
+                    "max-memory" => limits.max_memory = number,
+                    _ => limits.max_depth = u32::try_from(number).unwrap_or(u32::MAX),
+                }
             }
             Some(flag @ ("file" | "target-file")) => {
                 let Some(path) = args.get(i + 1) else {

@@ -26,7 +26,10 @@ commands:
   parse EXPR         print the tree and the canonical unparse of EXPR
   eval [-file F] [-target-file F] [-quiet] [--strict] [--jdl] [--batch] ARG...
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
-                     --batch reads expressions from standard input, one a line
+                     --batch reads expressions from standard input, one a line;
+                     budgets of each evaluation: [--max-steps N] [--max-memory BYTES]
+                     [--max-depth N] (docs/limits.md); --regexp-member-invalid-error:
+                     regexpMember of an invalid pattern is ERROR, not HTCondor's false
   disasm EXPR        print the bytecode of EXPR
   config [-f FILE] [-subsystem NAME] [-local-name NAME] [-v] [-eval] [-dump] [-machine-ad] [NAME...]
                      HTCondor configuration values, like condor_config_val

@@ -21,6 +21,9 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     ]
 }
 
+/// Steps charged for each `eval` of a string, besides its bytes.
+const EVAL_STEPS: u64 = 2_000;
+
 /// `eval(s)`: `s` parsed as an expression and evaluated where the call
 /// is; a value that is not a string is returned as it is; UNDEFINED, ERROR
 /// and text that does not parse are ERROR.
@@ -31,6 +34,12 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         Value::Undefined | Value::Error => return Value::Error,
         other => return other,
     };
+    // Reading and compiling the text: about a thousand instructions' worth
+    // plus some per byte (an `eval` of a string that evaluates itself
+    // twice would otherwise parse for ever within the step budget).
+    if !context.charge(EVAL_STEPS + 32 * text.len() as u64) {
+        return Value::Error;
+    }
     let Ok(expr) = classad_syntax::parse_expression(&String::from_utf8_lossy(&text)) else {
         return Value::Error;
     };

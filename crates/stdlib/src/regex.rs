@@ -13,7 +13,7 @@
 
 use crate::builtin;
 use crate::stringlist::trimmed_items;
-use classad_vm::{Builtin, CallContext, Value};
+use classad_vm::{BYTES_PER_STEP, Builtin, CallContext, Value};
 use fancy_regex::{Regex, RegexBuilder};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -24,7 +24,9 @@ use std::sync::Arc;
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("regexp", 2, 3, true, regexp),
-        builtin("regexpMember", 2, 3, true, regexp_member),
+        // Not folded at compile time: the answer for an invalid pattern
+        // depends on an option.
+        builtin("regexpMember", 2, 3, false, regexp_member),
         builtin("regexps", 3, 4, true, |c, a| substitute_call(c, a, "")),
         builtin("replace", 3, 4, true, |c, a| substitute_call(c, a, "f")),
         builtin("replaceall", 3, 4, true, |c, a| substitute_call(c, a, "fg")),
@@ -49,6 +51,16 @@ const STEPS_PER_BACKTRACK: u64 = 3;
 /// Pattern bytes that count as one more step per target byte matched
 /// (a larger automaton is slower per byte).
 const PATTERN_BYTES_PER_STEP: u64 = 64;
+/// Steps charged for compiling a pattern, and per byte of it.
+const COMPILE_STEPS: u64 = 1_000;
+const COMPILE_STEPS_PER_BYTE: u64 = 256;
+/// The longest pattern PCRE2 (built with 2-byte links, as HTCondor's is)
+/// could compile: its compiled form is limited to 65,535 code units, and
+/// no item of a pattern compiles to less than one.
+const MAX_PATTERN: usize = 65_535;
+/// Steps charged per match attempt, whatever it scans (measured: an empty
+/// match of `replaceall` costs about as much as 15 instructions).
+const STEPS_PER_ATTEMPT: u64 = 16;
 /// Size limit of the compiled automata of one pattern.
 const SIZE_LIMIT: usize = 4 << 20;
 /// Compiled patterns kept per thread; the cache is emptied when full.
@@ -113,6 +125,10 @@ struct Compiled {
     backtracks: bool,
     /// The cost in steps of each target byte matched.
     steps_per_byte: u64,
+    /// Characters every match contains (see [`required_characters`]), and
+    /// whether they compare ignoring ASCII case.
+    required: Vec<char>,
+    caseless: bool,
 }
 
 impl Compiled {
@@ -126,9 +142,17 @@ impl Compiled {
         scanned: usize,
         op: impl Fn(&Regex) -> Result<T, Failure>,
     ) -> Option<T> {
-        let mut work = (scanned as u64).saturating_mul(self.steps_per_byte);
+        let length = text.len() as u64;
+        let mut work = (scanned as u64)
+            .saturating_mul(self.steps_per_byte)
+            .saturating_add(STEPS_PER_ATTEMPT);
         if self.backtracks {
-            work += LIGHT_BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK;
+            // The backtracking machine runs the parts it does not backtrack
+            // through on the automata, from each place it tries: up to the
+            // square of the length without a single backtracking step.
+            work = work
+                .saturating_add(LIGHT_BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK)
+                .saturating_add(length.saturating_mul(length) / BYTES_PER_STEP);
         }
         if !context.charge(work) {
             return None;
@@ -137,7 +161,8 @@ impl Compiled {
             Err(Failure::Backtracking) => {}
             other => return other.ok(),
         }
-        if !context.charge(BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK) {
+        let full = (BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK).saturating_mul(1 + length / 1024);
+        if !context.charge(full) {
             return None;
         }
         let full = self
@@ -191,14 +216,21 @@ fn build_variants(sources: &(String, Option<String>), limit: usize) -> Option<Va
 /// possessive quantifier or a conditional. Errs on the side of yes.
 fn may_backtrack(translated: &str) -> bool {
     let bytes = translated.as_bytes();
-    bytes.windows(2).any(|w| {
-        matches!(
-            w,
-            [b'(', b'?']
-                | [b'*' | b'+' | b'?' | b'}', b'+']
-                | [b'\\', b'1'..=b'9' | b'k' | b'g' | b'K' | b'G']
-        )
-    })
+    let possessive = |w: &[u8]| matches!(w, [b'*' | b'+' | b'?' | b'}', b'+']);
+    bytes.windows(2).any(possessive)
+        || bytes.windows(3).any(|w| {
+            matches!(
+                w,
+                [
+                    b'(',
+                    b'?',
+                    b'=' | b'!' | b'>' | b'(' | b'P' | b'&' | b'R' | b'<'
+                ] | [b'(', b'?', b'0'..=b'9']
+            )
+        })
+        || bytes
+            .windows(2)
+            .any(|w| matches!(w, [b'\\', b'1'..=b'9' | b'k' | b'g' | b'K' | b'G']))
 }
 
 type Cache = HashMap<(Box<[u8]>, u8), Option<Rc<Compiled>>>;
@@ -208,11 +240,16 @@ thread_local! {
 }
 
 /// The compiled pattern, or `None` if it is not a valid expression.
-fn compile(pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
+fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
     let pattern = c_string(pattern);
     CACHE.with(|cache| {
         if let Some(hit) = cache.borrow().get(&(Box::from(pattern), flags)) {
             return hit.clone();
+        }
+        // Compiling costs far more per byte than matching (measured up to
+        // 15 us a byte for `a?a?a?...`); a cached pattern costs nothing.
+        if !context.charge(COMPILE_STEPS + COMPILE_STEPS_PER_BYTE * pattern.len() as u64) {
+            return None;
         }
         let compiled = compile_uncached(pattern, flags).map(Rc::new);
         let mut cache = cache.borrow_mut();
@@ -225,7 +262,7 @@ fn compile(pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
 }
 
 fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
-    let text = to_text(pattern);
+    let text = pcre2_rewrite(&to_text(pattern), flags & EXTENDED != 0)?;
     let mut prefix = String::new();
     for (bit, letter) in [
         (CASELESS, 'i'),
@@ -250,6 +287,19 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
         None
     };
     let backtracks = may_backtrack(&main);
+    // White space is no literal in extended mode, set by flag or inline.
+    let inline_extended = text.match_indices("(?").any(|(at, _)| {
+        text[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+            .any(|c| c == 'x')
+    });
+    let required = if flags & EXTENDED == 0 && !inline_extended {
+        required_characters(&text)
+    } else {
+        Vec::new()
+    };
+    let caseless = flags & CASELESS != 0 || text.contains("(?");
     let sources = (format!("{prefix}{main}"), variant);
     let light = build_variants(&sources, LIGHT_BACKTRACK_LIMIT)?;
     Some(Compiled {
@@ -258,7 +308,369 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
         steps_per_byte: 1 + sources.0.len() as u64 / PATTERN_BYTES_PER_STEP,
         sources,
         backtracks,
+        required,
+        caseless,
     })
+}
+
+/// Subjects shorter than this are first searched for the pattern's required
+/// characters: PCRE2's `REQ_CU_MAX` (measured with HTCondor 25.14:
+/// `regexp("(a|a)*\\1b", s)` of 1,999 `a`s is false at once, of 2,000 it
+/// runs into the match limit and is ERROR).
+const REQUIRED_SCAN_MAX: usize = 2000;
+
+/// The literal characters of the top level of a pattern (outside groups
+/// and classes, not optional, no alternation there): every match contains
+/// them. PCRE2 looks for such a character before matching a short subject,
+/// so a match that could not succeed never starts backtracking.
+fn required_characters(pattern: &str) -> Vec<char> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut required = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let mut literal = None;
+        match c {
+            '\\' => {
+                match chars.get(i + 1) {
+                    Some('Q') => return required,
+                    Some(&next) if !next.is_ascii_alphanumeric() => {
+                        if depth == 0 {
+                            literal = Some(next);
+                        }
+                        i += 2;
+                    }
+                    Some(&letter) => {
+                        // A letter or digit escape and what belongs to it
+                        // (`\x41`, `\101`, `\cA`, `\k<n>`, `\p{L}`): skipped.
+                        i += 2;
+                        let bracket = chars.get(i).and_then(|&open| match open {
+                            '{' => Some('}'),
+                            '<' => Some('>'),
+                            '\'' => Some('\''),
+                            _ => None,
+                        });
+                        match (letter, bracket) {
+                            ('x' | 'o' | 'p' | 'P' | 'k' | 'g' | 'N', Some(close)) => {
+                                i = chars[i + 1..]
+                                    .iter()
+                                    .position(|&c| c == close)
+                                    .map_or(chars.len(), |p| i + p + 2);
+                            }
+                            ('c' | 'p' | 'P', _) => i += 1,
+                            ('x', _) => {
+                                while i < chars.len() && chars[i].is_ascii_hexdigit() {
+                                    i += 1;
+                                }
+                            }
+                            ('0'..='9' | 'g', _) => {
+                                if letter == 'g' && chars.get(i) == Some(&'-') {
+                                    i += 1;
+                                }
+                                while i < chars.len() && chars[i].is_ascii_digit() {
+                                    i += 1;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    None => i += 1,
+                }
+            }
+            '[' => {
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < chars.len() && chars[j] != ']' {
+                    if chars[j] == '[' && chars.get(j + 1) == Some(&':') {
+                        j = chars[j + 2..]
+                            .iter()
+                            .position(|&c| c == ']')
+                            .map_or(chars.len(), |p| j + p + 3);
+                        continue;
+                    }
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+            }
+            '(' => {
+                depth += 1;
+                i += 1;
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            '|' if depth == 0 => return Vec::new(),
+            '{' => i += brace_quantifier(&chars[i..]).map_or(1, |(length, _, _)| length),
+            '.' | '^' | '$' | '*' | '+' | '?' | '}' | '|' => i += 1,
+            _ => {
+                if depth == 0 {
+                    literal = Some(c);
+                }
+                i += 1;
+            }
+        }
+        if let Some(literal) = literal {
+            let optional = match chars.get(i) {
+                Some('*' | '?') => true,
+                Some('{') => chars.get(i + 1) == Some(&'0'),
+                _ => false,
+            };
+            if !optional {
+                required.push(literal);
+            }
+        }
+    }
+    required
+}
+
+/// PCRE2's largest repeat count.
+const MAX_REPEAT: u32 = 65_535;
+
+/// Reads the pattern as PCRE2 does where the engine would read it
+/// differently: `None` for what PCRE2 refuses and the engine accepts (a
+/// quantifier after a quantifier, as in `a+?+` or `a{2}{3}`; a repeat
+/// count above 65,535 or out of order; a group name used twice); otherwise
+/// the pattern with a `{` that starts no quantifier escaped (PCRE2 reads
+/// `a{,3}` literally) and `\X` (one character, or CR LF, as PCRE2 reads
+/// it on bytes) spelled out. `extended`: the `x` option, under which white
+/// space and `#` comments come between items.
+fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
+    if pattern.len() > MAX_PATTERN {
+        return None;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Last {
+        /// Nothing a quantifier may follow (start, `(`, `|`).
+        Nothing,
+        /// An item a quantifier may follow.
+        Item,
+        /// A quantifier, which may take one `?` or `+`.
+        Quantifier,
+        /// A quantifier with its `?` or `+`.
+        Modified,
+    }
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len());
+    let mut last = Last::Nothing;
+    let mut names: Vec<&[char]> = Vec::new();
+    let mut extended = extended;
+    let mut i = 0;
+    // A quantifier: refused after another (with its modifier); a `?` or `+`
+    // right after a quantifier is its modifier.
+    let quantifier = |last: &mut Last, modifier: bool| -> Option<()> {
+        match *last {
+            Last::Quantifier if modifier => *last = Last::Modified,
+            Last::Quantifier | Last::Modified => return None,
+            _ => *last = Last::Quantifier,
+        }
+        Some(())
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                let Some(&next) = chars.get(i + 1) else {
+                    out.push('\\');
+                    break;
+                };
+                match next {
+                    'Q' => {
+                        // Literal up to \E: copied whole for `translate`.
+                        let end = (i + 2..chars.len().saturating_sub(1))
+                            .find(|&j| chars[j] == '\\' && chars[j + 1] == 'E')
+                            .map_or(chars.len(), |j| j + 2);
+                        out.extend(&chars[i..end]);
+                        i = end;
+                        last = Last::Item;
+                        continue;
+                    }
+                    'X' => out.push_str(r"(?:\r\n|(?s:.))"),
+                    _ => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                }
+                i += 2;
+                // An escape's own braces (`\x{41}`, `\p{L}`, `\g{1}`).
+                if matches!(next, 'x' | 'o' | 'p' | 'P' | 'g' | 'k' | 'N')
+                    && chars.get(i) == Some(&'{')
+                {
+                    let end = chars[i..]
+                        .iter()
+                        .position(|&c| c == '}')
+                        .map_or(chars.len(), |p| i + p + 1);
+                    out.extend(&chars[i..end]);
+                    i = end;
+                }
+                last = Last::Item;
+                continue;
+            }
+            '[' => {
+                // A class, copied whole: `]` first (after an optional `^`) is
+                // a member; `[:name:]` and escapes are skipped over.
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < chars.len() && chars[j] != ']' {
+                    if chars[j] == '\\' {
+                        j += 1;
+                    } else if chars[j] == '['
+                        && chars.get(j + 1) == Some(&':')
+                        && let Some(end) = (j + 2..chars.len().saturating_sub(1))
+                            .find(|&k| chars[k] == ':' && chars[k + 1] == ']')
+                    {
+                        j = end + 1;
+                    }
+                    j += 1;
+                }
+                let end = (j + 1).min(chars.len());
+                out.extend(&chars[i..end]);
+                i = end;
+                last = Last::Item;
+                continue;
+            }
+            '(' => {
+                let rest = &chars[i + 1..];
+                if rest.starts_with(&['?', '#']) {
+                    // A comment: dropped.
+                    let end = rest
+                        .iter()
+                        .position(|&c| c == ')')
+                        .map_or(chars.len(), |p| i + 2 + p);
+                    i = end;
+                    continue;
+                }
+                let name_start = if rest.starts_with(&['?', '<'])
+                    && !rest.starts_with(&['?', '<', '='])
+                    && !rest.starts_with(&['?', '<', '!'])
+                {
+                    Some((2, '>'))
+                } else if rest.starts_with(&['?', 'P', '<']) {
+                    Some((3, '>'))
+                } else if rest.starts_with(&['?', '\'']) {
+                    Some((2, '\''))
+                } else {
+                    None
+                };
+                if let Some((offset, close)) = name_start
+                    && let Some(length) = rest[offset..].iter().position(|&c| c == close)
+                {
+                    let name = &rest[offset..offset + length];
+                    if names.contains(&name) {
+                        return None;
+                    }
+                    names.push(name);
+                }
+                // Option settings that turn extended mode on or off.
+                if rest.first() == Some(&'?') {
+                    let settings: String = rest[1..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
+                        .collect();
+                    if let Some(on) = settings.split('-').next()
+                        && on.contains('x')
+                    {
+                        extended = true;
+                    }
+                    if let Some((_, off)) = settings.split_once('-')
+                        && off.contains('x')
+                    {
+                        extended = false;
+                    }
+                }
+                out.push('(');
+                last = Last::Nothing;
+            }
+            '|' => {
+                out.push('|');
+                last = Last::Nothing;
+            }
+            '*' => {
+                quantifier(&mut last, false)?;
+                out.push('*');
+            }
+            '+' | '?' => {
+                quantifier(&mut last, true)?;
+                out.push(c);
+            }
+            '{' => match brace_quantifier(&chars[i..]) {
+                Some((length, low, high)) => {
+                    if low > MAX_REPEAT || high.is_some_and(|h| h > MAX_REPEAT || h < low) {
+                        return None;
+                    }
+                    quantifier(&mut last, false)?;
+                    out.extend(&chars[i..i + length]);
+                    i += length;
+                    continue;
+                }
+                None => {
+                    out.push_str(r"\{");
+                    last = Last::Item;
+                }
+            },
+            ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c' if extended => out.push(c),
+            '#' if extended => {
+                let end = chars[i..]
+                    .iter()
+                    .position(|&c| c == '\n')
+                    .map_or(chars.len(), |p| i + p);
+                out.extend(&chars[i..end]);
+                i = end;
+                continue;
+            }
+            _ => {
+                out.push(c);
+                last = Last::Item;
+            }
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// A quantifier `{n}`, `{n,}` or `{n,m}` at the start of `chars`: its
+/// length and counts (saturated), or `None` if the brace starts none.
+fn brace_quantifier(chars: &[char]) -> Option<(usize, u32, Option<u32>)> {
+    let digits = |from: usize| {
+        chars[from.min(chars.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let number = |from: usize, count: usize| {
+        chars[from..from + count].iter().fold(0u32, |n, c| {
+            n.saturating_mul(10)
+                .saturating_add(c.to_digit(10).unwrap_or(0))
+        })
+    };
+    let low_digits = digits(1);
+    if low_digits == 0 {
+        return None;
+    }
+    let low = number(1, low_digits);
+    let mut j = 1 + low_digits;
+    match chars.get(j) {
+        Some('}') => Some((j + 1, low, Some(low))),
+        Some(',') => {
+            j += 1;
+            let high_digits = digits(j);
+            let high = (high_digits > 0).then(|| number(j, high_digits));
+            j += high_digits;
+            (chars.get(j) == Some(&'}')).then_some((j + 1, low, high))
+        }
+        _ => None,
+    }
 }
 
 /// PCRE's end-of-subject assertion: at the end or before a final newline.
@@ -344,6 +756,16 @@ fn translate(pattern: &str, dollar: bool) -> String {
                     'V' if !in_class => out.push_str(r"[^\n\x0B\x0C\r\x85]"),
                     'R' if !in_class => out.push_str(r"(?:\r\n|[\n\x0B\x0C\r\x85])"),
                     'b' if in_class => out.push_str(r"\x08"),
+                    // Word boundaries between ASCII word characters only, as
+                    // PCRE2 reads bytes.
+                    'b' => out.push_str(concat!(
+                        r"(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])",
+                        r"|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))"
+                    )),
+                    'B' if !in_class => out.push_str(concat!(
+                        r"(?:(?<=[0-9A-Za-z_])(?=[0-9A-Za-z_])",
+                        r"|(?<![0-9A-Za-z_])(?![0-9A-Za-z_]))"
+                    )),
                     'c' => match chars.next() {
                         Some(x) => code(&mut out, u32::from(x.to_ascii_uppercase()) ^ 0x40),
                         None => out.push_str(r"\c"),
@@ -469,13 +891,26 @@ pub(crate) fn matches_anywhere(
     pattern: &[u8],
     target: &[u8],
 ) -> Option<bool> {
-    search(context, &*compile(pattern, 0)?, target)
+    let compiled = compile(context, pattern, 0)?;
+    search(context, &compiled, target)
 }
 
 /// Whether the pattern matches somewhere in `target`; `None` when the
 /// match fails (backtracking limit) or the budget is spent.
 fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
     let text = to_text(c_string(target));
+    if !context.charge_bytes(text.len() * compiled.required.len()) {
+        return None;
+    }
+    if text.len() < REQUIRED_SCAN_MAX
+        && compiled.required.iter().any(|&r| {
+            !text
+                .chars()
+                .any(|c| c == r || compiled.caseless && c.eq_ignore_ascii_case(&r))
+        })
+    {
+        return Some(false);
+    }
     compiled.run(context, &text, text.len(), |regex| {
         Ok(regex.is_match(&text)?)
     })
@@ -507,7 +942,7 @@ fn regexp(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let (Some(pattern), Some(target)) = (args[0].as_str_bytes(), args[1].as_str_bytes()) else {
         return Value::Error;
     };
-    let Some(compiled) = compile(pattern, parse_options(options, false).0) else {
+    let Some(compiled) = compile(context, pattern, parse_options(options, false).0) else {
         return Value::Error;
     };
     search(context, &compiled, target).map_or(Value::Error, Value::Bool)
@@ -516,7 +951,9 @@ fn regexp(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// `regexpMember(pattern, list [, options])`: true at the first string
 /// element that matches; an element before it that is neither a string nor
 /// UNDEFINED is ERROR; no match with an UNDEFINED element is UNDEFINED.
-/// An invalid pattern is ERROR (HTCondor answers false or UNDEFINED).
+/// An invalid pattern matches nothing, as in HTCondor (so the answer is
+/// false or UNDEFINED); with `Options::regexp_member_invalid_error` it is
+/// ERROR, as everywhere else.
 fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let options = match prelude(args, 2) {
         Ok(options) => options,
@@ -525,13 +962,18 @@ fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let (Some(pattern), Value::List(items)) = (args[0].as_str_bytes(), &args[1]) else {
         return Value::Error;
     };
-    let Some(compiled) = compile(pattern, parse_options(options, false).0) else {
+    let compiled = compile(context, pattern, parse_options(options, false).0);
+    if compiled.is_none() && context.vm.options().regexp_member_invalid_error {
         return Value::Error;
-    };
+    }
     let mut undefined_seen = false;
     for item in items.iter() {
         match item {
-            Value::Str(target) => match search(context, &compiled, target) {
+            Value::Str(_) if compiled.is_none() => {}
+            Value::Str(target) => match compiled
+                .as_ref()
+                .and_then(|compiled| search(context, compiled, target))
+            {
                 Some(true) => return Value::Bool(true),
                 Some(false) => {}
                 None => return Value::Error,
@@ -563,7 +1005,7 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
     let mut all_options = options.to_vec();
     all_options.extend_from_slice(extra.as_bytes());
     let (flags, full, global) = parse_options(&all_options, false);
-    let Some(compiled) = compile(pattern, flags) else {
+    let Some(compiled) = compile(context, pattern, flags) else {
         return Value::Error;
     };
     let text = to_text(c_string(target));
@@ -704,7 +1146,7 @@ fn string_list_regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> V
         (Some(Some(d)), Some(Some(o))) => (d, o),
         _ => return Value::Error,
     };
-    let Some(compiled) = compile(pattern, parse_options(options, true).0) else {
+    let Some(compiled) = compile(context, pattern, parse_options(options, true).0) else {
         return Value::Error;
     };
     let mut any_item = false;

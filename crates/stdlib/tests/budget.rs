@@ -212,3 +212,26 @@ fn long_delimiter_sets_are_linear() {
         assert!(!timed(&source, 2.0).is_error(), "{call}");
     }
 }
+
+#[test]
+fn evaluation_depth_counts_constants_as_htcondor_does() {
+    // HTCondor 25.14 evaluates a chain of 399 references and fails one of
+    // 400, whether the last attribute is a constant or not.
+    let chain = |n: usize, last: &str| {
+        let mut parts = vec![format!("a0 = {last}")];
+        parts.extend((1..=n).map(|i| format!("a{i} = a{}", i - 1)));
+        format!("[{}].a{n}", parts.join("; "))
+    };
+    assert!(matches!(eval(&chain(399, "1")), Value::Int(1)));
+    assert!(eval(&chain(400, "1")).is_error());
+    assert!(eval(&chain(399, "x")).is_undefined());
+    assert!(eval(&chain(400, "x")).is_error());
+}
+
+#[test]
+fn eval_of_itself_is_bounded_by_the_depth() {
+    // A stack overflow before `eval` counted as a level; ERROR in HTCondor
+    // ("failed to evaluate").
+    assert!(eval(r#"[s = "eval(s)"; r = eval(s)].r"#).is_error());
+    assert!(eval(r#"[s = "[t = eval(s)].t"; r = eval(s)].r"#).is_error());
+}

@@ -47,8 +47,13 @@ fn regexpmember() {
         ("regexpMember(\"A.C\", {\"abc\"}, \"i\")", "true"),
         ("regexpMember(\"a\", \"a\")", "error"),
         ("regexpMember(\"a\", undefined)", "undefined"),
-        // Differs on purpose: HTCondor: false (an invalid pattern never matches).
-        ("regexpMember(\"(\", {\"abc\"})", "error"),
+        // An invalid pattern never matches.
+        ("regexpMember(\"(\", {\"abc\"})", "false"),
+        ("regexpMember(\"(\", {})", "false"),
+        ("regexpMember(\"(\", {\"a\", undefined})", "undefined"),
+        ("regexpMember(\"(\", {1})", "error"),
+        ("regexpMember(\"(\", undefined)", "undefined"),
+        ("regexpMember(\"a+?+\", {\"a\"})", "false"),
     ]);
 }
 
@@ -135,4 +140,105 @@ fn runaway_patterns_and_many_patterns() {
     for i in 0..600 {
         assert_eq!(eval(&format!(r#"regexp("^x{i}$", "x{i}")"#)), "true");
     }
+}
+
+#[test]
+fn regexp_member_invalid_pattern_error_is_opt_in() {
+    use classad::vm::{Options, Vm};
+    let expr = classad::syntax::parse_expression(r#"regexpMember("(", {"a"})"#).expect("parses");
+    let program = classad::compile(&expr).expect("compiles");
+    let mut vm = Vm::new(Options {
+        regexp_member_invalid_error: true,
+        ..Options::default()
+    });
+    assert!(vm.evaluate(&program, &classad::empty_ad()).is_error());
+    let mut vm = Vm::default();
+    assert!(matches!(
+        vm.evaluate(&program, &classad::empty_ad()),
+        classad::Value::Bool(false)
+    ));
+}
+
+// The dialect is PCRE2's: what it refuses is ERROR even where the engine
+// would read something (every answer checked with the oracle).
+#[test]
+fn pcre2_refuses_a_quantifier_after_a_quantifier() {
+    check(&[
+        (r#"regexp("a+?+", "aa")"#, "error"),
+        (r#"regexp("a??+", "aa")"#, "error"),
+        (r#"regexp("a*?+", "aa")"#, "error"),
+        (r#"regexp("a{2}?+", "aa")"#, "error"),
+        (r#"regexp("a{2}{3}", "aaaaaa")"#, "error"),
+        (r#"regexp("a{1,2}{3}", "aa")"#, "error"),
+        (r#"regexp("a*{2}", "aa")"#, "error"),
+        (r#"regexp("a?{2}", "aa")"#, "error"),
+        (r#"regexp("b+?+a", "bba")"#, "error"),
+        (r#"regexp("a{1,2}+", "aa")"#, "true"),
+        (r#"regexp("(?:a)*+", "aa")"#, "true"),
+        (r#"regexp("a{2}x{3}", "aaxxx")"#, "true"),
+        (r#"regexp("(?x)a+ +", "aa")"#, "true"),
+    ]);
+}
+
+#[test]
+fn pcre2_refuses_repeat_counts_and_duplicate_names() {
+    check(&[
+        (r#"regexp("a{99999}", "aa")"#, "error"),
+        (r#"regexp("a{65536}", "aa")"#, "error"),
+        (r#"regexp("a{65535}", "aa")"#, "false"),
+        (r#"regexp("a{2,1}", "aa")"#, "error"),
+        (r#"regexp("(?<n>a)(?<n>b)", "ab")"#, "error"),
+        (r#"regexp("(?<n>a)(?P<n>b)", "ab")"#, "error"),
+        (r#"regexp("(?<n>a)(?'n'b)", "ab")"#, "error"),
+        (r#"regexp("(?<n>a)|(?<m>b)", "b")"#, "true"),
+    ]);
+}
+
+#[test]
+fn pcre2_reads_a_brace_that_starts_no_quantifier_literally() {
+    check(&[
+        (r#"regexp("a{,3}", "aaaaaa")"#, "false"),
+        (r#"regexp("a{,3}", "a{,3}")"#, "true"),
+        (r#"regexp("a{ 2}", "a{ 2}")"#, "true"),
+        (r#"regexp("x{", "x{")"#, "true"),
+        (r#"regexp("x{1,", "x{1,")"#, "true"),
+        (r#"regexp("x{a}", "x{a}")"#, "true"),
+        (r#"regexp("\\x{41}", "A")"#, "true"),
+        (r#"regexp("\\p{L}", "a")"#, "true"),
+    ]);
+}
+
+#[test]
+fn pcre2_extended_grapheme_cluster() {
+    check(&[
+        (r#"regexp("\\X", "a")"#, "true"),
+        (r#"regexp("\\X", "")"#, "false"),
+        (r#"regexp("^\\X$", "a")"#, "true"),
+        (r#"regexp("^\\X$", "ab")"#, "false"),
+        (r#"regexp("^\\X$", "é")"#, "false"),
+        (r#"regexp("^\\X$", "\r\n")"#, "true"),
+        (r#"regexp("\\Xa", "\r\na")"#, "true"),
+    ]);
+}
+
+// PCRE2's match limit: a match that backtracks without end is ERROR in
+// HTCondor, unless the subject is short (under 2,000 bytes) and lacks a
+// character every match needs, which PCRE2 looks for first.
+#[test]
+fn catastrophic_backtracking_answers_as_pcre2_match_limit() {
+    let a = |n: usize| "a".repeat(n);
+    check(&[
+        (&format!(r#"regexp("(a|a)*\\1b", "{}")"#, a(30)), "false"),
+        (&format!(r#"regexp("(a|a)*\\1b", "{}")"#, a(1999)), "false"),
+        (&format!(r#"regexp("(a|a)*\\1b", "{}")"#, a(2000)), "error"),
+        (
+            &format!(r#"regexp("(a|a)*\\1b", "{}")"#, a(100_000)),
+            "error",
+        ),
+        (
+            &format!(r#"regexp("x(a|a)*\\1b", "x{}")"#, a(1500)),
+            "false",
+        ),
+        (&format!(r#"regexp("(a|a)*\\1b", "{}b")"#, a(30)), "true"),
+    ]);
 }

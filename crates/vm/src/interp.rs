@@ -75,6 +75,10 @@ pub struct Options {
     /// answers the string itself for `absTime` and a relative time of 0
     /// for `relTime`, which is the default here.
     pub read_time_strings: bool,
+    /// `regexpMember` with an invalid pattern is ERROR, as every other
+    /// regular-expression function answers, instead of HTCondor's false or
+    /// UNDEFINED (docs/differences.md).
+    pub regexp_member_invalid_error: bool,
 }
 
 /// The source of the current time, injectable for tests.
@@ -159,16 +163,19 @@ pub struct CallContext<'a> {
 
 impl CallContext<'_> {
     /// Evaluates `program` in the caller's scope.
+    /// Counts as one level of depth: `eval` of a string that evaluates
+    /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
     pub fn evaluate(&mut self, program: &Program) -> Value {
-        let value = self.vm.run(self.env, program, self.scope);
-        self.vm.force(self.env, Some(self.scope), value)
+        let scope = self.scope;
+        self.evaluate_in(program, scope)
     }
 
     /// Evaluates `program` in the caller's scope, leaving a list as written
     /// (its elements unevaluated), as HTCondor's value of a list is: for a
     /// function that hands its argument's value back (`eval`).
     pub fn evaluate_as_written(&mut self, program: &Program) -> Value {
-        self.vm.run(self.env, program, self.scope)
+        let scope = self.scope;
+        self.evaluate_as_written_in(program, scope)
     }
 
     /// The elements of a list argument, each evaluated where the call is
@@ -194,8 +201,15 @@ impl CallContext<'_> {
     }
 
     /// Evaluates `program` in `scope`, leaving a list as written.
+    /// Counts as one level of depth, as [`CallContext::evaluate`] does.
     pub fn evaluate_as_written_in(&mut self, program: &Program, scope: &AdRef) -> Value {
-        self.vm.run(self.env, program, scope)
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.vm.depth += 1;
+        let value = self.vm.run(self.env, program, scope);
+        self.vm.depth -= 1;
+        value
     }
 
     /// The ad an unscoped name falls back to when no enclosing ad has it:
@@ -208,8 +222,14 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.vm.depth += 1;
         let value = self.vm.run(self.env, program, scope);
-        self.vm.force(self.env, Some(scope), value)
+        let value = self.vm.force(self.env, Some(scope), value);
+        self.vm.depth -= 1;
+        value
     }
 
     /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
@@ -480,7 +500,12 @@ impl Vm {
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
     fn attribute_value(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
+        // A constant counts as a level too: HTCondor fails a chain of 400
+        // references whatever its last attribute is.
         if let Some(value) = ad.body.constant(slot) {
+            if self.depth >= self.options.limits.max_depth {
+                return Value::Error;
+            }
             return value.clone();
         }
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
