@@ -555,6 +555,9 @@ enum Piece {
     LowerableText(Vec<u8>),
     /// Text shown in lower case whatever the flags (`%P`).
     Lower(Vec<u8>),
+    /// `%z` of a zero offset: glibc pads its sign and its four digits each
+    /// to the field width (`%5z` is `    +00000`).
+    ZoneOffset,
 }
 
 impl Spec {
@@ -565,6 +568,15 @@ impl Spec {
             return None;
         }
         let (body, zero_pad) = match piece {
+            Piece::ZoneOffset => {
+                let mut text = self.render(Piece::Text(b"+".to_vec()))?;
+                text.extend(self.render(Piece::Number {
+                    value: 0,
+                    digits: 4,
+                    pad: b'0',
+                })?);
+                return Some(text);
+            }
             Piece::Number { value, digits, pad } => {
                 let pad = self.pad.unwrap_or(pad);
                 let magnitude = value.unsigned_abs().to_string();
@@ -731,7 +743,10 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
         b'P' => Piece::Lower(if tm.hour > 11 { b"pm" } else { b"am" }.to_vec()),
         b'r' => sub("%I:%M:%S %p"),
         b'R' => sub("%H:%M"),
-        b's' => number(mktime(tm), 1),
+        // glibc writes the seconds as text: padded with spaces unless the
+        // `0` flag asks for zeros, which go before a sign (`%03s` of -5 is
+        // `0-5`).
+        b's' => Piece::Text(mktime(tm).to_string().into_bytes()),
         b'S' => number(tm.sec, 2),
         b't' => Piece::Text(b"\t".to_vec()),
         b'T' | b'X' => sub("%H:%M:%S"),
@@ -742,7 +757,7 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
         b'W' => number((tm.yday - (tm.wday - 1 + 7) % 7 + 7) / 7, 2),
         b'y' => number(tm.year.rem_euclid(100), 2),
         b'Y' => number(tm.year, 1),
-        b'z' => Piece::Text(b"+0000".to_vec()),
+        b'z' => Piece::ZoneOffset,
         b'Z' => Piece::LowerableText(zone::local().standard_name().as_bytes().to_vec()),
         b'%' => Piece::Text(b"%".to_vec()),
         _ => return None,

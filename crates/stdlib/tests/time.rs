@@ -665,3 +665,15 @@ fn abs_time_printed_so_it_reads_back() {
         ("absTime(0, 60)", r#"absTime("1970-01-01T00:01:00+00:01")"#),
     ]);
 }
+
+#[test]
+fn format_time_seconds_and_offset_padding() {
+    check_literals(&[
+        (r#"formatTime(0, "[%3s]")"#, r#""[  0]""#),
+        (r#"formatTime(-5, "[%03s]")"#, r#""[0-5]""#),
+        (r#"formatTime(0, "[%5z]")"#, r#""[    +00000]""#),
+        (r#"formatTime(0, "[%_z]")"#, r#""[+   0]""#),
+        (r#"formatTime(0, "[%-z]")"#, r#""[+0]""#),
+        (r#"formatTime(0, "[%07z]")"#, r#""[000000+0000000]""#),
+    ]);
+}
