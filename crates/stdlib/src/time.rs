@@ -521,6 +521,11 @@ fn strftime(format: &[u8], tm: &Tm) -> Vec<u8> {
                 let end = if conversion.is_some() { i + 1 } else { i };
                 let from = if conversion == Some(b'%') { i } else { start };
                 i = end;
+                // glibc reads `#` on %b and %h before it finds the
+                // modifier bad, so that copy is upper case.
+                if spec.swap_case && matches!(conversion, Some(b'b' | b'h')) {
+                    spec.upper = true;
+                }
                 Piece::Text(format[from..end].to_vec())
             }
         };

@@ -922,6 +922,11 @@ impl Generator {
         }
     }
 
+    fn pick_bytes(&mut self, items: &[&'static [u8]]) -> &'static [u8] {
+        let picked: &&'static [u8] = self.rng.pick(items);
+        picked
+    }
+
     fn digits(&mut self, most: usize) -> Vec<u8> {
         let n = self.rng.below(most + 1);
         (0..n).map(|_| b'0' + self.rng.below(10) as u8).collect()
@@ -933,7 +938,7 @@ impl Generator {
     fn rel_time_text(&mut self) -> Vec<u8> {
         let mut text = Vec::new();
         if self.rng.chance(25) {
-            text.extend_from_slice(*self.rng.pick(&[&b"-"[..], b" -", b"- "]));
+            text.extend_from_slice(self.pick_bytes(&[b"-", b" -", b"- "]));
         }
         let fields: [(u32, &[&[u8]]); 3] = [
             (40, &[b"d", b"D", b"+", b" + ", b"d "]),
@@ -944,7 +949,7 @@ impl Generator {
             if self.rng.chance(percent) {
                 let digits = self.digits(3);
                 text.extend_from_slice(&digits);
-                text.extend_from_slice(*self.rng.pick(units));
+                text.extend_from_slice(self.pick_bytes(units));
             }
         }
         if self.rng.chance(70) {
@@ -955,10 +960,10 @@ impl Generator {
                 let digits = self.digits(3);
                 text.extend_from_slice(&digits);
             }
-            text.extend_from_slice(*self.rng.pick(&[&b""[..], b"", b"s", b"S", b" s"]));
+            text.extend_from_slice(self.pick_bytes(&[b"", b"", b"s", b"S", b" s"]));
         }
         if self.rng.chance(5) {
-            text.extend_from_slice(*self.rng.pick(&[&b"x"[..], b"1.5m", b" 1 2", b"::"]));
+            text.extend_from_slice(self.pick_bytes(&[b"x", b"1.5m", b" 1 2", b"::"]));
         }
         text
     }
@@ -968,7 +973,7 @@ impl Generator {
     /// now and then one it refuses.
     fn abs_time_text(&mut self) -> Vec<u8> {
         let mut text = Vec::new();
-        let year: &[u8] = *self.rng.pick(&[
+        let year: &[u8] = self.pick_bytes(&[
             &b"2003"[..],
             b"1970",
             b"1969",
@@ -979,13 +984,13 @@ impl Generator {
             b"2012",
         ]);
         text.extend_from_slice(year);
-        let separator: &[u8] = *self.rng.pick(&[&b"-"[..], b"/", b"", b" ", b"."]);
+        let separator: &[u8] = self.pick_bytes(&[&b"-"[..], b"/", b"", b" ", b"."]);
         let fields = self.rng.below(6);
         for field in 0..fields {
             let between: &[u8] = if field < 2 {
                 separator
             } else {
-                *self.rng.pick(&[&b"T"[..], b" ", b":", b"", b"  "])
+                self.pick_bytes(&[b"T", b" ", b":", b"", b"  "])
             };
             text.extend_from_slice(between);
             let width = *self.rng.pick(&[2, 2, 2, 1, 3]);
@@ -994,7 +999,7 @@ impl Generator {
                 .collect::<Vec<u8>>();
             text.extend_from_slice(&digits);
         }
-        let zone: &[u8] = *self.rng.pick(&[
+        let zone: &[u8] = self.pick_bytes(&[
             &b""[..],
             b"Z",
             b"z",
