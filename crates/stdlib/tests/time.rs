@@ -677,3 +677,14 @@ fn format_time_seconds_and_offset_padding() {
         (r#"formatTime(0, "[%07z]")"#, r#""[000000+0000000]""#),
     ]);
 }
+
+#[test]
+fn time_literal_message_is_one_line() {
+    for byte in (1u8..0x20).chain([0x7f]) {
+        let expr = format!("relTime(\"x\\{byte:03o}\")");
+        let tree = parse_expression(&expr).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
+        let message = compile(&tree).err().map(|e| e.to_string());
+        let message = message.unwrap_or_else(|| panic!("{expr} compiled"));
+        assert!(!message.contains(|c: char| c.is_control()), "{expr}: {message:?}");
+    }
+}
