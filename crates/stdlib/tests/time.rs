@@ -685,6 +685,9 @@ fn time_literal_message_is_one_line() {
         let tree = parse_expression(&expr).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
         let message = compile(&tree).err().map(|e| e.to_string());
         let message = message.unwrap_or_else(|| panic!("{expr} compiled"));
-        assert!(!message.contains(|c: char| c.is_control()), "{expr}: {message:?}");
+        assert!(
+            !message.contains(|c: char| c.is_control()),
+            "{expr}: {message:?}"
+        );
     }
 }
