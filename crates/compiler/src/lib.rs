@@ -44,7 +44,18 @@ pub enum CompileError {
 impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CompileError::InvalidTimeLiteral(text) => write!(f, "`{text}` is not a valid time"),
+            // Control characters escaped: a message is one line.
+            CompileError::InvalidTimeLiteral(text) => write!(
+                f,
+                "`{}` is not a valid time",
+                text.chars()
+                    .map(|c| if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    })
+                    .collect::<String>()
+            ),
             CompileError::TooManyArguments { function, count } => write!(
                 f,
                 "`{function}` is called with {count} arguments; at most {} are supported",

@@ -521,6 +521,11 @@ fn strftime(format: &[u8], tm: &Tm) -> Vec<u8> {
                 let end = if conversion.is_some() { i + 1 } else { i };
                 let from = if conversion == Some(b'%') { i } else { start };
                 i = end;
+                // glibc reads `#` on %b and %h before it finds the
+                // modifier bad, so that copy is upper case.
+                if spec.swap_case && matches!(conversion, Some(b'b' | b'h')) {
+                    spec.upper = true;
+                }
                 Piece::Text(format[from..end].to_vec())
             }
         };
@@ -555,6 +560,9 @@ enum Piece {
     LowerableText(Vec<u8>),
     /// Text shown in lower case whatever the flags (`%P`).
     Lower(Vec<u8>),
+    /// `%z` of a zero offset: glibc pads its sign and its four digits each
+    /// to the field width (`%5z` is `    +00000`).
+    ZoneOffset,
 }
 
 impl Spec {
@@ -565,6 +573,15 @@ impl Spec {
             return None;
         }
         let (body, zero_pad) = match piece {
+            Piece::ZoneOffset => {
+                let mut text = self.render(Piece::Text(b"+".to_vec()))?;
+                text.extend(self.render(Piece::Number {
+                    value: 0,
+                    digits: 4,
+                    pad: b'0',
+                })?);
+                return Some(text);
+            }
             Piece::Number { value, digits, pad } => {
                 let pad = self.pad.unwrap_or(pad);
                 let magnitude = value.unsigned_abs().to_string();
@@ -731,7 +748,10 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
         b'P' => Piece::Lower(if tm.hour > 11 { b"pm" } else { b"am" }.to_vec()),
         b'r' => sub("%I:%M:%S %p"),
         b'R' => sub("%H:%M"),
-        b's' => number(mktime(tm), 1),
+        // glibc writes the seconds as text: padded with spaces unless the
+        // `0` flag asks for zeros, which go before a sign (`%03s` of -5 is
+        // `0-5`).
+        b's' => Piece::Text(mktime(tm).to_string().into_bytes()),
         b'S' => number(tm.sec, 2),
         b't' => Piece::Text(b"\t".to_vec()),
         b'T' | b'X' => sub("%H:%M:%S"),
@@ -742,7 +762,7 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
         b'W' => number((tm.yday - (tm.wday - 1 + 7) % 7 + 7) / 7, 2),
         b'y' => number(tm.year.rem_euclid(100), 2),
         b'Y' => number(tm.year, 1),
-        b'z' => Piece::Text(b"+0000".to_vec()),
+        b'z' => Piece::ZoneOffset,
         b'Z' => Piece::LowerableText(zone::local().standard_name().as_bytes().to_vec()),
         b'%' => Piece::Text(b"%".to_vec()),
         _ => return None,

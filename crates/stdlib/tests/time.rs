@@ -639,3 +639,55 @@ fn abs_time_literal_in_local_zone() {
         (r#"absTime("1969-12-31T18:59:59")"#, "parse error"),
     ]);
 }
+
+#[test]
+fn rel_time_selected_over_list() {
+    check_literals(&[
+        ("{[a = relTime(-2.5)]}.a", "{ -2.000000000000000E+00 }"),
+        ("{[a = relTime(90.7)]}.a[0]", "9.000000000000000E+01"),
+        ("isReltime({[a = relTime(90)]}.a[0])", "false"),
+        ("{[a = relTime(1e308)]}.a", "{ -2.147483648000000E+09 }"),
+        (
+            "{[a = {[b = relTime(5.5)]}]}.a.b",
+            "{ { 5.000000000000000E+00 } }",
+        ),
+        // A list written with a relTime keeps it.
+        ("{relTime(90.5)}[0]", "relTime(9.050000000000000E+01)"),
+    ]);
+}
+
+#[test]
+fn abs_time_printed_so_it_reads_back() {
+    check_literals(&[
+        ("absTime(9223372036854775807)", "absTime(-1, 0)"),
+        ("absTime(0, -59)", "absTime(0, -59)"),
+        ("absTime(0, 360000)", "absTime(0, 360000)"),
+        ("absTime(0, 60)", r#"absTime("1970-01-01T00:01:00+00:01")"#),
+    ]);
+}
+
+#[test]
+fn format_time_seconds_and_offset_padding() {
+    check_literals(&[
+        (r#"formatTime(0, "[%3s]")"#, r#""[  0]""#),
+        (r#"formatTime(-5, "[%03s]")"#, r#""[0-5]""#),
+        (r#"formatTime(0, "[%5z]")"#, r#""[    +00000]""#),
+        (r#"formatTime(0, "[%_z]")"#, r#""[+   0]""#),
+        (r#"formatTime(0, "[%-z]")"#, r#""[+0]""#),
+        (r#"formatTime(0, "[%07z]")"#, r#""[000000+0000000]""#),
+    ]);
+}
+
+#[test]
+fn time_literal_message_is_one_line() {
+    for byte in (1u8..0x20).chain([0x7f]) {
+        let expr = format!("relTime(\"x\\{byte:03o}\")");
+        let tree = parse_expression(&expr).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
+        let message = compile(&tree).err().map(|e| e.to_string());
+        let message = message.unwrap_or_else(|| panic!("{expr} compiled"));
+        assert!(
+            !message.contains(|c: char| c.is_control()),
+            "{expr}: {message:?}"
+        );
+    }
+}

@@ -303,6 +303,23 @@ fn subscript(base: Expr, index: Expr) -> Expr {
     })
 }
 
+/// `[a = e; b = unparse(a)].b`: the text HTCondor writes for `e`.
+fn unparse_of(e: Expr) -> Expr {
+    let mut ad = AdExpr::new();
+    ad.insert(Name::new("a"), e);
+    ad.insert(
+        Name::new("b"),
+        call(
+            "unparse",
+            vec![Expr::new(ExprKind::Attribute(Name::new("a")))],
+        ),
+    );
+    Expr::new(ExprKind::Select {
+        base: Box::new(Expr::new(ExprKind::Ad(Box::new(ad)))),
+        name: Name::new("b"),
+    })
+}
+
 fn call(function: &str, args: Vec<Expr>) -> Expr {
     node(ExprKind::Call {
         name: name(function),
@@ -878,34 +895,124 @@ impl Generator {
                     let arg = self.num(d);
                     call("relTime", vec![arg])
                 }
-                2 => call(
-                    "relTime",
-                    vec![lit(Literal::String(
-                        self.rng
-                            .pick(&[&b"01:00"[..], b"1+00:00:00", b"90", b"-00:30"])
-                            .to_vec()
-                            .into(),
-                    ))],
-                ),
-                3 => call(
-                    "absTime",
-                    vec![lit(Literal::String(
-                        self.rng
-                            .pick(&[
-                                &b"2020-01-01T00:00:00Z"[..],
-                                b"2020-01-01T01:00:00+01:00",
-                                b"1999-12-31T23:59:59Z",
-                            ])
-                            .to_vec()
-                            .into(),
-                    ))],
-                ),
+                2 => {
+                    let text = lit(Literal::String(self.rel_time_text().into()));
+                    // Mostly the literal HTCondor's parser reads; sometimes
+                    // the same string computed at run time, or unparsed.
+                    match self.rng.below(6) {
+                        0 => call("relTime", vec![call("strcat", vec![text])]),
+                        1 => unparse_of(call("relTime", vec![text])),
+                        _ => call("relTime", vec![text]),
+                    }
+                }
+                3 => {
+                    let text = lit(Literal::String(self.abs_time_text().into()));
+                    match self.rng.below(6) {
+                        0 => call("absTime", vec![call("strcat", vec![text])]),
+                        1 => unparse_of(call("absTime", vec![text])),
+                        2 => call("string", vec![call("absTime", vec![text])]),
+                        _ => call("absTime", vec![text]),
+                    }
+                }
                 _ => {
                     let arg = self.typed(Ty::Int, d);
                     call("absTime", vec![arg])
                 }
             },
         }
+    }
+
+    fn pick_bytes(&mut self, items: &[&'static [u8]]) -> &'static [u8] {
+        let picked: &&'static [u8] = self.rng.pick(items);
+        picked
+    }
+
+    fn digits(&mut self, most: usize) -> Vec<u8> {
+        let n = self.rng.below(most + 1);
+        (0..n).map(|_| b'0' + self.rng.below(10) as u8).collect()
+    }
+
+    /// The text of a relative time in the forms HTCondor's reader takes
+    /// (days with `d` or `+`, units, missing fields, spaces, signs,
+    /// fractions), and now and then one it refuses.
+    fn rel_time_text(&mut self) -> Vec<u8> {
+        let mut text = Vec::new();
+        if self.rng.chance(25) {
+            text.extend_from_slice(self.pick_bytes(&[b"-", b" -", b"- "]));
+        }
+        let fields: [(u32, &[&[u8]]); 3] = [
+            (40, &[b"d", b"D", b"+", b" + ", b"d "]),
+            (50, &[b":", b"h", b"H", b" h "]),
+            (50, &[b":", b"m", b"M", b"m "]),
+        ];
+        for (percent, units) in fields {
+            if self.rng.chance(percent) {
+                let digits = self.digits(3);
+                text.extend_from_slice(&digits);
+                text.extend_from_slice(self.pick_bytes(units));
+            }
+        }
+        if self.rng.chance(70) {
+            let digits = self.digits(3);
+            text.extend_from_slice(&digits);
+            if self.rng.chance(30) {
+                text.push(b'.');
+                let digits = self.digits(3);
+                text.extend_from_slice(&digits);
+            }
+            text.extend_from_slice(self.pick_bytes(&[b"", b"", b"s", b"S", b" s"]));
+        }
+        if self.rng.chance(5) {
+            text.extend_from_slice(self.pick_bytes(&[b"x", b"1.5m", b" 1 2", b"::"]));
+        }
+        text
+    }
+
+    /// The text of an absolute time in the forms HTCondor's reader takes
+    /// (any separators, short fields, zones `Z`, `±HHMM`, `±HH:MM`), and
+    /// now and then one it refuses.
+    fn abs_time_text(&mut self) -> Vec<u8> {
+        let mut text = Vec::new();
+        let year: &[u8] = self.pick_bytes(&[
+            &b"2003"[..],
+            b"1970",
+            b"1969",
+            b"2038",
+            b"0001",
+            b"9999",
+            b"-0001",
+            b"2012",
+        ]);
+        text.extend_from_slice(year);
+        let separator: &[u8] = self.pick_bytes(&[&b"-"[..], b"/", b"", b" ", b"."]);
+        let fields = self.rng.below(6);
+        for field in 0..fields {
+            let between: &[u8] = if field < 2 {
+                separator
+            } else {
+                self.pick_bytes(&[b"T", b" ", b":", b"", b"  "])
+            };
+            text.extend_from_slice(between);
+            let width = *self.rng.pick(&[2, 2, 2, 1, 3]);
+            let digits = (0..width)
+                .map(|_| b'0' + self.rng.below(10) as u8)
+                .collect::<Vec<u8>>();
+            text.extend_from_slice(&digits);
+        }
+        let zone: &[u8] = self.pick_bytes(&[
+            &b""[..],
+            b"Z",
+            b"z",
+            b" Z",
+            b"+0100",
+            b"-0600",
+            b"+01:00",
+            b"-06:30",
+            b"-06:0",
+            b" ",
+        ]);
+        text.extend_from_slice(zone);
+        text
     }
 
     fn str_leaf(&mut self) -> Expr {

@@ -647,7 +647,7 @@ impl<'a> Reference<'a> {
             RValue::List(items) => {
                 let mapped = items
                     .iter()
-                    .map(|item| self.select_element(item.clone(), name, here))
+                    .map(|item| selected_literal(self.select_element(item.clone(), name, here)))
                     .collect();
                 RValue::List(Rc::new(mapped))
             }
@@ -655,7 +655,7 @@ impl<'a> Reference<'a> {
                 let mut mapped = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
                     let item = self.element(&list, i, here);
-                    mapped.push(self.select_element(item, name, here));
+                    mapped.push(selected_literal(self.select_element(item, name, here)));
                 }
                 RValue::List(Rc::new(mapped))
             }
@@ -872,5 +872,20 @@ fn literal<'a>(lit: &Literal) -> RValue<'a> {
         Literal::Boolean(b) => RValue::Bool(*b),
         Literal::Undefined => RValue::Undefined,
         Literal::Error => RValue::Error,
+    }
+}
+
+/// HTCondor makes each value a selection over a list yields a literal; a
+/// relative time's is its whole seconds as a C `int`, read as a real.
+fn selected_literal(value: RValue<'_>) -> RValue<'_> {
+    match value {
+        RValue::RelTime(secs) => RValue::Real(f64::from(
+            if secs > -2_147_483_649.0 && secs < 2_147_483_648.0 {
+                secs as i32
+            } else {
+                i32::MIN
+            },
+        )),
+        other => other,
     }
 }

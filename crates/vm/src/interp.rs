@@ -613,7 +613,10 @@ impl Vm {
                 }
                 let selected: Vec<Value> = items
                     .iter()
-                    .map(|item| self.select_from_element(env, here, item.clone(), name))
+                    .map(|item| {
+                        let value = self.select_from_element(env, here, item.clone(), name);
+                        selected_literal(value)
+                    })
                     .collect();
                 Value::List(selected.into())
             }
@@ -624,7 +627,7 @@ impl Vm {
                 let selected: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here);
-                        self.select_from_element(env, here, item, name)
+                        selected_literal(self.select_from_element(env, here, item, name))
                     })
                     .collect();
                 Value::List(selected.into())
@@ -1050,5 +1053,24 @@ fn unary_op(aux: u8) -> UnaryOp {
         1 => UnaryOp::Plus,
         2 => UnaryOp::Not,
         _ => UnaryOp::BitNot,
+    }
+}
+
+/// A value as HTCondor stores it in the list a selection over a list
+/// builds: each value becomes a literal, and a relative time's literal is
+/// its whole seconds as a C `int` (truncated; out of range or NaN is the
+/// minimum `int`), which evaluates as a real (`{[a = relTime(90.7)]}.a` is
+/// `{ 90.0 }`).
+fn selected_literal(value: Value) -> Value {
+    match value {
+        Value::RelTime(secs) => {
+            let whole = if secs > -2_147_483_649.0 && secs < 2_147_483_648.0 {
+                secs as i32
+            } else {
+                i32::MIN
+            };
+            Value::Real(f64::from(whole))
+        }
+        other => other,
     }
 }

@@ -24,15 +24,19 @@ pub fn write_value(value: &Value, out: &mut String) {
         }
         Value::Real(r) => out.push_str(&format_real_new(*r)),
         Value::Str(s) => write_string_literal(s, out),
-        // An offset of a fraction of a minute, or of 100 hours or more, has
-        // no text form.
-        Value::AbsTime(t) if t.offset % 60 != 0 || t.offset.unsigned_abs() >= 360_000 => {
-            let _ = write!(out, "absTime({}, {})", t.secs, t.offset);
-        }
         Value::AbsTime(t) => {
-            out.push_str("absTime(\"");
-            out.push_str(&format_abs_time(*t));
-            out.push_str("\")");
+            let text = format_abs_time(*t);
+            // Where HTCondor's reader would not read the text back (an
+            // offset of a fraction of a minute or of 100 hours or more, a
+            // year outside 0..=9999, the instant mktime reports as -1),
+            // the seconds and offset.
+            if parse_abs_time(text.as_bytes()) == Some(*t) {
+                out.push_str("absTime(\"");
+                out.push_str(&text);
+                out.push_str("\")");
+            } else {
+                let _ = write!(out, "absTime({}, {})", t.secs, t.offset);
+            }
         }
         Value::RelTime(r) => {
             // Whole seconds that fit in 32 bits as an integer; anything else
