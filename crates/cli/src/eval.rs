@@ -5,7 +5,9 @@
 //! context ad, an assignment (`a = 2`) adds to it, anything else is an
 //! expression evaluated and printed. Options: `-file PATH` (the context
 //! ad from a file), `-target-file PATH` (the TARGET ad), `-quiet` (do not
-//! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION), `--jdl`
+//! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION),
+//! `--corrections` (corrected answers where HTCondor's look like bugs:
+//! `Options::corrections`, docs/differences.md), `--jdl`
 //! (the 2001 JDL dialect: hex and octal integers, scale suffixes, the JDL
 //! time functions), and `--batch` (expressions from standard input, one a
 //! line, one output line each). Each option may be spelled with one dash
@@ -80,6 +82,7 @@ pub fn run(args: &[String]) -> ExitCode {
             Some("quiet") => settings.quiet = true,
             Some("batch") => settings.batch = true,
             Some("strict") => settings.options.strict = true,
+            Some("corrections") => settings.options.corrections = true,
             Some("jdl") => {
                 settings.dialect = Dialect::Jdl;
                 settings.registry = std::sync::Arc::new(classad::stdlib::jdl::jdl_registry());

@@ -136,7 +136,11 @@ fn next_random(context: &mut CallContext<'_>) -> u64 {
 /// else, and for `x <= 0` (where HTCondor fails to evaluate).
 fn random(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     match args.first().unwrap_or(&Value::Real(1.0)) {
-        Value::Int(limit) if *limit > 0 => {
+        // HTCondor fails to evaluate above the largest C int.
+        Value::Int(limit)
+            if *limit > 0
+                && (*limit <= i64::from(i32::MAX) || context.vm.options().corrections) =>
+        {
             let bits = next_random(context);
             let pick = (u128::from(bits) * u128::from(limit.unsigned_abs())) >> 64;
             Value::Int(i64::try_from(pick).unwrap_or(0))

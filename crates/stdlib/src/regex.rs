@@ -25,9 +25,13 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("regexp", 2, 3, true, regexp),
         builtin("regexpMember", 2, 3, true, regexp_member),
-        builtin("regexps", 3, 4, true, |_, a| substitute_call(a, "")),
-        builtin("replace", 3, 4, true, |_, a| substitute_call(a, "f")),
-        builtin("replaceall", 3, 4, true, |_, a| substitute_call(a, "fg")),
+        builtin("regexps", 3, 4, true, |_, a| substitute_call(a, "", false)),
+        builtin("replace", 3, 4, true, |_, a| substitute_call(a, "f", false)),
+        // Not folded at compile time: the answer depends on
+        // `Options::corrections`.
+        builtin("replaceall", 3, 4, false, |c, a| {
+            substitute_call(a, "fg", c.vm.options().corrections)
+        }),
         builtin(
             "stringList_regexpMember",
             2,
@@ -438,7 +442,7 @@ fn regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
 }
 
 /// `regexps`, `replace` (`extra` = "f") and `replaceall` (`extra` = "fg").
-fn substitute_call(args: &[Value], extra: &str) -> Value {
+fn substitute_call(args: &[Value], extra: &str, corrected: bool) -> Value {
     let options = match prelude(args, 3) {
         Ok(options) => options,
         Err(result) => return result,
@@ -459,7 +463,7 @@ fn substitute_call(args: &[Value], extra: &str) -> Value {
     let text = to_text(c_string(target));
     let replacement = to_text(c_string(replacement));
     let regex = compiled.for_target(&text);
-    match substitute(regex, &text, &replacement, full, global) {
+    match substitute(regex, &text, &replacement, full, global, corrected) {
         Some(out) => Value::Str(Arc::from(from_text(out))),
         None => Value::Error,
     }
@@ -475,14 +479,16 @@ fn substitute_call(args: &[Value], extra: &str) -> Value {
 ///
 /// HTCondor retries after an empty match with an anchored non-empty match
 /// at the same place; here only the preferred match at that place is tried.
-/// An empty match at the end of the target ends the loop; HTCondor reads
-/// past the end there and answers ERROR.
+/// With `global`, an empty match at the end of the target is ERROR, as in
+/// HTCondor (which reads past the end there); with `corrected`
+/// (`Options::corrections`) it is replaced and ends the loop.
 fn substitute(
     regex: &Regex,
     text: &str,
     replacement: &str,
     full: bool,
     global: bool,
+    corrected: bool,
 ) -> Option<String> {
     let mut out = String::new();
     let mut index = 0;
@@ -508,6 +514,9 @@ fn substitute(
         }
         let Some(captures) = captures else { break };
         let whole = captures.get(0)?;
+        if global && !corrected && whole.start() == whole.end() && whole.start() == text.len() {
+            return None;
+        }
         if full {
             out.push_str(text.get(index..whole.start())?);
         }

@@ -51,6 +51,14 @@ impl Default for Limits {
 pub struct Options {
     /// `STRICT_CLASSAD_EVALUATION`: no fallback of unscoped names to TARGET.
     pub strict: bool,
+    /// Corrected answers where HTCondor's deterministic answer looks like a
+    /// bug (off by default, so every value equals HTCondor's): an ad taken
+    /// by `ad["name"]` keeps its scope, `stringListMin`/`stringListMax`
+    /// start from the first element rather than `FLT_MAX`/`FLT_MIN`,
+    /// `replaceAll` with a pattern that matches empty at the end replaces
+    /// there, and `random(x)` with `x <= 0` is ERROR. Each is a row of
+    /// docs/differences.md.
+    pub corrections: bool,
     /// The budgets.
     pub limits: Limits,
 }
@@ -477,6 +485,8 @@ impl Vm {
     /// `{ 7 }`).
     fn select(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
         match base {
+            // HTCondor's value of `ad["name"]` has lost its scope.
+            Value::Ad(ad) if ad.detached && !self.options.corrections => Value::Undefined,
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) => {
                 let selected: Vec<Value> = items
@@ -612,12 +622,30 @@ impl Vm {
             },
             (Value::Ad(ad), Value::Str(key)) => {
                 let name = Symbol::transient(&String::from_utf8_lossy(key));
-                match ad.body.slot(&name) {
-                    Some(slot) => {
-                        let ad = ad.clone();
-                        self.attribute_value(env, &ad, slot)
-                    }
-                    None => Value::Undefined,
+                let Some(slot) = ad.body.slot(&name) else {
+                    return Value::Undefined;
+                };
+                if self.options.corrections {
+                    let ad = ad.clone();
+                    return self.attribute_value(env, &ad, slot);
+                }
+                // HTCondor evaluates the attribute in the ad alone and hands
+                // back a value that has lost its scope: an ad from which
+                // selections are UNDEFINED, a list whose elements see no
+                // enclosing ad (`[b = [c = 1]]["b"].c` is UNDEFINED, while
+                // `self.c` inside it is 1).
+                let scope = if ad.detached {
+                    AdValue::top_level(ad.body.clone())
+                } else {
+                    ad.clone()
+                };
+                match self.attribute_value(env, &scope, slot) {
+                    Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
+                    Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
+                        items: list.items.clone(),
+                        scope: AdValue::detached(Arc::new(crate::ad::AdBody::new())),
+                    })),
+                    other => other,
                 }
             }
             _ => Value::Error,
