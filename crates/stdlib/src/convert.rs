@@ -34,7 +34,11 @@ fn to_int(value: &Value) -> Value {
         Value::AbsTime(t) => Value::Int(t.secs),
         Value::RelTime(r) => Value::Int(rel_secs(*r)),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, |r| Value::Int(double_to_i64(r))),
-        Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => Value::Error,
+        Value::Error
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -48,7 +52,11 @@ fn to_real(value: &Value) -> Value {
         Value::AbsTime(t) => Value::Real(t.secs as f64),
         Value::RelTime(r) => Value::Real(rel_secs(*r) as f64),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, Value::Real),
-        Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => Value::Error,
+        Value::Error
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -80,9 +88,12 @@ fn to_bool(value: &Value) -> Value {
                 Value::Undefined
             }
         }
-        Value::Error | Value::AbsTime(_) | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => {
-            Value::Error
-        }
+        Value::Error
+        | Value::AbsTime(_)
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -131,7 +142,7 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(rel_time_text(rel_secs(*r)).as_bytes());
             out.extend_from_slice(b"\")");
         }
-        Value::List(items) => {
+        Value::List(items) | Value::SharedList(items) => {
             out.extend_from_slice(b"{ ");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {

@@ -240,7 +240,7 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
             };
             match context.evaluate_as_written(&program) {
                 Value::Ad(ad) => lookup_in_scope(&ad, name.as_str(), &root),
-                Value::List(_) | Value::LazyList(_) => {
+                Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {
                         return (Found::Nothing, here);
@@ -314,7 +314,7 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         .iter()
         .map(|item| evaluate_in_ad(context, &found, &args[0], item))
         .collect();
-    Value::List(values.into())
+    Value::SharedList(values.into())
 }
 
 /// `countMatches(expr, ads)`: how many ads of the list `expr` is true in

@@ -40,9 +40,12 @@ pub(crate) fn to_real(value: &Value) -> Option<f64> {
         // as a `time_t`).
         Value::RelTime(r) => Some(double_to_i64(r.trunc()) as f64),
         Value::AbsTime(t) => Some(t.secs as f64),
-        Value::Undefined | Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => {
-            None
-        }
+        Value::Undefined
+        | Value::Error
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => None,
     }
 }
 

@@ -136,3 +136,28 @@ fn an_expression_that_dereferences_itself_ends() {
     let value = common::eval("[t = countMatches(t, l); l = {[x = 1]}].t");
     assert!(value == "0" || value == "error", "{value}");
 }
+
+#[test]
+fn identical_tells_a_list_a_function_made_from_a_list_literal() {
+    // HTCondor has two list types: a literal's, and the shared list that
+    // split, splitUserName, splitSlotName, argsToList and evalInEachContext
+    // return. `=?=` of two lists of different types is false; of one type,
+    // ERROR.
+    check(&[
+        (r#"{1} =?= split("x")"#, "false"),
+        (r#"{1} =?= splitSlotName("a@b")"#, "false"),
+        (r#"split("x") =?= {1}"#, "false"),
+        (r#"{1} isnt split("a")"#, "true"),
+        (r#"{1} =?= argsToList("a b")"#, "false"),
+        ("{1} =?= evalInEachContext(1, {[a=1]})", "false"),
+        (r#"[x = split("a"); y = {1} =?= x].y"#, "false"),
+        (r#"split("x") =?= split("x")"#, "error"),
+        (r#"evalInEachContext(1, {[a=1]}) =?= split("x")"#, "error"),
+        ("{1} =?= {1}", "error"),
+        ("{1} =?= {[a=1]}.a", "error"),
+        (r#"{1} =?= eval("{1}")"#, "error"),
+        (r#"{1} == split("x")"#, "error"),
+        (r#"size(split("a")) =?= 1"#, "true"),
+        (r#"split("a b")[1]"#, r#""b""#),
+    ]);
+}

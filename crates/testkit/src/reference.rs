@@ -243,7 +243,11 @@ impl<'a> RValue<'a> {
             Value::Str(s) => RValue::Str(Rc::from(&s[..])),
             Value::AbsTime(t) => RValue::AbsTime(t),
             Value::RelTime(r) => RValue::RelTime(r),
-            Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => RValue::Error,
+            Value::Error
+            | Value::List(_)
+            | Value::SharedList(_)
+            | Value::LazyList(_)
+            | Value::Ad(_) => RValue::Error,
         }
     }
 }
@@ -895,7 +899,7 @@ impl<'a> Reference<'a> {
     /// from the functions the generator calls; one is ERROR here.
     fn reference_value(&self, value: Value) -> RValue<'a> {
         match value {
-            Value::List(items) => RValue::List(Rc::new(
+            Value::List(items) | Value::SharedList(items) => RValue::List(Rc::new(
                 items
                     .iter()
                     .map(|v| self.reference_value(v.clone()))

@@ -167,7 +167,7 @@ impl CallContext<'_> {
     /// `scope` (ad literals among them keep the ad they were written in).
     pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
         match value {
-            Value::List(items) => Some(items.to_vec()),
+            Value::List(items) | Value::SharedList(items) => Some(items.to_vec()),
             Value::LazyList(list) => Some(
                 (0..list.items.len())
                     .map(|i| self.vm.list_element(self.env, list, i, scope))
@@ -488,7 +488,7 @@ impl Vm {
             // HTCondor's value of `ad["name"]` has lost its scope.
             Value::Ad(ad) if ad.detached && !self.options.corrections => Value::Undefined,
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
-            Value::List(items) => {
+            Value::List(items) | Value::SharedList(items) => {
                 let selected: Vec<Value> = items
                     .iter()
                     .map(|item| self.select_from_element(env, here, item.clone(), name))
@@ -520,7 +520,11 @@ impl Vm {
         name: &Symbol,
     ) -> Value {
         match item {
-            Value::Ad(_) | Value::List(_) | Value::LazyList(_) | Value::Undefined => {
+            Value::Ad(_)
+            | Value::List(_)
+            | Value::SharedList(_)
+            | Value::LazyList(_)
+            | Value::Undefined => {
                 if self.depth >= self.options.limits.max_depth {
                     return Value::Error;
                 }
@@ -583,10 +587,14 @@ impl Vm {
                 self.forcing.pop();
                 Value::List(items.into())
             }
+            Value::SharedList(items) => self.force(env, here, Value::List(items)),
             Value::List(items)
-                if items
-                    .iter()
-                    .any(|v| matches!(v, Value::List(_) | Value::LazyList(_))) =>
+                if items.iter().any(|v| {
+                    matches!(
+                        v,
+                        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+                    )
+                }) =>
             {
                 let items: Vec<Value> = items
                     .iter()
@@ -607,7 +615,7 @@ impl Vm {
             return Value::Undefined;
         }
         match (&base, &index) {
-            (Value::List(items), Value::Int(i)) => {
+            (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
                 usize::try_from(i)
@@ -801,7 +809,10 @@ impl Vm {
                     let function = &program.functions[instr.arg as usize];
                     if let Function::Strict(_) = function.function {
                         for arg in args.iter_mut() {
-                            if matches!(arg, Value::List(_) | Value::LazyList(_)) {
+                            if matches!(
+                                arg,
+                                Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+                            ) {
                                 *arg = self.force(env, Some(scope), std::mem::take(arg));
                             }
                         }
