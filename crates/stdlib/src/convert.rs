@@ -10,8 +10,10 @@
 
 use crate::builtin;
 use classad_syntax::unparse::{
-    format_real_htcondor, htcondor_order, unparse_htcondor, write_name, write_string_literal,
+    format_c_general, format_real_htcondor, htcondor_order, unparse_htcondor_with, write_name,
+    write_string_literal,
 };
+use classad_syntax::{Expr, ExprKind, Literal, Name};
 use classad_vm::print::civil_from_days;
 use classad_vm::{AbsTime, Builtin, CallContext, Value};
 
@@ -158,7 +160,7 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(unparse_htcondor(&item.source).as_bytes());
+                out.extend_from_slice(htcondor_text(&item.source, false).as_bytes());
             }
             out.extend_from_slice(b" }");
         }
@@ -172,12 +174,64 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
                 }
                 write_name(&classad_syntax::Name::new(name), &mut text);
                 text.push_str(" = ");
-                text.push_str(&unparse_htcondor(source));
+                text.push_str(&htcondor_text(source, false));
             }
             text.push_str(" ]");
             out.extend_from_slice(text.as_bytes());
         }
     }
+}
+
+/// An expression as HTCondor writes it when it becomes a value (a list or
+/// ad turned into a string, `unparse()`): see
+/// [`classad_syntax::unparse::unparse_htcondor`], with the time literals
+/// HTCondor's parser folds (`relTime("90")`, `absTime("2020-01-01")`)
+/// written as it writes their values.
+pub(crate) fn htcondor_text(expr: &Expr, pretty: bool) -> String {
+    unparse_htcondor_with(expr, pretty, &folded_time_literal)
+}
+
+fn folded_time_literal(name: &Name, args: &[Expr]) -> Option<String> {
+    let [arg] = args else { return None };
+    let ExprKind::Literal(Literal::String(bytes)) = &arg.kind else {
+        return None;
+    };
+    let text = String::from_utf8_lossy(bytes);
+    if name.eq_ignore_case("relTime") {
+        let secs = classad_vm::print::parse_rel_time(&text)?;
+        Some(format!(
+            "{}(\"{}\")",
+            name.as_str(),
+            rel_time_literal_text(secs)
+        ))
+    } else if name.eq_ignore_case("absTime") {
+        let time = classad_vm::print::parse_abs_time(&text)?;
+        Some(format!("{}(\"{}\")", name.as_str(), abs_time_text(time)))
+    } else {
+        None
+    }
+}
+
+/// HTCondor's text of a relative-time literal: as [`rel_time_text`], but a
+/// fraction of a second kept, the seconds then written as C's `%g`
+/// (`relTime("60.5")` is written `relTime("01:0.5")`).
+fn rel_time_literal_text(secs: f64) -> String {
+    let whole = secs.trunc();
+    let fraction = (secs - whole).abs();
+    let text = rel_time_text(rel_secs(whole));
+    if fraction == 0.0 || !fraction.is_finite() {
+        return text;
+    }
+    let seconds = (whole.abs() % 60.0) + fraction;
+    let head = match text.rfind(':') {
+        Some(at) => text[..=at].to_string(),
+        None if secs < 0.0 => "-".to_string(),
+        None => String::new(),
+    };
+    format!(
+        "{head}{}",
+        format_c_general(seconds, 6).to_ascii_lowercase()
+    )
 }
 
 /// HTCondor's text of an absolute time: the civil time in the value's own

@@ -85,9 +85,9 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. } => {
             let name = classad_syntax::unparse::unparse_htcondor(&args[0].source);
             match context.scope.body.get(&name) {
-                Some(attribute) => Value::string(classad_syntax::unparse::unparse_htcondor_pretty(
-                    &attribute.source,
-                )),
+                Some(attribute) => {
+                    Value::string(crate::convert::htcondor_text(&attribute.source, true))
+                }
                 None => Value::string(""),
             }
         }

@@ -667,12 +667,21 @@ impl<'a> Reference<'a> {
     /// `base.name`.
     fn select(&mut self, base: RValue<'a>, name: &str, here: &RAd<'a>) -> RValue<'a> {
         match base {
-            RValue::Ad(ad) if ad.detached && !self.options.corrections => RValue::Undefined,
+            RValue::Ad(ad) if ad.detached && !self.options.corrections => {
+                if name.eq_ignore_ascii_case("root") || name.eq_ignore_ascii_case("toplevel") {
+                    RValue::Ad(root_of(here))
+                } else {
+                    self.current_time(name).unwrap_or(RValue::Undefined)
+                }
+            }
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
                 let mapped = items
                     .iter()
-                    .map(|item| self.select_element(item.clone(), name, here))
+                    .map(|item| {
+                        let value = self.select_element(item.clone(), name, here);
+                        self.orphan(value)
+                    })
                     .collect();
                 RValue::List(Rc::new(mapped))
             }
@@ -680,12 +689,34 @@ impl<'a> Reference<'a> {
                 let mut mapped = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
                     let item = self.element(&list, i, here);
-                    mapped.push(self.select_element(item, name, here));
+                    let value = self.select_element(item, name, here);
+                    mapped.push(self.orphan(value));
                 }
                 RValue::List(Rc::new(mapped))
             }
             RValue::Undefined => RValue::Undefined,
             _ => RValue::Error,
+        }
+    }
+
+    /// An element of a list made by a selection over a list: HTCondor
+    /// sets its parent scope to none.
+    fn orphan(&self, value: RValue<'a>) -> RValue<'a> {
+        if self.options.corrections {
+            return value;
+        }
+        match value {
+            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => {
+                RValue::Ad(AdNode::top(ad.expr))
+            }
+            RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
+                items: list.items,
+                scope: AdNode::top(empty_ad_expr()),
+            })),
+            RValue::List(items) => RValue::List(Rc::new(
+                items.iter().map(|v| self.orphan(v.clone())).collect(),
+            )),
+            other => other,
         }
     }
 

@@ -53,7 +53,8 @@ pub struct Options {
     pub strict: bool,
     /// Corrected answers where HTCondor's deterministic answer looks like a
     /// bug (off by default, so every value equals HTCondor's): an ad taken
-    /// by `ad["name"]` keeps its scope, `stringListMin`/`stringListMax`
+    /// by `ad["name"]`, and an ad or list in a list made by a selection over
+    /// a list, keeps its scope, `stringListMin`/`stringListMax`
     /// start from the first element rather than `FLT_MAX`/`FLT_MIN`,
     /// `replaceAll` with a pattern that matches empty at the end replaces
     /// there, and `random(x)` with `x <= 0` is ERROR. Each is a row of
@@ -485,13 +486,21 @@ impl Vm {
     /// `{ 7 }`).
     fn select(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
         match base {
-            // HTCondor's value of `ad["name"]` has lost its scope.
-            Value::Ad(ad) if ad.detached && !self.options.corrections => Value::Undefined,
+            // HTCondor's value of `ad["name"]` has lost its scope: its own
+            // attributes are not found from it, only `root` (the root of the
+            // evaluation) and `CurrentTime` are.
+            Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_str() {
+                "root" | "toplevel" => Value::Ad(here.root()),
+                _ => self.current_time(name).unwrap_or(Value::Undefined),
+            },
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) | Value::SharedList(items) => {
                 let selected: Vec<Value> = items
                     .iter()
-                    .map(|item| self.select_from_element(env, here, item.clone(), name))
+                    .map(|item| {
+                        let value = self.select_from_element(env, here, item.clone(), name);
+                        self.orphan(value)
+                    })
                     .collect();
                 Value::List(selected.into())
             }
@@ -499,13 +508,41 @@ impl Vm {
                 let selected: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here);
-                        self.select_from_element(env, here, item, name)
+                        let value = self.select_from_element(env, here, item, name);
+                        self.orphan(value)
                     })
                     .collect();
                 Value::List(selected.into())
             }
             Value::Undefined => Value::Undefined,
             _ => Value::Error,
+        }
+    }
+
+    /// An element of a list made by a selection over a list, as HTCondor
+    /// makes it: without a parent scope (`{[b = [y = B]]}.b[0].y` is
+    /// UNDEFINED, since the ad no longer sees the ad around it), unless
+    /// `Options::corrections`.
+    fn orphan(&self, value: Value) -> Value {
+        if self.options.corrections {
+            return value;
+        }
+        match value {
+            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => {
+                Value::Ad(AdValue::top_level(ad.body.clone()))
+            }
+            Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
+                items: list.items.clone(),
+                scope: AdValue::top_level(Arc::new(crate::ad::AdBody::new())),
+            })),
+            Value::List(items)
+                if items
+                    .iter()
+                    .any(|v| matches!(v, Value::Ad(_) | Value::LazyList(_) | Value::List(_))) =>
+            {
+                Value::List(items.iter().map(|v| self.orphan(v.clone())).collect())
+            }
+            other => other,
         }
     }
 
