@@ -713,9 +713,6 @@ impl<'a> Reference<'a> {
                 items: list.items,
                 scope: AdNode::top(empty_ad_expr()),
             })),
-            RValue::List(items) => RValue::List(Rc::new(
-                items.iter().map(|v| self.orphan(v.clone())).collect(),
-            )),
             other => other,
         }
     }

@@ -522,7 +522,8 @@ impl Vm {
     /// An element of a list made by a selection over a list, as HTCondor
     /// makes it: without a parent scope (`{[b = [y = B]]}.b[0].y` is
     /// UNDEFINED, since the ad no longer sees the ad around it), unless
-    /// `Options::corrections`.
+    /// `Options::corrections`. A list among the elements, made by an inner
+    /// selection, was made so already (so this need not look inside it).
     fn orphan(&self, value: Value) -> Value {
         if self.options.corrections {
             return value;
@@ -535,13 +536,6 @@ impl Vm {
                 items: list.items.clone(),
                 scope: AdValue::top_level(Arc::new(crate::ad::AdBody::new())),
             })),
-            Value::List(items)
-                if items
-                    .iter()
-                    .any(|v| matches!(v, Value::Ad(_) | Value::LazyList(_) | Value::List(_))) =>
-            {
-                Value::List(items.iter().map(|v| self.orphan(v.clone())).collect())
-            }
             other => other,
         }
     }
