@@ -7,7 +7,9 @@
 //! ad from a file), `-target-file PATH` (the TARGET ad), `-quiet` (do not
 //! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION),
 //! `--corrections` (corrected answers where HTCondor's look like bugs:
-//! `Options::corrections`, docs/differences.md), `--jdl`
+//! `Options::corrections`, docs/differences.md), `--read-time-strings`
+//! (read strings computed at run time in `absTime` and `relTime` as times,
+//! where HTCondor does not), `--jdl`
 //! (the 2001 JDL dialect: hex and octal integers, scale suffixes, the JDL
 //! time functions), and `--batch` (expressions from standard input, one a
 //! line, one output line each). Each option may be spelled with one dash
@@ -83,6 +85,7 @@ pub fn run(args: &[String]) -> ExitCode {
             Some("batch") => settings.batch = true,
             Some("strict") => settings.options.strict = true,
             Some("corrections") => settings.options.corrections = true,
+            Some("read-time-strings") => settings.options.read_time_strings = true,
             Some("jdl") => {
                 settings.dialect = Dialect::Jdl;
                 settings.registry = std::sync::Arc::new(classad::stdlib::jdl::jdl_registry());

@@ -5,6 +5,8 @@
 //! (like HTCondor's `classad_eval`), `disasm` (the bytecode of an
 //! expression). Each lives in its own module; this file only dispatches.
 
+mod analyze;
+mod config_cmd;
 mod convert;
 mod demo;
 mod disasm;
@@ -26,8 +28,12 @@ commands:
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
                      --batch reads expressions from standard input, one a line
   disasm EXPR        print the bytecode of EXPR
-  match --jobs FILE --machines FILE [--threads N]
-                     the negotiator's symmetric match of every job and machine, with checksums and timing
+  config [-f FILE] [-subsystem NAME] [-local-name NAME] [-v] [-eval] [-dump] [-machine-ad] [NAME...]
+                     HTCondor configuration values, like condor_config_val
+  match --jobs FILE --slots FILE [--policy FILE] [--threads N] [--all-pairs] [--json] [--strict]
+                     one negotiation cycle (or every matching pair), with a summary on stderr
+  analyze --jobs FILE --slots FILE [JOB_ID...]
+                     why jobs match what they match, clause by clause
   help               print this message
 ";
 
@@ -39,10 +45,12 @@ fn main() -> ExitCode {
     };
     let rest = &args[1..];
     match command.as_str() {
+        "config" => config_cmd::run(rest),
         "convert" => convert::run(rest),
         "demo" => demo::run(rest),
         "disasm" => disasm::run(rest),
         "match" => match_cmd::run(rest),
+        "analyze" => analyze::run(rest),
         "parse" => parse_cmd::run(rest),
         "eval" => eval::run(rest),
         "help" | "-h" | "--help" | "-help" => {

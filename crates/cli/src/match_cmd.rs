@@ -1,129 +1,343 @@
-//! `classad match`: the negotiator's symmetric match of every job against
-//! every machine, with the checksums of `../shared/workloads/README.md`
-//! and timings, on as many threads as asked.
+//! `classad match`: one negotiation cycle (or every symmetric pair) over
+//! a pool of job and slot ad files, with the `classad-matchmaker` engine.
 
-use classad::syntax::{AdReader, ParseOptions, Parser};
-use classad::{AdRef, Vm};
+use classad_matchmaker::{AdFile, Options, Policy, Pool, read_ad_file};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// One job's matches: the Rank of each matching machine in file order
-/// (kept so that `rank_sum` adds them in the order of the checksum
-/// convention, whatever the number of threads), and the best machine.
-struct JobResult {
-    ranks: Vec<f64>,
-    best: i64,
+const USAGE: &str = "usage: classad match --jobs FILE --slots FILE [--policy FILE] [--threads N] [--all-pairs] [--json] [--strict]";
+
+/// Most worker threads accepted: more only adds contention.
+pub const MAX_THREADS: usize = 256;
+
+pub struct Args {
+    pub jobs: String,
+    pub slots: String,
+    pub policy: Option<String>,
+    pub threads: usize,
+    pub all_pairs: bool,
+    pub json: bool,
+    pub strict: bool,
 }
 
-fn read_ads(path: &str) -> Result<Vec<AdRef>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    let parser = Parser::new(ParseOptions::default());
-    let reader = AdReader::auto(std::io::BufReader::new(file), &parser)
-        .map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    let mut ads = Vec::new();
-    for ad in reader {
-        let ad = ad.map_err(|e| e.render(path))?;
-        ads.push(classad::ad_from_ast(&ad).map_err(|e| e.to_string())?);
-    }
-    Ok(ads)
-}
-
-fn match_job(vm: &mut Vm, job: &AdRef, machines: &[AdRef]) -> JobResult {
-    let mut result = JobResult {
-        ranks: Vec::new(),
-        best: -1,
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let (mut jobs, mut slots, mut policy) = (None, None, None);
+    let mut a = Args {
+        jobs: String::new(),
+        slots: String::new(),
+        policy: None,
+        threads: 1,
+        all_pairs: false,
+        json: false,
+        strict: false,
     };
-    let mut best_rank = f64::NEG_INFINITY;
-    for (m, machine) in machines.iter().enumerate() {
-        if !vm.symmetric_match(job, machine) {
-            continue;
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].trim_start_matches('-');
+        let mut value = || {
+            i += 1;
+            args.get(i)
+                .cloned()
+                .ok_or_else(|| format!("--{flag} needs a value"))
+        };
+        match flag {
+            "jobs" => jobs = Some(value()?),
+            "slots" | "machines" => slots = Some(value()?),
+            "policy" => policy = Some(value()?),
+            "threads" => {
+                let v = value()?;
+                a.threads = match v.parse::<usize>() {
+                    Ok(n) if (1..=MAX_THREADS).contains(&n) => n,
+                    _ => {
+                        return Err(format!(
+                            "--threads must be a number from 1 to {MAX_THREADS}, not `{v}`"
+                        ));
+                    }
+                };
+            }
+            "all-pairs" => a.all_pairs = true,
+            "json" => a.json = true,
+            "strict" => a.strict = true,
+            other => return Err(format!("unknown option `{other}`")),
         }
-        let rank = vm.rank(job, machine);
-        result.ranks.push(rank);
-        if result.best < 0 || rank > best_rank {
-            best_rank = rank;
-            result.best = m as i64;
+        i += 1;
+    }
+    match (jobs, slots) {
+        (Some(j), Some(s)) => {
+            a.jobs = j;
+            a.slots = s;
+            a.policy = policy;
+            Ok(a)
+        }
+        _ => Err("--jobs and --slots are required".into()),
+    }
+}
+
+/// Reads both files into a pool, reporting every bad ad on stderr.
+pub fn load_pool(jobs: &str, slots: &str, options: Options) -> Result<(Pool, usize), String> {
+    let (job_file, slot_file) = std::thread::scope(|scope| {
+        let j = scope.spawn(|| read_ad_file(jobs));
+        let s = read_ad_file(slots);
+        (
+            j.join()
+                .unwrap_or_else(|_| Err(format!("{jobs}: reader failed"))),
+            s,
+        )
+    });
+    let (job_file, slot_file): (AdFile, AdFile) = (job_file?, slot_file?);
+    let mut pool = Pool::new(options);
+    let mut bad = 0;
+    for e in job_file.errors.iter().chain(&slot_file.errors) {
+        eprintln!("classad match: {e}");
+        bad += 1;
+    }
+    let requirements = classad::vm::Symbol::new("Requirements");
+    for (n, ad) in job_file.ads {
+        if ad.body.slot(&requirements).is_none() {
+            eprintln!("classad match: {jobs}: ad {n}: job has no Requirements; it matches nothing");
+        }
+        if let Err(e) = pool.add_job(ad) {
+            eprintln!("classad match: {jobs}: ad {n}: {e}; skipped");
+            bad += 1;
         }
     }
-    result
+    for (n, ad) in slot_file.ads {
+        if ad.body.slot(&requirements).is_none() {
+            eprintln!(
+                "classad match: {slots}: ad {n}: slot has no Requirements; it matches nothing"
+            );
+        }
+        if let Err(e) = pool.add_slot(ad) {
+            eprintln!("classad match: {slots}: ad {n}: {e}; skipped");
+            bad += 1;
+        }
+    }
+    Ok((pool, bad))
+}
+
+pub fn read_policy(path: Option<&str>) -> Result<Policy, String> {
+    match path {
+        None => Ok(Policy::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read `{p}`: {e}"))?;
+            Policy::parse(&text).map_err(|e| format!("{p}: {e}"))
+        }
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        "null".into()
+    }
+}
+
+/// A spinner on stderr, only on a terminal and only after a second.
+fn progress(message: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_message(message.to_string());
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    let shown = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        if !shown.is_finished() {
+            shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            shown.enable_steady_tick(std::time::Duration::from_millis(120));
+        }
+    });
+    Some(bar)
 }
 
 pub fn run(args: &[String]) -> ExitCode {
-    let (mut jobs_path, mut machines_path, mut threads) = (None, None, 1usize);
-    let mut i = 0;
-    while i < args.len() {
-        let value = args.get(i + 1).cloned();
-        match args[i].trim_start_matches('-') {
-            "jobs" => jobs_path = value,
-            "machines" => machines_path = value,
-            "threads" => threads = value.and_then(|v| v.parse().ok()).unwrap_or(0),
-            other => {
-                eprintln!("classad match: unknown option `{other}`");
-                return ExitCode::from(2);
-            }
+    let args = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("classad match: {e}\n{USAGE}");
+            return ExitCode::from(2);
         }
-        i += 2;
-    }
-    let (Some(jobs_path), Some(machines_path)) = (jobs_path, machines_path) else {
-        eprintln!("usage: classad match --jobs FILE --machines FILE [--threads N]");
-        return ExitCode::from(2);
     };
-    if threads == 0 {
-        eprintln!("classad match: --threads needs a positive number");
-        return ExitCode::from(2);
-    }
-    let started = Instant::now();
-    let (jobs, machines) = match (read_ads(&jobs_path), read_ads(&machines_path)) {
-        (Ok(j), Ok(m)) => (j, m),
-        (Err(e), _) | (_, Err(e)) => {
+    let options = Options {
+        strict: args.strict,
+        threads: args.threads,
+    };
+    let policy = match read_policy(args.policy.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
             eprintln!("classad match: {e}");
             return ExitCode::from(1);
         }
     };
-    let loaded = started.elapsed();
-    let matching = Instant::now();
-    let chunk = jobs.len().div_ceil(threads).max(1);
-    let results: Vec<JobResult> = std::thread::scope(|scope| {
-        let workers: Vec<_> = jobs
-            .chunks(chunk)
-            .map(|part| {
-                let machines = &machines;
-                scope.spawn(move || {
-                    let mut vm = Vm::default();
-                    part.iter()
-                        .map(|job| match_job(&mut vm, job, machines))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    let elapsed = matching.elapsed();
-    let (mut matches, mut rank_sum, mut hash) = (0u64, 0f64, 14_695_981_039_346_656_037u64);
-    for (j, result) in results.iter().enumerate() {
-        matches += result.ranks.len() as u64;
-        for rank in &result.ranks {
-            rank_sum += rank;
+    let bar = progress("reading ads");
+    let started = Instant::now();
+    let (mut pool, bad) = match load_pool(&args.jobs, &args.slots, options) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("classad match: {e}");
+            return ExitCode::from(1);
         }
-        for value in [j as i64, result.best] {
-            for byte in value.to_le_bytes() {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(1_099_511_628_211);
+    };
+    pool.set_policy(policy);
+    let parse_seconds = started.elapsed().as_secs_f64();
+    if let Some(b) = &bar {
+        b.set_message("matching");
+    }
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let (stats, extra) = if args.all_pairs {
+        let result = match pool.all_pairs() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("classad match: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        let (matches, rank_sum, hash) = result.checksums();
+        let jobs = pool.jobs();
+        let slots = pool.slots();
+        if args.json {
+            let _ = write!(out, "{{\"pairs\":[");
+            let mut first = true;
+            for (j, job) in jobs.iter().enumerate() {
+                for &(s, rank) in result.of_job(j) {
+                    let _ = write!(
+                        out,
+                        "{}{{\"job\":\"{}\",\"slot\":{},\"rank\":{}}}",
+                        if first { "" } else { "," },
+                        job.id,
+                        json_string(&slots[s as usize].name),
+                        json_number(rank)
+                    );
+                    first = false;
+                }
+            }
+            let _ = write!(out, "],");
+        } else {
+            for (j, job) in jobs.iter().enumerate() {
+                for &(s, _) in result.of_job(j) {
+                    let _ = writeln!(out, "{}\t{}", job.id, slots[s as usize].name);
+                }
             }
         }
+        (
+            result.stats.clone(),
+            format!("matches={matches} rank_sum={rank_sum:.6} best_hash={hash:016x}"),
+        )
+    } else {
+        let result = match pool.negotiate() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("classad match: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        let jobs = pool.jobs();
+        let slots = pool.slots();
+        if args.json {
+            let _ = write!(out, "{{\"assignments\":[");
+            let mut first = true;
+            for a in result.assignments.iter().filter(|a| a.slot.is_some()) {
+                let (pre, rank, post) = a.ranks.unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "{}{{\"job\":\"{}\",\"slot\":{},\"rank\":{{\"pre_job\":{},\"job\":{},\"post_job\":{}}}}}",
+                    if first { "" } else { "," },
+                    jobs[a.job].id,
+                    json_string(&slots[a.slot.unwrap_or(0)].name),
+                    json_number(pre),
+                    json_number(rank),
+                    json_number(post)
+                );
+                first = false;
+            }
+            let _ = write!(out, "],\"unmatched\":[");
+            let mut first = true;
+            for a in result.assignments.iter().filter(|a| a.slot.is_none()) {
+                let _ = write!(
+                    out,
+                    "{}{{\"job\":\"{}\",\"reason\":{}}}",
+                    if first { "" } else { "," },
+                    jobs[a.job].id,
+                    json_string(a.reason.unwrap_or("no match"))
+                );
+                first = false;
+            }
+            let _ = write!(out, "],");
+        } else {
+            for a in &result.assignments {
+                let slot = a.slot.map_or("-", |s| slots[s].name.as_str());
+                let _ = writeln!(out, "{}\t{slot}", jobs[a.job].id);
+            }
+        }
+        (result.stats.clone(), String::new())
+    };
+    let pairs_per_second = stats.pairs as f64 / stats.seconds.max(1e-9);
+    if args.json {
+        let _ = writeln!(
+            out,
+            "\"summary\":{{\"jobs\":{},\"slots\":{},\"bad_ads\":{bad},\"parse_seconds\":{parse_seconds:.6},\"match_seconds\":{:.6},\"pairs\":{},\"pairs_pruned\":{},\"matches\":{},\"job_clusters\":{},\"slot_clusters\":{},\"threads\":{}}}}}",
+            pool.jobs().len(),
+            pool.slots().len(),
+            stats.seconds,
+            stats.pairs,
+            stats.pairs_pruned,
+            stats.matches,
+            stats.job_clusters,
+            stats.slot_clusters,
+            args.threads
+        );
     }
-    let pairs = jobs.len() as f64 * machines.len() as f64;
-    println!("matches={matches} rank_sum={rank_sum:.6} best_hash={hash:016x}");
+    if out.flush().is_err() {
+        return ExitCode::from(1);
+    }
     eprintln!(
-        "{} jobs x {} machines = {pairs:.0} pairs on {threads} thread(s): read {:.3} s, matched in {:.3} s ({:.0} ns per pair)",
-        jobs.len(),
-        machines.len(),
-        loaded.as_secs_f64(),
-        elapsed.as_secs_f64(),
-        elapsed.as_secs_f64() * 1e9 / pairs.max(1.0)
+        "{} jobs, {} slots{}: {} pairs ({} pruned by autoclusters: {} job x {} slot clusters), {} matches; parse {parse_seconds:.3} s, match {:.3} s on {} thread(s), {:.3e} pairs/s ({:.1} ns per pair){}",
+        pool.jobs().len(),
+        pool.slots().len(),
+        if bad > 0 {
+            format!(" ({bad} bad ads skipped)")
+        } else {
+            String::new()
+        },
+        stats.pairs,
+        stats.pairs_pruned,
+        stats.job_clusters,
+        stats.slot_clusters,
+        stats.matches,
+        stats.seconds,
+        args.threads,
+        pairs_per_second,
+        stats.seconds * 1e9 / (stats.pairs.max(1) as f64),
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!("; {extra}")
+        }
     );
     ExitCode::SUCCESS
 }

@@ -43,7 +43,7 @@ const JDL: &[(&str, &str)] = &[
     ("[e = '00:15:00'; r = e*4].r", "relTime(3600)"),
     (
         "MakeAbsTime(86400)",
-        "absTime(\"1970-01-02T00:00:00+00:00\")",
+        "absTime(\"1970-01-02T00:00:00-00:00\")",
     ),
     ("MakeRelTime(3600)", "relTime(3600)"),
     ("InHours(relTime(7200))", "2.000000000000000E+00"),

@@ -29,6 +29,14 @@ pub enum CompileError {
     /// `absTime("...")` or `relTime("...")` of a literal string that is
     /// not a time: HTCondor's parser refuses the whole expression.
     InvalidTimeLiteral(String),
+    /// A call with more arguments than the bytecode can count (65,535).
+    /// HTCondor calls it; we refuse it rather than answer ERROR silently.
+    TooManyArguments {
+        /// The function called.
+        function: String,
+        /// How many arguments it was given.
+        count: usize,
+    },
     /// The verifier refused the program (a compiler bug).
     Verify(VerifyError),
 }
@@ -37,6 +45,11 @@ impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CompileError::InvalidTimeLiteral(text) => write!(f, "`{text}` is not a valid time"),
+            CompileError::TooManyArguments { function, count } => write!(
+                f,
+                "`{function}` is called with {count} arguments; at most {} are supported",
+                u16::MAX
+            ),
             CompileError::Verify(e) => e.fmt(f),
         }
     }
@@ -404,16 +417,16 @@ impl<'r> Compiler<'r> {
         if let [arg] = args
             && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
         {
-            let text = String::from_utf8_lossy(bytes);
+            let text = || String::from_utf8_lossy(bytes).into_owned();
             if name.eq_ignore_ascii_case("relTime") {
-                let secs = parse_rel_time(&text)
-                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                let secs = parse_rel_time(bytes)
+                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text()))?;
                 unit.push_const(Value::Real(secs));
                 return Ok(());
             }
             if name.eq_ignore_ascii_case("absTime") {
-                let time = parse_abs_time(&text)
-                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text.to_string()))?;
+                let time = parse_abs_time(bytes)
+                    .ok_or_else(|| CompileError::InvalidTimeLiteral(text()))?;
                 unit.push_const(Value::AbsTime(time));
                 return Ok(());
             }
@@ -423,7 +436,12 @@ impl<'r> Compiler<'r> {
             return Ok(());
         };
         let argc = args.len();
-        if argc < usize::from(function.min_args) || argc > usize::from(function.max_args) {
+        // u16::MAX as the maximum means any number, more included (HTCondor
+        // calls `strcat` with 70,000 arguments).
+        let variadic = function.max_args == u16::MAX;
+        if argc < usize::from(function.min_args)
+            || (!variadic && argc > usize::from(function.max_args))
+        {
             unit.push_const(Value::Error);
             return Ok(());
         }
@@ -479,12 +497,17 @@ impl<'r> Compiler<'r> {
                 return Ok(());
             }
         }
+        // Folded above whatever their number, constant arguments are fine;
+        // the bytecode counts the others in 16 bits.
+        let Ok(argc) = u16::try_from(argc) else {
+            return Err(CompileError::TooManyArguments {
+                function: name.to_string(),
+                count: argc,
+            });
+        };
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());
-        unit.code.push(Instr::Call {
-            func,
-            argc: u16::try_from(argc).unwrap_or(u16::MAX),
-        });
+        unit.code.push(Instr::Call { func, argc });
         Ok(())
     }
 }
@@ -498,16 +521,17 @@ pub fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
         && let [arg] = args.as_slice()
         && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
     {
-        let text = String::from_utf8_lossy(bytes);
         let valid = if name.eq_ignore_case("relTime") {
-            parse_rel_time(&text).is_some()
+            parse_rel_time(bytes).is_some()
         } else if name.eq_ignore_case("absTime") {
-            parse_abs_time(&text).is_some()
+            parse_abs_time(bytes).is_some()
         } else {
             true
         };
         if !valid {
-            return Err(CompileError::InvalidTimeLiteral(text.into_owned()));
+            return Err(CompileError::InvalidTimeLiteral(
+                String::from_utf8_lossy(bytes).into_owned(),
+            ));
         }
     }
     let mut result = Ok(());

@@ -9,12 +9,11 @@
 //! number or as text.
 
 use crate::builtin;
+use classad_syntax::Expr;
 use classad_syntax::unparse::{
-    format_c_general, format_real_htcondor, htcondor_order, unparse_htcondor_with, write_name,
+    format_real_htcondor, htcondor_order, unparse_htcondor, unparse_htcondor_pretty, write_name,
     write_string_literal,
 };
-use classad_syntax::{Expr, ExprKind, Literal, Name};
-use classad_vm::print::civil_from_days;
 use classad_vm::{AbsTime, Builtin, CallContext, Value};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
@@ -63,7 +62,10 @@ fn to_real(value: &Value) -> Value {
 }
 
 /// `string(x)`.
-fn to_string(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn to_string(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if !crate::budget::reserve_text(context, args) {
+        return Value::Error;
+    }
     match to_text(&args[0]) {
         Ok(text) => Value::Str(text.into()),
         Err(exceptional) => exceptional,
@@ -184,74 +186,21 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
 
 /// An expression as HTCondor writes it when it becomes a value (a list or
 /// ad turned into a string, `unparse()`): see
-/// [`classad_syntax::unparse::unparse_htcondor`], with the time literals
-/// HTCondor's parser folds (`relTime("90")`, `absTime("2020-01-01")`)
-/// written as it writes their values.
+/// [`classad_syntax::unparse::unparse_htcondor`].
 pub(crate) fn htcondor_text(expr: &Expr, pretty: bool) -> String {
-    unparse_htcondor_with(expr, pretty, &folded_time_literal)
-}
-
-fn folded_time_literal(name: &Name, args: &[Expr]) -> Option<String> {
-    let [arg] = args else { return None };
-    let ExprKind::Literal(Literal::String(bytes)) = &arg.kind else {
-        return None;
-    };
-    let text = String::from_utf8_lossy(bytes);
-    if name.eq_ignore_case("relTime") {
-        let secs = classad_vm::print::parse_rel_time(&text)?;
-        Some(format!(
-            "{}(\"{}\")",
-            name.as_str(),
-            rel_time_literal_text(secs)
-        ))
-    } else if name.eq_ignore_case("absTime") {
-        let time = classad_vm::print::parse_abs_time(&text)?;
-        Some(format!("{}(\"{}\")", name.as_str(), abs_time_text(time)))
+    if pretty {
+        unparse_htcondor_pretty(expr)
     } else {
-        None
+        unparse_htcondor(expr)
     }
 }
 
-/// HTCondor's text of a relative-time literal: as [`rel_time_text`], but a
-/// fraction of a second kept, the seconds then written as C's `%g`
-/// (`relTime("60.5")` is written `relTime("01:0.5")`).
-fn rel_time_literal_text(secs: f64) -> String {
-    let whole = secs.trunc();
-    let fraction = (secs - whole).abs();
-    let text = rel_time_text(rel_secs(whole));
-    if fraction == 0.0 || !fraction.is_finite() {
-        return text;
-    }
-    let seconds = (whole.abs() % 60.0) + fraction;
-    let head = match text.rfind(':') {
-        Some(at) => text[..=at].to_string(),
-        None if secs < 0.0 => "-".to_string(),
-        None => String::new(),
-    };
-    format!(
-        "{head}{}",
-        format_c_general(seconds, 6).to_ascii_lowercase()
-    )
-}
-
-/// HTCondor's text of an absolute time: the civil time in the value's own
-/// zone, then the offset, signed `+` only when east of UTC (a zero offset
-/// is written `-00:00`).
+/// HTCondor's text of an absolute time (`strftime`'s `%Y`, so year 1 is
+/// `1`; a zero offset is written `-00:00`).
 pub(crate) fn abs_time_text(t: AbsTime) -> String {
-    let local = t.secs.saturating_add(i64::from(t.offset));
-    let days = local.div_euclid(86_400);
-    let secs_of_day = local.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    let sign = if t.offset > 0 { '+' } else { '-' };
-    let zone = i64::from(t.offset).abs();
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
-        secs_of_day / 3600,
-        secs_of_day / 60 % 60,
-        secs_of_day % 60,
-        zone / 3600,
-        zone / 60 % 60
-    )
+    let mut out = String::new();
+    classad_syntax::time::write_abs_time(t.secs, t.offset, &mut out);
+    out
 }
 
 /// HTCondor's text of a relative time of whole seconds:

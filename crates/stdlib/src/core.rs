@@ -36,18 +36,49 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin("isRelTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::RelTime(_)))
         }),
-        builtin("member", 2, 2, true, |_, a| member(&a[0], &a[1], false)),
-        builtin("identicalMember", 2, 2, true, |_, a| {
+        builtin("member", 2, 2, true, |c, a| {
+            if !charge_comparisons(c, &a[0], &a[1]) {
+                return Value::Error;
+            }
+            member(&a[0], &a[1], false)
+        }),
+        builtin("identicalMember", 2, 2, true, |c, a| {
+            if !charge_comparisons(c, &a[0], &a[1]) {
+                return Value::Error;
+            }
             member(&a[0], &a[1], true)
         }),
-        builtin("anyCompare", 3, 3, true, |_, a| list_compare(a, false)),
-        builtin("allCompare", 3, 3, true, |_, a| list_compare(a, true)),
+        builtin("anyCompare", 3, 3, true, |c, a| {
+            if !charge_comparisons(c, &a[2], &a[1]) {
+                return Value::Error;
+            }
+            list_compare(a, false)
+        }),
+        builtin("allCompare", 3, 3, true, |c, a| {
+            if !charge_comparisons(c, &a[2], &a[1]) {
+                return Value::Error;
+            }
+            list_compare(a, true)
+        }),
         builtin("size", 1, 1, true, size),
         // The compiler compiles the three-argument form inline (its branches
         // are lazy); every other arity is ERROR. This entry is the strict
         // fallback for callers that reach the function directly.
         builtin("ifThenElse", 3, 3, true, if_then_else),
     ]
+}
+
+/// Charges comparing the string `item` with each string of `list` (the
+/// VM charged the list's length).
+fn charge_comparisons(context: &mut CallContext<'_>, item: &Value, list: &Value) -> bool {
+    let (Value::Str(item), Value::List(elements)) = (item, list) else {
+        return true;
+    };
+    let bytes: usize = elements
+        .iter()
+        .map(|e| e.as_str_bytes().map_or(0, |s| s.len().min(item.len())))
+        .sum();
+    context.charge_bytes(bytes)
 }
 
 /// `size(x)`: bytes of a string, elements of a list, attributes of an ad.

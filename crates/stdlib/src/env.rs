@@ -133,7 +133,10 @@ fn env_v2_text(env: &Env) -> Value {
 /// `envV1ToV2(env)`: a V1 environment (`A=1;B=2`) in V2 syntax. UNDEFINED
 /// stays UNDEFINED; an entry without a name and `=`, or a non-string, is
 /// ERROR.
-fn env_v1_to_v2(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn env_v1_to_v2(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if !context.reserve(crate::budget::string_bytes(args).saturating_mul(3)) {
+        return Value::Error;
+    }
     let text = match &args[0] {
         Value::Undefined => return Value::Undefined,
         Value::Str(text) => crate::convert::c_str(text),
@@ -156,7 +159,10 @@ fn env_v1_to_v2(_: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// `mergeEnvironment(env...)`: V2 environments merged left to right (a
 /// later value of a name wins), UNDEFINED arguments skipped. A non-string
 /// or an unreadable environment is ERROR.
-fn merge_environment(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn merge_environment(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if !context.reserve(crate::budget::string_bytes(args).saturating_mul(3)) {
+        return Value::Error;
+    }
     let mut env = Env::new();
     for arg in args {
         let text = match arg {
@@ -189,7 +195,7 @@ fn version(args: &[Value]) -> Option<u8> {
 /// `argsToList(args [, version])`: an argument string (V2 by default,
 /// V1 when `version` is 1) as a list of strings. ERROR for a non-string
 /// (UNDEFINED included), a bad version or an unterminated quote.
-fn args_to_list(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn args_to_list(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let Some(version) = version(args) else {
         return Value::Error;
     };
@@ -197,6 +203,11 @@ fn args_to_list(_: &mut CallContext<'_>, args: &[Value]) -> Value {
         return Value::Error;
     };
     let text = crate::convert::c_str(text);
+    // At most one word more than there are spaces.
+    let words = crate::budget::ByteSet::new(b" \t\n\x0b\x0c\r").count_in(text) + 1;
+    if !context.reserve(text.len()) || !context.reserve_values(words) {
+        return Value::Error;
+    }
     let words = if version == 1 {
         text.split(|&b| is_space(b))
             .filter(|w| !w.is_empty())
@@ -214,13 +225,19 @@ fn args_to_list(_: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// `listToArgs(list [, version])`: a list of strings as an argument
 /// string (V2 by default; V1 joins with spaces and cannot hold white
 /// space). ERROR for a non-list, a non-string element or a bad version.
-fn list_to_args(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn list_to_args(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let Some(version) = version(args) else {
         return Value::Error;
     };
     let Value::List(items) = &args[0] else {
         return Value::Error;
     };
+    // Quoting at most triples a word (a run of quotes, each doubled, in
+    // quotes).
+    let words = crate::budget::string_bytes(items.iter());
+    if !context.reserve(words.saturating_mul(3).saturating_add(items.len() * 3)) {
+        return Value::Error;
+    }
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let Value::Str(word) = item else {

@@ -130,7 +130,7 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         Some(pattern) => {
             let mut any = false;
             for name in names {
-                match crate::regex::matches_anywhere(&pattern, name.as_bytes()) {
+                match crate::regex::matches_anywhere(context, &pattern, name.as_bytes()) {
                     Some(true) => any = true,
                     Some(false) => {}
                     None => return Value::Error,

@@ -25,12 +25,12 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("regexp", 2, 3, true, regexp),
         builtin("regexpMember", 2, 3, true, regexp_member),
-        builtin("regexps", 3, 4, true, |_, a| substitute_call(a, "", false)),
-        builtin("replace", 3, 4, true, |_, a| substitute_call(a, "f", false)),
+        builtin("regexps", 3, 4, true, |c, a| substitute_call(c, a, "")),
+        builtin("replace", 3, 4, true, |c, a| substitute_call(c, a, "f")),
         // Not folded at compile time: the answer depends on
         // `Options::corrections`.
         builtin("replaceall", 3, 4, false, |c, a| {
-            substitute_call(a, "fg", c.vm.options().corrections)
+            substitute_call(c, a, "fg")
         }),
         builtin(
             "stringList_regexpMember",
@@ -44,6 +44,15 @@ pub(crate) fn builtins() -> Vec<Builtin> {
 
 /// Backtracking steps allowed per match attempt.
 const BACKTRACK_LIMIT: usize = 1_000_000;
+/// Backtracking steps a match attempt is first given; only one that needs
+/// more is run again with [`BACKTRACK_LIMIT`].
+const LIGHT_BACKTRACK_LIMIT: usize = 10_000;
+/// Steps charged per backtracking step allowed (measured: a backtracking
+/// step of the engine takes about 1.5 times an instruction of the VM).
+const STEPS_PER_BACKTRACK: u64 = 3;
+/// Pattern bytes that count as one more step per target byte matched
+/// (a larger automaton is slower per byte).
+const PATTERN_BYTES_PER_STEP: u64 = 64;
 /// Size limit of the compiled automata of one pattern.
 const SIZE_LIMIT: usize = 4 << 20;
 /// Compiled patterns kept per thread; the cache is emptied when full.
@@ -78,20 +87,122 @@ fn parse_options(options: &[u8], any_case: bool) -> (u8, bool, bool) {
     (flags, full, global)
 }
 
-/// A compiled pattern; `newline_variant` is used for a target ending in a
-/// newline when the pattern has a `$` outside multiline mode.
-struct Compiled {
+/// A pattern compiled with one backtracking limit; `newline_variant` is
+/// used for a target ending in a newline when the pattern has a `$`
+/// outside multiline mode.
+struct Variants {
     regex: Regex,
     newline_variant: Option<Regex>,
 }
 
-impl Compiled {
+impl Variants {
     fn for_target(&self, text: &str) -> &Regex {
         match &self.newline_variant {
             Some(variant) if text.ends_with('\n') => variant,
             _ => &self.regex,
         }
     }
+}
+
+/// A compiled pattern: first tried with a small backtracking limit, and
+/// (compiled when first needed) with the full one.
+struct Compiled {
+    light: Variants,
+    full: std::cell::OnceCell<Option<Variants>>,
+    /// The sources given to the engine: main and newline variant.
+    sources: (String, Option<String>),
+    /// Whether the engine may backtrack (back references, lookaround,
+    /// atomic groups, possessive quantifiers): such a match is charged its
+    /// light backtracking limit.
+    backtracks: bool,
+    /// The cost in steps of each target byte matched.
+    steps_per_byte: u64,
+}
+
+impl Compiled {
+    /// Runs `op` (one match attempt) under the budget of `context`: with
+    /// the light limit, then, if it ran out, charged the full limit and run
+    /// with it. `None`: out of budget or out of backtracking (ERROR).
+    fn run<T>(
+        &self,
+        context: &mut CallContext<'_>,
+        text: &str,
+        scanned: usize,
+        op: impl Fn(&Regex) -> Result<T, Failure>,
+    ) -> Option<T> {
+        let mut work = (scanned as u64).saturating_mul(self.steps_per_byte);
+        if self.backtracks {
+            work += LIGHT_BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK;
+        }
+        if !context.charge(work) {
+            return None;
+        }
+        match op(self.light.for_target(text)) {
+            Err(Failure::Backtracking) => {}
+            other => return other.ok(),
+        }
+        if !context.charge(BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK) {
+            return None;
+        }
+        let full = self
+            .full
+            .get_or_init(|| build_variants(&self.sources, BACKTRACK_LIMIT))
+            .as_ref()?;
+        op(full.for_target(text)).ok()
+    }
+}
+
+/// Why a match attempt failed.
+enum Failure {
+    /// It ran out of backtracking steps.
+    Backtracking,
+    /// Anything else the engine refused.
+    Other,
+}
+
+impl From<fancy_regex::Error> for Failure {
+    fn from(error: fancy_regex::Error) -> Failure {
+        match error {
+            fancy_regex::Error::RuntimeError(fancy_regex::RuntimeError::BacktrackLimitExceeded) => {
+                Failure::Backtracking
+            }
+            _ => Failure::Other,
+        }
+    }
+}
+
+fn build(source: &str, limit: usize) -> Option<Regex> {
+    RegexBuilder::new(source)
+        .backtrack_limit(limit)
+        .delegate_size_limit(SIZE_LIMIT)
+        .delegate_dfa_size_limit(SIZE_LIMIT)
+        .build()
+        .ok()
+}
+
+fn build_variants(sources: &(String, Option<String>), limit: usize) -> Option<Variants> {
+    Some(Variants {
+        regex: build(&sources.0, limit)?,
+        newline_variant: match &sources.1 {
+            Some(variant) => Some(build(variant, limit)?),
+            None => None,
+        },
+    })
+}
+
+/// Whether the engine will run (part of) `translated` on its backtracking
+/// machine: it has a back reference, lookaround, an atomic group, a
+/// possessive quantifier or a conditional. Errs on the side of yes.
+fn may_backtrack(translated: &str) -> bool {
+    let bytes = translated.as_bytes();
+    bytes.windows(2).any(|w| {
+        matches!(
+            w,
+            [b'(', b'?']
+                | [b'*' | b'+' | b'?' | b'}', b'+']
+                | [b'\\', b'1'..=b'9' | b'k' | b'g' | b'K' | b'G']
+        )
+    })
 }
 
 type Cache = HashMap<(Box<[u8]>, u8), Option<Rc<Compiled>>>;
@@ -135,29 +246,22 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     } else {
         format!("(?{prefix})")
     };
-    let build = |translated: &str| {
-        RegexBuilder::new(&format!("{prefix}{translated}"))
-            .backtrack_limit(BACKTRACK_LIMIT)
-            .delegate_size_limit(SIZE_LIMIT)
-            .delegate_dfa_size_limit(SIZE_LIMIT)
-            .build()
-            .ok()
-    };
     let main = translate(&text, false);
-    let regex = build(&main)?;
-    let newline_variant = if flags & MULTILINE == 0 {
+    let variant = if flags & MULTILINE == 0 {
         let variant = translate(&text, true);
-        if variant != main {
-            Some(build(&variant)?)
-        } else {
-            None
-        }
+        (variant != main).then(|| format!("{prefix}{variant}"))
     } else {
         None
     };
+    let backtracks = may_backtrack(&main);
+    let sources = (format!("{prefix}{main}"), variant);
+    let light = build_variants(&sources, LIGHT_BACKTRACK_LIMIT)?;
     Some(Compiled {
-        regex,
-        newline_variant,
+        light,
+        full: std::cell::OnceCell::new(),
+        steps_per_byte: 1 + sources.0.len() as u64 / PATTERN_BYTES_PER_STEP,
+        sources,
+        backtracks,
     })
 }
 
@@ -364,15 +468,21 @@ fn from_text(text: String) -> Vec<u8> {
 
 /// Whether `pattern` (no options) matches somewhere in `target`: `None`
 /// when the pattern is invalid or the match fails, for other families.
-pub(crate) fn matches_anywhere(pattern: &[u8], target: &[u8]) -> Option<bool> {
-    search(&*compile(pattern, 0)?, target)
+pub(crate) fn matches_anywhere(
+    context: &mut CallContext<'_>,
+    pattern: &[u8],
+    target: &[u8],
+) -> Option<bool> {
+    search(context, &*compile(pattern, 0)?, target)
 }
 
 /// Whether the pattern matches somewhere in `target`; `None` when the
-/// match fails (backtracking limit).
-fn search(compiled: &Compiled, target: &[u8]) -> Option<bool> {
+/// match fails (backtracking limit) or the budget is spent.
+fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
     let text = to_text(c_string(target));
-    compiled.for_target(&text).is_match(&text).ok()
+    compiled.run(context, &text, text.len(), |regex| {
+        Ok(regex.is_match(&text)?)
+    })
 }
 
 /// The common rules of `regexp`, `regexpMember` and the substitutions:
@@ -393,7 +503,7 @@ fn prelude(args: &[Value], options: usize) -> Result<&[u8], Value> {
 }
 
 /// `regexp(pattern, target [, options])`.
-fn regexp(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn regexp(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let options = match prelude(args, 2) {
         Ok(options) => options,
         Err(result) => return result,
@@ -404,14 +514,14 @@ fn regexp(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     let Some(compiled) = compile(pattern, parse_options(options, false).0) else {
         return Value::Error;
     };
-    search(&compiled, target).map_or(Value::Error, Value::Bool)
+    search(context, &compiled, target).map_or(Value::Error, Value::Bool)
 }
 
 /// `regexpMember(pattern, list [, options])`: true at the first string
 /// element that matches; an element before it that is neither a string nor
 /// UNDEFINED is ERROR; no match with an UNDEFINED element is UNDEFINED.
 /// An invalid pattern is ERROR (HTCondor answers false or UNDEFINED).
-fn regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let options = match prelude(args, 2) {
         Ok(options) => options,
         Err(result) => return result,
@@ -425,7 +535,7 @@ fn regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     let mut undefined_seen = false;
     for item in items.iter() {
         match item {
-            Value::Str(target) => match search(&compiled, target) {
+            Value::Str(target) => match search(context, &compiled, target) {
                 Some(true) => return Value::Bool(true),
                 Some(false) => {}
                 None => return Value::Error,
@@ -442,7 +552,7 @@ fn regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
 }
 
 /// `regexps`, `replace` (`extra` = "f") and `replaceall` (`extra` = "fg").
-fn substitute_call(args: &[Value], extra: &str, corrected: bool) -> Value {
+fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -> Value {
     let options = match prelude(args, 3) {
         Ok(options) => options,
         Err(result) => return result,
@@ -462,8 +572,7 @@ fn substitute_call(args: &[Value], extra: &str, corrected: bool) -> Value {
     };
     let text = to_text(c_string(target));
     let replacement = to_text(c_string(replacement));
-    let regex = compiled.for_target(&text);
-    match substitute(regex, &text, &replacement, full, global, corrected) {
+    match substitute(context, &compiled, &text, &replacement, full, global) {
         Some(out) => Value::Str(Arc::from(from_text(out))),
         None => Value::Error,
     }
@@ -480,21 +589,31 @@ fn substitute_call(args: &[Value], extra: &str, corrected: bool) -> Value {
 /// HTCondor retries after an empty match with an anchored non-empty match
 /// at the same place; here only the preferred match at that place is tried.
 /// With `global`, an empty match at the end of the target is ERROR, as in
-/// HTCondor (which reads past the end there); with `corrected`
-/// (`Options::corrections`) it is replaced and ends the loop.
+/// HTCondor (which reads past the end there); with
+/// `Options::corrections` it is replaced and ends the loop.
 fn substitute(
-    regex: &Regex,
+    context: &mut CallContext<'_>,
+    compiled: &Compiled,
     text: &str,
     replacement: &str,
     full: bool,
     global: bool,
-    corrected: bool,
 ) -> Option<String> {
     let mut out = String::new();
     let mut index = 0;
     let mut after_empty_match = false;
     loop {
-        let captures = regex.captures_from_pos(text, index).ok()?;
+        let captures = compiled.run(context, text, 0, |regex| {
+            Ok(regex.captures_from_pos(text, index)?)
+        })?;
+        let scanned = captures
+            .as_ref()
+            .and_then(|c| c.get(0))
+            .map_or(text.len(), |m| m.end())
+            - index;
+        if !context.charge((scanned as u64).saturating_mul(compiled.steps_per_byte)) {
+            return None;
+        }
         if after_empty_match {
             after_empty_match = false;
             let non_empty_here = captures
@@ -514,16 +633,25 @@ fn substitute(
         }
         let Some(captures) = captures else { break };
         let whole = captures.get(0)?;
-        if global && !corrected && whole.start() == whole.end() && whole.start() == text.len() {
+        if global
+            && !context.vm.options().corrections
+            && whole.start() == whole.end()
+            && whole.start() == text.len()
+        {
             return None;
-        }
-        if full {
-            out.push_str(text.get(index..whole.start())?);
         }
         let groups = (0..captures.len())
             .rev()
             .find(|&i| captures.get(i).is_some())
             .map_or(1, |i| i + 1);
+        // What this match adds, counted before it is written.
+        let copied = if full { whole.start() - index } else { 0 };
+        if !context.reserve(copied + expansion_size(replacement, &captures)) {
+            return None;
+        }
+        if full {
+            out.push_str(text.get(index..whole.start())?);
+        }
         let mut chars = replacement.chars().peekable();
         while let Some(c) = chars.next() {
             if c == '\\'
@@ -546,16 +674,38 @@ fn substitute(
         }
     }
     if full {
+        if !context.reserve(text.len() - index) {
+            return None;
+        }
         out.push_str(text.get(index..)?);
     }
     Some(out)
+}
+
+/// The length of `replacement` once its group references are expanded
+/// (an upper bound: a reference to a group past the last is ERROR).
+fn expansion_size(replacement: &str, captures: &fancy_regex::Captures<'_>) -> usize {
+    let mut size = 0usize;
+    let mut chars = replacement.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(digit) = chars.peek().and_then(|d| d.to_digit(10))
+        {
+            chars.next();
+            size =
+                size.saturating_add(captures.get(digit as usize).map_or(0, |m| m.as_str().len()));
+            continue;
+        }
+        size = size.saturating_add(c.len_utf8());
+    }
+    size
 }
 
 /// `stringList_regexpMember(pattern, list [, delimiters [, options]])`:
 /// every argument must be a string; the options letters count in either
 /// case; the items are split and trimmed as the other string-list
 /// functions do (default delimiters `", "`); no items is UNDEFINED.
-fn string_list_regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn string_list_regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let mut strings = args.iter().map(Value::as_str_bytes);
     let (Some(Some(pattern)), Some(Some(list))) = (strings.next(), strings.next()) else {
         return Value::Error;
@@ -573,7 +723,7 @@ fn string_list_regexp_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     let mut found = false;
     for item in trimmed_items(list, delimiters) {
         any_item = true;
-        match search(&compiled, item) {
+        match search(context, &compiled, item) {
             Some(true) => found = true,
             Some(false) => {}
             None => return Value::Error,

@@ -9,9 +9,12 @@
 //! `stringListsIntersect` (from the core library, not HTCondor's layer)
 //! neither trims nor uses the same default delimiters.
 
+use crate::budget::ByteSet;
 use crate::builtin;
 use crate::convert::{c_isspace, c_strtod, double_to_i64};
 use classad_vm::{Builtin, CallContext, Value};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// Default delimiters of the size/sum/avg/min/max functions.
 const SUMMARY_DELIMITERS: &[u8] = b", ";
@@ -60,7 +63,8 @@ pub(crate) fn trimmed_items<'a>(
     list: &'a [u8],
     delimiters: &'a [u8],
 ) -> impl Iterator<Item = &'a [u8]> + 'a {
-    list.split(move |b| delimiters.contains(b))
+    let delimiters = ByteSet::new(delimiters);
+    list.split(move |&b| delimiters.contains(b))
         .map(trim)
         .filter(|item| !item.is_empty())
 }
@@ -226,26 +230,30 @@ fn member_or_subset(args: &[Value], ignore_case: bool, subset: bool) -> Value {
     }
     let item = item.unwrap_or_default();
     let list = list.unwrap_or_default();
-    let same = |a: &[u8], b: &[u8]| {
-        if ignore_case {
-            a.eq_ignore_ascii_case(b)
+    // Items compared as they are, or with ASCII letters folded.
+    fn folded(a: &[u8], ignore_case: bool) -> Cow<'_, [u8]> {
+        if ignore_case && a.iter().any(u8::is_ascii_uppercase) {
+            Cow::Owned(a.to_ascii_lowercase())
         } else {
-            a == b
+            Cow::Borrowed(a)
         }
-    };
+    }
+    let key = |a| folded(a, ignore_case);
     if !subset {
-        let found = trimmed_items(list, delimiters).any(|candidate| same(candidate, item));
+        let item = key(item);
+        let found = trimmed_items(list, delimiters).any(|candidate| key(candidate) == item);
         return Value::Bool(found);
     }
     // Subset: "" is a subset of anything; otherwise every item of `item`
-    // must be in `list`, and there must be at least one.
+    // must be in `list`, and there must be at least one. A set of the
+    // list's items makes this linear (HTCondor's is too).
     if item.is_empty() {
         return Value::Bool(true);
     }
-    let set: Vec<&[u8]> = trimmed_items(list, delimiters).collect();
+    let set: HashSet<Cow<'_, [u8]>> = trimmed_items(list, delimiters).map(key).collect();
     let mut all = false;
     for wanted in trimmed_items(item, delimiters) {
-        all = set.iter().any(|candidate| same(candidate, wanted));
+        all = set.contains(&key(wanted));
         if !all {
             break;
         }
@@ -273,14 +281,13 @@ fn intersect(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     let (Some(first), Some(second)) = (args[0].as_str_bytes(), args[1].as_str_bytes()) else {
         return Value::Error;
     };
-    fn split<'a>(list: &'a [u8], delimiters: &[u8]) -> Vec<&'a [u8]> {
-        list.split(|b| delimiters.contains(b))
+    fn split<'a>(list: &'a [u8], delimiters: &ByteSet) -> impl Iterator<Item = &'a [u8]> {
+        list.split(|&b| delimiters.contains(b))
             .filter(|item| !item.is_empty())
-            .collect()
     }
-    let second_items = split(second, delimiters);
-    let found = split(first, delimiters)
-        .iter()
-        .any(|item| second_items.contains(item));
+    let delimiters = ByteSet::new(delimiters);
+    // A set of the second list's items makes this linear.
+    let second_items: HashSet<&[u8]> = split(second, &delimiters).collect();
+    let found = split(first, &delimiters).any(|item| second_items.contains(item));
     Value::Bool(found)
 }

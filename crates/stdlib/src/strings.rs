@@ -5,6 +5,7 @@
 //! fold ASCII letters only (C's `toupper`/`strcasecmp` in the C locale), and
 //! offsets and lengths count bytes.
 
+use crate::budget::{ByteSet, reserve_text, string_bytes};
 use crate::convert::{c_isspace, c_str, to_text};
 use crate::{builtin, builtin_keeping_lists};
 use classad_vm::{Builtin, CallContext, Value};
@@ -19,17 +20,43 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin_keeping_lists("strcat", 0, u16::MAX, true, strcat),
         builtin_keeping_lists("join", 0, u16::MAX, true, join),
         builtin("substr", 2, 3, true, substr),
-        builtin_keeping_lists("strcmp", 2, 2, true, |_, a| compare(&a[0], &a[1], false)),
-        builtin_keeping_lists("stricmp", 2, 2, true, |_, a| compare(&a[0], &a[1], true)),
-        builtin_keeping_lists("toUpper", 1, 1, true, |_, a| {
+        builtin_keeping_lists("strcmp", 2, 2, true, |c, a| {
+            if !reserve_text(c, a) {
+                return Value::Error;
+            }
+            compare(&a[0], &a[1], false)
+        }),
+        builtin_keeping_lists("stricmp", 2, 2, true, |c, a| {
+            if !reserve_text(c, a) {
+                return Value::Error;
+            }
+            compare(&a[0], &a[1], true)
+        }),
+        builtin_keeping_lists("toUpper", 1, 1, true, |c, a| {
+            if !reserve_text(c, a) {
+                return Value::Error;
+            }
             map_case(&a[0], <[u8]>::make_ascii_uppercase)
         }),
-        builtin_keeping_lists("toLower", 1, 1, true, |_, a| {
+        builtin_keeping_lists("toLower", 1, 1, true, |c, a| {
+            if !reserve_text(c, a) {
+                return Value::Error;
+            }
             map_case(&a[0], <[u8]>::make_ascii_lowercase)
         }),
         builtin("split", 1, 2, true, split),
-        builtin("splitUserName", 1, 1, true, |_, a| split_at(&a[0], false)),
-        builtin("splitSlotName", 1, 1, true, |_, a| split_at(&a[0], true)),
+        builtin("splitUserName", 1, 1, true, |c, a| {
+            if !c.reserve(string_bytes(a)) || !c.reserve_values(2) {
+                return Value::Error;
+            }
+            split_at(&a[0], false)
+        }),
+        builtin("splitSlotName", 1, 1, true, |c, a| {
+            if !c.reserve(string_bytes(a)) || !c.reserve_values(2) {
+                return Value::Error;
+            }
+            split_at(&a[0], true)
+        }),
     ]
 }
 
@@ -39,7 +66,10 @@ fn string(bytes: Vec<u8>) -> Value {
 
 /// `strcat(args...)`: every argument as text, concatenated. The first
 /// argument that cannot be converted decides: UNDEFINED or ERROR.
-fn strcat(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if !reserve_text(context, args) {
+        return Value::Error;
+    }
     let mut out = Vec::new();
     for arg in args {
         match to_text(arg) {
@@ -77,6 +107,10 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         [sep, rest @ ..] => (Some(sep), rest),
         [] => (None, &[]),
     };
+    let separators = separator.map_or(0, |sep| string_bytes([sep]).saturating_mul(items.len()));
+    if !context.reserve(separators) || !reserve_text(context, items) {
+        return Value::Error;
+    }
     let mut undefined = false;
     let sep = match separator.map(to_text) {
         None => Vec::new(),
@@ -113,7 +147,7 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// from the end, a negative length drops that many bytes from the end;
 /// whatever falls outside the string is cut off. Offset and length are
 /// read as C `int`s (their low 32 bits), as HTCondor reads them.
-fn substr(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn substr(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     if args.iter().any(Value::is_undefined) {
         return Value::Undefined;
     }
@@ -141,6 +175,9 @@ fn substr(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     };
     let start = offset as usize;
     let end = (start + count as usize).min(text.len());
+    if !context.reserve(end - start) {
+        return Value::Error;
+    }
     string(text[start..end].to_vec())
 }
 
@@ -184,7 +221,7 @@ fn map_case(value: &Value, map: fn(&mut [u8])) -> Value {
 /// around one other separator, count once; a repeated non-space separator
 /// gives an empty piece (`"a,,b"` → `{"a", "", "b"}`). Arguments must be
 /// strings (UNDEFINED is ERROR, as in HTCondor).
-fn split(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn split(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let Value::Str(text) = &args[0] else {
         return Value::Error;
     };
@@ -193,13 +230,20 @@ fn split(_: &mut CallContext<'_>, args: &[Value]) -> Value {
         Some(Value::Str(s)) => s,
         Some(_) => return Value::Error,
     };
+    let set = ByteSet::new(separators);
+    if !context.charge_bytes(separators.len())
+        || !context.reserve(text.len())
+        || !context.reserve_values(set.count_in(text) + 1)
+    {
+        return Value::Error;
+    }
     let mut items = Vec::new();
     let mut last = 0;
     if !separators.is_empty() {
         // The last non-space separator seen (HTCondor never resets it).
         let mut previous: Option<u8> = None;
         for (at, &byte) in text.iter().enumerate() {
-            if !separators.contains(&byte) {
+            if !set.contains(byte) {
                 continue;
             }
             if at > last {

@@ -20,9 +20,12 @@ use classad_vm::{AbsTime, AdRef, AdValue, Builtin, CallContext, Registry, Value}
 use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
+    // Time literals without an offset are read in the local zone.
+    classad_syntax::time::set_local_zone(|utc| zone::local().offset_and_dst(utc));
     vec![
         builtin("absTime", 0, 2, false, abs_time),
-        builtin("relTime", 1, 1, true, rel_time),
+        // Not folded while compiling: a string's value depends on options.
+        builtin("relTime", 1, 1, false, rel_time),
         builtin("time", 0, 0, false, epoch_time),
         builtin("currentTime", 0, 0, false, current_time),
         builtin("timeZoneOffset", 0, 0, false, time_zone_offset),
@@ -106,31 +109,40 @@ fn abs_time(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         })
     };
     match first {
+        // HTCondor's evaluation fails (ERROR) on an offset of -1, which
+        // it takes for mktime's error mark, but only on this path.
+        Value::Int(_) if offset == Some(-1) => Value::Error,
         Value::Int(secs) => at(i64::from(*secs as i32)),
         Value::Real(secs) => at(i64::from(c_double_to_i32(*secs))),
         Value::RelTime(secs) => at(i64::from(c_double_to_i32(*secs))),
         Value::AbsTime(t) => Value::AbsTime(*t),
-        // HTCondor reads a literal string while parsing; a computed one is
-        // read here the same way (HTCondor returns it unchanged).
-        Value::Str(text) => {
-            parse_abs_time(&String::from_utf8_lossy(text)).map_or(Value::Error, Value::AbsTime)
+        // HTCondor reads a literal string while parsing; one computed at
+        // run time falls through its conversion unread and comes back as
+        // it is (after the offset is checked).
+        Value::Str(text) if context.vm.options().read_time_strings => {
+            // As the absolute time it reads as, whose offset `z` leaves.
+            parse_abs_time(text).map_or(Value::Error, Value::AbsTime)
         }
+        Value::Str(_) => first.clone(),
         Value::Undefined => Value::Undefined,
         _ => Value::Error,
     }
 }
 
 /// `relTime(t)`: an integer read as a C `int`, a real kept, an absolute
-/// time's seconds, a string in `[-][D+][HH:][MM:]SS[.fff]` form.
-fn rel_time(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+/// time's seconds. A string computed at run time is a relative time of 0,
+/// as in HTCondor (whose conversion reads it as an absolute time of 0),
+/// unless [`classad_vm::Options::read_time_strings`] asks to read it.
+fn rel_time(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     match &args[0] {
         Value::Int(i) => Value::RelTime(f64::from(*i as i32)),
         Value::Real(r) => Value::RelTime(*r),
         Value::RelTime(r) => Value::RelTime(*r),
         Value::AbsTime(t) => Value::RelTime(t.secs as f64),
-        Value::Str(text) => {
-            parse_rel_time(&String::from_utf8_lossy(text)).map_or(Value::Error, Value::RelTime)
+        Value::Str(text) if context.vm.options().read_time_strings => {
+            parse_rel_time(text).map_or(Value::Error, Value::RelTime)
         }
+        Value::Str(_) => Value::RelTime(0.0),
         Value::Undefined => Value::Undefined,
         _ => Value::Error,
     }
@@ -503,10 +515,13 @@ fn strftime(format: &[u8], tm: &Tm) -> Vec<u8> {
                 piece
             }
             None => {
-                // Copied as written (up to, not past, the end of format).
+                // Copied as written from the last `%` (up to, not past, the
+                // end of format): a `%` after a modifier or width starts
+                // the copy itself, so `%E%` is `%`.
                 let end = if conversion.is_some() { i + 1 } else { i };
+                let from = if conversion == Some(b'%') { i } else { start };
                 i = end;
-                Piece::Text(format[start..end].to_vec())
+                Piece::Text(format[from..end].to_vec())
             }
         };
         let Some(text) = spec.render(piece) else {
@@ -676,8 +691,11 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
     };
     let allowed = match modifier {
         None => true,
-        Some(b'E') => b"cCxXyY".contains(&c),
-        Some(_) => b"deHIOmMSUuVwWy".contains(&c),
+        // Which conversions glibc reads after each modifier (the oracle's
+        // answers for every letter); in the C locale the modifier changes
+        // nothing.
+        Some(b'E') => b"CPRTXYZcnprstuxyz".contains(&c),
+        Some(_) => b"BCGHIMPRSTUVWZbdeghjklmnprstuwyz".contains(&c),
     };
     if !allowed {
         return None;
@@ -878,6 +896,10 @@ pub(crate) mod zone {
         }
 
         /// Offset and daylight-saving flag at `utc`.
+        pub fn offset_and_dst(&self, utc: i64) -> (i32, bool) {
+            self.type_at(utc)
+        }
+
         fn type_at(&self, utc: i64) -> (i32, bool) {
             let after_last = self.transitions.last().is_none_or(|&last| utc >= last);
             if after_last && let Some(rule) = &self.rule {

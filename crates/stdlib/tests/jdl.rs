@@ -127,14 +127,14 @@ fn make_abs_time() {
         return;
     }
     check(&[
-        ("MakeAbsTime(0)", r#"absTime("1970-01-01T00:00:00+00:00")"#),
+        ("MakeAbsTime(0)", r#"absTime("1970-01-01T00:00:00-00:00")"#),
         (
             "MakeAbsTime(8589934592)",
-            r#"absTime("2242-03-16T12:56:32+00:00")"#,
+            r#"absTime("2242-03-16T12:56:32-00:00")"#,
         ),
         (
             "MakeAbsTime(1.9)",
-            r#"absTime("1970-01-01T00:00:01+00:00")"#,
+            r#"absTime("1970-01-01T00:00:01-00:00")"#,
         ),
         ("MakeAbsTime(real(\"INF\"))", "error"),
         ("MakeAbsTime(\"0\")", "error"),
@@ -150,19 +150,19 @@ fn make_date() {
     check(&[
         (
             "MakeDate(2, 29, 2020)",
-            r#"absTime("2020-02-29T00:00:00+00:00")"#,
+            r#"absTime("2020-02-29T00:00:00-00:00")"#,
         ),
         (
             "MakeDate(\"jan\", 1, 1999)",
-            r#"absTime("1999-01-01T00:00:00+00:00")"#,
+            r#"absTime("1999-01-01T00:00:00-00:00")"#,
         ),
         (
             "MakeDate(\"December\", 31, 1969)",
-            r#"absTime("1969-12-31T00:00:00+00:00")"#,
+            r#"absTime("1969-12-31T00:00:00-00:00")"#,
         ),
         (
             "MakeDate(\"SEP\", 13)",
-            r#"absTime("2020-09-13T00:00:00+00:00")"#,
+            r#"absTime("2020-09-13T00:00:00-00:00")"#,
         ),
         ("MakeDate(2, 30, 2020)", "error"),
         ("MakeDate(13, 1, 2020)", "error"),

@@ -55,9 +55,9 @@ fn abs_time() {
         return;
     }
     check(&[
-        ("absTime()", r#"absTime("2020-09-13T12:26:40+00:00")"#),
-        ("absTime(0)", r#"absTime("1970-01-01T00:00:00+00:00")"#),
-        ("absTime(-5)", r#"absTime("1969-12-31T23:59:55+00:00")"#),
+        ("absTime()", r#"absTime("2020-09-13T12:26:40-00:00")"#),
+        ("absTime(0)", r#"absTime("1970-01-01T00:00:00-00:00")"#),
+        ("absTime(-5)", r#"absTime("1969-12-31T23:59:55-00:00")"#),
         (
             "absTime(100, 3600)",
             r#"absTime("1970-01-01T01:01:40+01:00")"#,
@@ -73,12 +73,12 @@ fn abs_time() {
         // A C int: the low 32 bits of an integer, a real truncated.
         (
             "absTime(8589934592)",
-            r#"absTime("1970-01-01T00:00:00+00:00")"#,
+            r#"absTime("1970-01-01T00:00:00-00:00")"#,
         ),
-        ("absTime(1.5e10)", r#"absTime("1901-12-13T20:45:52+00:00")"#),
+        ("absTime(1.5e10)", r#"absTime("1901-12-13T20:45:52-00:00")"#),
         (
             "absTime(relTime(100))",
-            r#"absTime("1970-01-01T00:01:40+00:00")"#,
+            r#"absTime("1970-01-01T00:01:40-00:00")"#,
         ),
         ("absTime(100, \"x\")", "error"),
         ("absTime(100, undefined)", "error"),
@@ -94,7 +94,7 @@ fn current_time() {
         return;
     }
     check(&[
-        ("currentTime()", r#"absTime("2020-09-13T12:26:40+00:00")"#),
+        ("currentTime()", r#"absTime("2020-09-13T12:26:40-00:00")"#),
         ("currentTime() == absTime(1600000000)", "true"),
     ]);
 }
@@ -392,4 +392,250 @@ fn time_zone_offset() {
         return;
     }
     check(&[("timeZoneOffset()", "relTime(0)")]);
+}
+
+/// The value printed as `classad eval` prints it, or `parse error` when
+/// HTCondor's parser would refuse the expression (a bad time literal).
+fn eval_or_refuse(expr: &str, options: classad::Options) -> String {
+    let tree = parse_expression(expr).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
+    match compile(&tree) {
+        Err(_) => "parse error".to_string(),
+        Ok(program) => {
+            let mut vm = Vm::new(options);
+            vm.set_clock(|| NOW);
+            classad::vm::print::value_to_string(&vm.evaluate(&program, &empty_ad()))
+        }
+    }
+}
+
+/// Each expected value is HTCondor 25.14.1's (the oracle, `TZ=UTC`).
+fn check_literals(cases: &[(&str, &str)]) {
+    for (expr, expected) in cases {
+        let got = eval_or_refuse(expr, classad::Options::default());
+        assert_eq!(got, *expected, "{expr}");
+    }
+}
+
+// relTime("...") of a literal is a real (HTCondor's parser makes it one).
+#[test]
+fn rel_time_literal_days_and_units() {
+    check_literals(&[
+        (r#"relTime("3d19:49:15")"#, "3.305550000000000E+05"),
+        (r#"relTime("3D19:49:15")"#, "3.305550000000000E+05"),
+        (r#"relTime("3+19:49:15")"#, "3.305550000000000E+05"),
+        (r#"relTime("3 + 19:49:15")"#, "3.305550000000000E+05"),
+        (r#"relTime("1+ 1m")"#, "8.646000000000000E+04"),
+        (r#"relTime("1d 00:02:00.003")"#, "8.652000300000000E+04"),
+        (r#"relTime("2h4.5")"#, "7.204500000000000E+03"),
+        (r#"relTime("1d 1h 1m 1s")"#, "9.006100000000000E+04"),
+        (r#"relTime("::5")"#, "5.000000000000000E+00"),
+        (r#"relTime("-1+00:00:00")"#, "-8.640000000000000E+04"),
+        (r#"relTime(".5")"#, "5.000000000000000E-01"),
+        (r#"RELTIME("1m")"#, "6.000000000000000E+01"),
+    ]);
+}
+
+#[test]
+fn rel_time_literal_edges() {
+    check_literals(&[
+        (r#"relTime("1d25:61:61")"#, "1.801210000000000E+05"),
+        (r#"relTime("-")"#, "-0.0"),
+        (r#"relTime("")"#, "0.0"),
+        (r#"relTime("s")"#, "0.0"),
+        (r#"relTime("99999999999999999999d")"#, "0.0"),
+        // Days, hours and minutes are summed in 32 bits.
+        (r#"relTime("100000d")"#, "5.006540800000000E+07"),
+        (r#"relTime("1:2:3:4")"#, "parse error"),
+        (r#"relTime("1.5m")"#, "parse error"),
+        (r#"relTime("1 2")"#, "parse error"),
+        (r#"relTime("--5")"#, "parse error"),
+        (r#"relTime("1e5")"#, "parse error"),
+    ]);
+}
+
+#[test]
+fn abs_time_literal_lenient() {
+    check_literals(&[
+        (
+            r#"absTime("2003/01/25")"#,
+            r#"absTime("2003-01-25T00:00:00-00:00")"#,
+        ),
+        (
+            r#"absTime("2003-1-25")"#,
+            r#"absTime("2003-01-25T00:00:00-00:00")"#,
+        ),
+        (
+            r#"absTime("2003-01-25   09:00:00 -0600")"#,
+            r#"absTime("2003-01-25T09:00:00-06:00")"#,
+        ),
+        (
+            r#"absTime("2003-01-25 09")"#,
+            r#"absTime("2003-01-25T09:00:00-00:00")"#,
+        ),
+        (
+            r#"absTime("2012-02")"#,
+            r#"absTime("2012-01-31T00:00:00-00:00")"#,
+        ),
+        (
+            r#"absTime("2012")"#,
+            r#"absTime("2011-12-31T00:00:00-00:00")"#,
+        ),
+        (
+            r#"absTime("x2003y01z25")"#,
+            r#"absTime("2003-01-25T00:00:00-00:00")"#,
+        ),
+        (
+            r#"absTime("2003-12-99T99:99:99")"#,
+            r#"absTime("2004-03-12T04:40:39-00:00")"#,
+        ),
+        (
+            r#"absTime("2003-01-25T09:00:00+99:99")"#,
+            "absTime(1043122860, 362340)",
+        ),
+        (r#"absTime("2003-1-5")"#, "parse error"),
+        (r#"absTime("201")"#, "parse error"),
+        (r#"absTime("garbage")"#, "parse error"),
+    ]);
+}
+
+#[test]
+fn abs_time_literal_edges() {
+    check_literals(&[
+        (
+            r#"absTime("-0001-01-01T00:00:00Z")"#,
+            "absTime(\"0001-01-01T00:00:00-00:00\")",
+        ),
+        (
+            r#"string(absTime("-0001-01-01T00:00:00Z"))"#,
+            r#""1-01-01T00:00:00-00:00""#,
+        ),
+        // mktime's -1 is taken for an error.
+        (r#"absTime("1969-12-31T23:59:59Z")"#, "parse error"),
+        (r#"absTime("1969-12-31T23:59:59+01:00")"#, "parse error"),
+        (
+            r#"absTime("1969-12-31T23:59:58Z")"#,
+            r#"absTime("1969-12-31T23:59:58-00:00")"#,
+        ),
+    ]);
+}
+
+#[test]
+fn time_literal_unparse_canonical() {
+    check_literals(&[
+        (
+            r#"[a = relTime("3d19:49:15"); b = unparse(a)].b"#,
+            r#""relTime(\"3+19:49:15\")""#,
+        ),
+        (
+            r#"[a = relTime("1d 00:02:00.003"); b = unparse(a)].b"#,
+            r#""relTime(\"1+00:02:0.003\")""#,
+        ),
+        (
+            r#"[a = relTime("-1.5"); b = unparse(a)].b"#,
+            r#""relTime(\"-1.5\")""#,
+        ),
+        (
+            r#"[a = relTime("-"); b = unparse(a)].b"#,
+            r#""relTime(\"00\")""#,
+        ),
+        (
+            r#"[a = relTime("24856d"); b = unparse(a)].b"#,
+            r#""relTime(\"-24854+06:28:16\")""#,
+        ),
+        (
+            r#"[a = RELTIME("3d"); b = unparse(a)].b"#,
+            r#""relTime(\"3+00:00:00\")""#,
+        ),
+        (
+            r#"[a = absTime("2003-01-25"); b = unparse(a)].b"#,
+            r#""absTime(\"2003-01-25T00:00:00-00:00\")""#,
+        ),
+        (
+            r#"[a = absTime("-0001-01-01T00:00:00Z"); b = unparse(a)].b"#,
+            r#""absTime(\"1-01-01T00:00:00-00:00\")""#,
+        ),
+        // Not a literal: left as written.
+        (
+            r#"[a = relTime(("3d")); b = unparse(a)].b"#,
+            r#""relTime((\"3d\"))""#,
+        ),
+    ]);
+}
+
+#[test]
+fn run_time_time_strings() {
+    check_literals(&[
+        (r#"absTime(strcat("2003", "-01-25"))"#, r#""2003-01-25""#),
+        (r#"absTime(strcat("x"), 3600)"#, r#""x""#),
+        (r#"absTime(strcat("x"), "a")"#, "error"),
+        (r#"relTime(strcat("3d"))"#, "relTime(0)"),
+        (r#"relTime(strcat("x"))"#, "relTime(0)"),
+        (r#"relTime(strcat("x"), 1)"#, "error"),
+        (r#"relTime(("garbage"))"#, "relTime(0)"),
+        (r#"[s = "3d"; r = relTime(s)].r"#, "relTime(0)"),
+    ]);
+    let read = classad::Options {
+        read_time_strings: true,
+        ..classad::Options::default()
+    };
+    for (expr, expected) in [
+        (
+            r#"absTime(strcat("2003", "-01-25"))"#,
+            r#"absTime("2003-01-25T00:00:00-00:00")"#,
+        ),
+        (r#"absTime(strcat("x"))"#, "error"),
+        (r#"relTime(strcat("3d"))"#, "relTime(259200)"),
+        (r#"relTime(strcat("x"))"#, "error"),
+    ] {
+        assert_eq!(eval_or_refuse(expr, read), expected, "{expr}");
+    }
+}
+
+#[test]
+fn abs_time_offset_minus_one() {
+    check_literals(&[
+        // HTCondor's evaluation fails: ERROR.
+        ("absTime(0, -1)", "error"),
+        ("absTime(0.0, -1)", "absTime(0, -1)"),
+        ("string(absTime(0, -59))", r#""1969-12-31T23:59:01-00:00""#),
+        ("string(absTime(0, -60))", r#""1969-12-31T23:59:00-00:01""#),
+    ]);
+}
+
+#[test]
+fn format_time_modifiers() {
+    check_literals(&[
+        (r#"formatTime(0, "%Q%E%O%5")"#, r#""%Q%O   %5""#),
+        (r#"formatTime(0, "%E%")"#, r#""%""#),
+        (r#"formatTime(1e9, "u%Op")"#, r#""uAM""#),
+        (r#"formatTime(2147483647, "%OG")"#, r#""2038""#),
+        (r#"formatTime(0, "%Ez|%OC|%Ol")"#, r#""+0000|19|12""#),
+        (r#"formatTime(0, "%Ea|%Oa|%OY")"#, r#""%Ea|%Oa|%OY""#),
+    ]);
+}
+
+#[test]
+fn abs_time_literal_in_local_zone() {
+    if !run_in_zone("abs_time_literal_in_local_zone", "EST5EDT,M4.1.0,M10.5.0") {
+        return;
+    }
+    check_literals(&[
+        (
+            r#"absTime("2003-01-25")"#,
+            r#"absTime("2003-01-25T00:00:00-05:00")"#,
+        ),
+        (
+            r#"absTime("2003-07-25")"#,
+            r#"absTime("2003-07-25T00:00:00-04:00")"#,
+        ),
+        (
+            r#"absTime("2003-07-25T12:00:00-0600")"#,
+            r#"absTime("2003-07-25T12:00:00-06:00")"#,
+        ),
+        (
+            r#"absTime("2003-04-06T02:30:00")"#,
+            r#"absTime("2003-04-06T02:30:00-04:00")"#,
+        ),
+        (r#"absTime("1969-12-31T18:59:59")"#, "parse error"),
+    ]);
 }

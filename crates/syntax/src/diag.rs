@@ -63,23 +63,51 @@ impl ParseError {
         let text = source[line_start..line_end].trim_end_matches('\r');
         let gutter = self.line.to_string();
         let pad = " ".repeat(gutter.len());
-        let lead: String = text
-            .chars()
-            .take(self.column.saturating_sub(1))
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
         let span_end = (self.span.end as usize).clamp(start, line_end.max(start));
         let width = source
             .get(start..span_end)
             .map_or(1, |s| s.chars().count())
-            .max(1);
+            .clamp(1, SHOWN_AFTER);
+        // Only a window of the line around the error is shown, so a parse
+        // error on a huge one-line ad does not echo the whole ad.
+        let column = self.column.saturating_sub(1);
+        let (first, last) = if text.len() <= SHOWN_WHOLE {
+            (0, usize::MAX)
+        } else {
+            (
+                column.saturating_sub(SHOWN_BEFORE),
+                column + width + SHOWN_AFTER,
+            )
+        };
+        let mut shown = String::new();
+        let mut lead = String::new();
+        let mut clipped_end = false;
+        for (n, c) in text.chars().enumerate().skip(first) {
+            if n >= last {
+                clipped_end = true;
+                break;
+            }
+            shown.push(c);
+            if n < column {
+                lead.push(if c == '\t' { '\t' } else { ' ' });
+            }
+        }
+        let (open, lead_pad) = if first > 0 { ("...", "   ") } else { ("", "") };
+        let close = if clipped_end { "..." } else { "" };
         out.push_str(&format!(
-            "{pad} |\n{gutter} | {text}\n{pad} | {lead}{}\n",
+            "{pad} |\n{gutter} | {open}{shown}{close}\n{pad} | {lead_pad}{lead}{}\n",
             "^".repeat(width)
         ));
         out
     }
 }
+
+/// Lines up to this many bytes are shown whole.
+const SHOWN_WHOLE: usize = 120;
+/// Characters of a longer line shown before the error's column.
+const SHOWN_BEFORE: usize = 40;
+/// Characters shown after the underlined span (and longest underline).
+const SHOWN_AFTER: usize = 40;
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,6 +136,15 @@ pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line, column)
+}
+
+/// `text` as it may be quoted in a message: at most `max` characters, with
+/// `...` where it was cut, so no message repeats a huge input.
+pub fn excerpt(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
 }
 
 /// A short description of what stands at byte `offset`: a token-sized

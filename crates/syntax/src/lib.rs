@@ -21,6 +21,7 @@ extern crate alloc;
 pub mod ast;
 pub mod diag;
 pub mod parser;
+pub mod time;
 
 pub use ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
 pub use diag::ParseError;

@@ -7,7 +7,7 @@
 //! stack; every refusal is a [`ParseError`] with a position.
 
 use crate::ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
-use crate::diag::{ParseError, describe_found};
+use crate::diag::{ParseError, describe_found, excerpt};
 use ahash::AHashMap;
 use pest::Parser as _;
 use pest::iterators::Pair;
@@ -57,6 +57,11 @@ pub struct ParseOptions {
     pub max_depth: usize,
     /// Deepest nesting of brackets `( [ {` and conditionals accepted.
     pub max_nesting: usize,
+    /// Bound on the grammar's work for one text, in pest rule calls per
+    /// byte of the text (plus [`PARSE_WORK_BASE`]); past it the text is
+    /// refused as too complex. The grammar is linear, so this is a safety
+    /// net that real input never reaches. 0 turns the bound off.
+    pub work_per_byte: usize,
 }
 
 /// Default bound on tree depth: far beyond hand-written expressions, small
@@ -65,6 +70,11 @@ pub const DEFAULT_MAX_DEPTH: usize = 1000;
 /// Default bound on bracket nesting: deep enough for any real ad, shallow
 /// enough that a debug build parses it on a 2 MiB thread stack.
 pub const DEFAULT_MAX_NESTING: usize = 100;
+/// Default bound on the grammar's work per byte of input (see
+/// [`ParseOptions::work_per_byte`]).
+pub const DEFAULT_WORK_PER_BYTE: usize = 1000;
+/// Rule calls every text may use whatever its length.
+pub const PARSE_WORK_BASE: usize = 100_000;
 
 impl Default for ParseOptions {
     fn default() -> ParseOptions {
@@ -72,6 +82,7 @@ impl Default for ParseOptions {
             dialect: Dialect::HTCondor,
             max_depth: DEFAULT_MAX_DEPTH,
             max_nesting: DEFAULT_MAX_NESTING,
+            work_per_byte: DEFAULT_WORK_PER_BYTE,
         }
     }
 }
@@ -183,8 +194,7 @@ impl Parser {
     /// Parses one expression, reading strings by `rules`.
     pub fn parse_expression_with(&self, source: &str, rules: StringRules) -> Result<Expr> {
         self.check_nesting(source)?;
-        let mut pairs = Grammar::parse(Rule::expression_input, source)
-            .map_err(|e| self.pest_error(source, e))?;
+        let mut pairs = self.grammar(Rule::expression_input, source)?;
         let input = pairs.next().expect("grammar: expression_input matched");
         let expr = input.into_inner().next().expect("grammar: expression");
         Ok(Builder::new(self, source, rules).expression(expr)?.expr)
@@ -193,8 +203,7 @@ impl Parser {
     /// Parses one ad literal `[ ... ]` in new syntax.
     pub fn parse_ad(&self, source: &str) -> Result<AdExpr> {
         self.check_nesting(source)?;
-        let mut pairs =
-            Grammar::parse(Rule::ad_input, source).map_err(|e| self.pest_error(source, e))?;
+        let mut pairs = self.grammar(Rule::ad_input, source)?;
         let ad = pairs.next().expect("grammar: ad_input matched");
         let ad = ad.into_inner().next().expect("grammar: ad");
         Builder::new(self, source, StringRules::New).ad_body(ad)
@@ -213,8 +222,7 @@ impl Parser {
     /// fast path for literal values (for tests that compare the two).
     pub fn parse_old_line_with_grammar(&self, source: &str) -> Result<(Name, Expr)> {
         self.check_nesting(source)?;
-        let mut pairs =
-            Grammar::parse(Rule::old_line_input, source).map_err(|e| self.pest_error(source, e))?;
+        let mut pairs = self.grammar(Rule::old_line_input, source)?;
         let line = pairs.next().expect("grammar: old_line_input matched");
         let mut inner = line.into_inner();
         let builder = Builder::new(self, source, StringRules::Old);
@@ -276,7 +284,8 @@ impl Parser {
                 }
                 i += 1;
                 let mut decoded = Vec::with_capacity(i - start);
-                decode_old_escapes(&source[start + 1..i - 1], &mut decoded);
+                // A NUL is left to the grammar, which says where it is.
+                decode_old_escapes(&source[start + 1..i - 1], &mut decoded).ok()?;
                 Literal::String(decoded.into_boxed_slice())
             }
             b'-' | b'0'..=b'9' => {
@@ -426,8 +435,32 @@ impl Parser {
         Ok(())
     }
 
+    /// Runs the grammar from `rule` over `source`, its work bounded.
+    fn grammar<'s>(&self, rule: Rule, source: &'s str) -> Result<pest::iterators::Pairs<'s, Rule>> {
+        if self.options.work_per_byte > 0 {
+            let needed = source
+                .len()
+                .saturating_mul(self.options.work_per_byte)
+                .saturating_add(PARSE_WORK_BASE);
+            raise_call_limit(needed);
+        }
+        Grammar::parse(rule, source).map_err(|e| self.pest_error(source, e))
+    }
+
     fn pest_error(&self, source: &str, error: pest::error::Error<Rule>) -> ParseError {
         use pest::error::{ErrorVariant, InputLocation};
+        if let ErrorVariant::CustomError { message } = &error.variant
+            && message.contains("call limit")
+        {
+            return ParseError::new(
+                source,
+                Span::new(0, 0),
+                format!(
+                    "expression too complex: parsing it took more than {} steps per byte",
+                    self.options.work_per_byte
+                ),
+            );
+        }
         let pos = match error.location {
             InputLocation::Pos(p) => p,
             InputLocation::Span((s, _)) => s,
@@ -443,6 +476,29 @@ impl Parser {
             format!("expected {expected}, found {found}")
         };
         ParseError::new(source, Span::new(pos, pos + len), message)
+    }
+}
+
+/// The call limit pest was last given (0: none yet).
+static CALL_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static CALL_LIMIT_RAISE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Makes pest's call limit at least `needed`. pest's limit is one number
+/// for the whole process, read when a parse starts, so it only ever rises:
+/// every parse is bounded by its own need or by that of the largest text
+/// parsed before it, never by less than its own. Raises are serialised so
+/// that a smaller value cannot overwrite a larger one.
+fn raise_call_limit(needed: usize) {
+    use std::sync::atomic::Ordering;
+    if CALL_LIMIT.load(Ordering::Acquire) >= needed {
+        return;
+    }
+    let _guard = CALL_LIMIT_RAISE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if CALL_LIMIT.load(Ordering::Acquire) < needed {
+        pest::set_call_limit(std::num::NonZeroUsize::new(needed));
+        CALL_LIMIT.store(needed, Ordering::Release);
     }
 }
 
@@ -807,10 +863,10 @@ impl<'p, 's> Builder<'p, 's> {
                 let start = span.start as usize + 1 + at;
                 self.error(Span::new(start, start + 2), msg)
             }),
-            StringRules::Old => {
-                decode_old_escapes(body, out);
-                Ok(())
-            }
+            StringRules::Old => decode_old_escapes(body, out).map_err(|(at, msg)| {
+                let start = span.start as usize + 1 + at;
+                self.error(Span::new(start, start + 1), msg)
+            }),
         }
     }
 
@@ -823,11 +879,12 @@ impl<'p, 's> Builder<'p, 's> {
             Some(rest) => (true, rest),
             None => (false, text),
         };
+        let quoted = excerpt(text, 40);
         let refuse = |what: &str| {
             Err(self.error(
                 span,
                 format!(
-                    "{what} `{text}` is a JDL extension that HTCondor does not read (enable the JDL dialect)"
+                    "{what} `{quoted}` is a JDL extension that HTCondor does not read (enable the JDL dialect)"
                 ),
             ))
         };
@@ -867,7 +924,7 @@ impl<'p, 's> Builder<'p, 's> {
                 return refuse("the octal literal (an integer with a leading zero)");
             }
             let value = i64::from_str_radix(mantissa, 8)
-                .map_err(|_| self.error(span, format!("`{text}` is not an octal number")))?;
+                .map_err(|_| self.error(span, format!("`{quoted}` is not an octal number")))?;
             return Ok(Literal::Integer(if negative {
                 value.wrapping_neg()
             } else {
@@ -939,12 +996,21 @@ pub fn decode_new_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
 }
 
 /// Decodes old-syntax strings: only `\"` is an escape; every other
-/// backslash is kept (HTCondor's old ClassAd format).
-pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) {
+/// backslash is kept (HTCondor's old ClassAd format). A raw NUL byte is
+/// refused: HTCondor reads ad text as C strings, where a NUL ends the
+/// input, and no writer (new syntax, JSON) could give the string back.
+/// On error returns the byte offset of the NUL in `body`.
+pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, String)> {
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
+        if bytes[i] == 0 {
+            return Err((i, "a string cannot contain a NUL character".into()));
+        }
         if bytes[i] == b'\\' && i + 1 < bytes.len() {
+            if bytes[i + 1] == 0 {
+                return Err((i + 1, "a string cannot contain a NUL character".into()));
+            }
             if bytes[i + 1] == b'"' {
                 out.push(b'"');
             } else {
@@ -956,4 +1022,5 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) {
             i += 1;
         }
     }
+    Ok(())
 }

@@ -59,26 +59,15 @@ pub fn unparse_pretty(expr: &Expr) -> String {
 /// case), where the first spelling of a repeated name is kept. This text
 /// need not read back as the same tree; [`unparse`]'s does.
 pub fn unparse_htcondor(expr: &Expr) -> String {
-    unparse_htcondor_with(expr, false, &|_, _| None)
+    let mut out = String::new();
+    Unparser::htcondor(false).expr(expr, &mut out);
+    out
 }
 
 /// [`unparse_htcondor`] laid out over several lines, as `unparse()` gives it.
 pub fn unparse_htcondor_pretty(expr: &Expr) -> String {
-    unparse_htcondor_with(expr, true, &|_, _| None)
-}
-
-/// The text of a call that HTCondor's parser folds into a literal (a time
-/// literal such as `relTime("90")`, written back as `relTime("01:30")`),
-/// or `None` to write the call as it is.
-pub type FoldedCall<'a> = &'a dyn Fn(&Name, &[Expr]) -> Option<String>;
-
-/// [`unparse_htcondor`] (`pretty`: [`unparse_htcondor_pretty`]) with the
-/// text of the calls HTCondor folds given by `folded`.
-pub fn unparse_htcondor_with(expr: &Expr, pretty: bool, folded: FoldedCall<'_>) -> String {
     let mut out = String::new();
-    let mut unparser = Unparser::htcondor(pretty);
-    unparser.folded = Some(folded);
-    unparser.expr(expr, &mut out);
+    Unparser::htcondor(true).expr(expr, &mut out);
     out
 }
 
@@ -300,31 +289,27 @@ fn non_finite_or_zero(x: f64) -> Option<String> {
     )
 }
 
-struct Unparser<'a> {
+struct Unparser {
     syntax: Syntax,
     pretty: bool,
     /// HTCondor's bytes rather than text that reads back ([`unparse_htcondor`]).
     htcondor: bool,
-    /// The text of calls HTCondor folds into literals.
-    folded: Option<FoldedCall<'a>>,
 }
 
-impl Unparser<'_> {
-    fn new(syntax: Syntax, pretty: bool) -> Unparser<'static> {
+impl Unparser {
+    fn new(syntax: Syntax, pretty: bool) -> Unparser {
         Unparser {
             syntax,
             pretty,
             htcondor: false,
-            folded: None,
         }
     }
 
-    fn htcondor(pretty: bool) -> Unparser<'static> {
+    fn htcondor(pretty: bool) -> Unparser {
         Unparser {
             syntax: Syntax::New,
             pretty,
             htcondor: true,
-            folded: None,
         }
     }
 
@@ -380,8 +365,13 @@ impl Unparser<'_> {
                 out.push(']');
             }
             ExprKind::Call { name, args } => {
-                if let Some(text) = self.folded.and_then(|folded| folded(name, args)) {
-                    out.push_str(&text);
+                // HTCondor's parser makes a constant of a time literal and
+                // writes the constant back in its own form.
+                if let [arg] = args.as_slice()
+                    && let ExprKind::Literal(Literal::String(text)) = &arg.kind
+                    && let Some(canonical) = crate::time::canonical_time_call(name.as_str(), text)
+                {
+                    out.push_str(&canonical);
                     return;
                 }
                 out.push_str(name.as_str());

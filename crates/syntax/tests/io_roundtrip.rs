@@ -443,3 +443,29 @@ fn no_panic_on_odd_inputs() {
         let _ = AdReader::auto(input, &p).map(Iterator::count);
     }
 }
+
+/// What we write, we read (issue 13): a raw NUL in an old-syntax string
+/// was read, and then written as new syntax (`\000`) and JSON (`\u0000`)
+/// that every reader, ours and HTCondor's, refuses. HTCondor reads ad
+/// text as C strings, where a NUL ends the input, so the old-syntax reader
+/// now refuses it too, saying where, and goes on to the next ad.
+#[test]
+fn old_syntax_nul_in_string_is_refused() {
+    let text = "A = \"x\0y\"\nB = 2\n\nC = 3\n";
+    let ads = read_all(text, Format::Old);
+    assert_eq!(ads.len(), 2, "{ads:?}");
+    let error = ads[0].as_ref().expect_err("NUL refused");
+    assert!(
+        error.error.message.contains("NUL"),
+        "{}",
+        error.error.message
+    );
+    assert_eq!((error.error.line, error.error.column), (1, 7));
+    let good = ads[1].as_ref().expect("the next ad");
+    assert_eq!(unparse_ad(good), "[ C = 3 ]");
+    // After an escaping backslash as well, and on the grammar's path.
+    for text in ["A = \"x\\\0\"\n", "A = \"x\0\" + \"y\"\n"] {
+        let ads = read_all(text, Format::Old);
+        assert!(ads[0].is_err(), "{text:?}: {ads:?}");
+    }
+}

@@ -796,13 +796,12 @@ impl<'a> Reference<'a> {
         if let [arg] = args
             && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
         {
-            let text = String::from_utf8_lossy(bytes);
             // Checked by `validate`; relTime of a literal is a *real*.
             if name.eq_ignore_case("relTime") {
-                return parse_rel_time(&text).map_or(RValue::Error, RValue::Real);
+                return parse_rel_time(bytes).map_or(RValue::Error, RValue::Real);
             }
             if name.eq_ignore_case("absTime") {
-                return parse_abs_time(&text).map_or(RValue::Error, RValue::AbsTime);
+                return parse_abs_time(bytes).map_or(RValue::Error, RValue::AbsTime);
             }
         }
         let registry = classad_stdlib::shared_registry();

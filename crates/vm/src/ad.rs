@@ -125,8 +125,10 @@ pub struct Attribute {
 }
 
 /// The body of an ad: attributes in order, indexed by symbol. Shared by
-/// every value made from the same ad literal.
-#[derive(Default)]
+/// every value made from the same ad literal. Cloning copies references
+/// only (programs and names are shared), so a matchmaker can derive a
+/// changed ad (a carved partitionable slot) without recompiling it.
+#[derive(Clone, Default)]
 pub struct AdBody {
     attributes: Vec<Attribute>,
     /// The symbol of each attribute, by slot.

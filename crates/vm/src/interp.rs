@@ -32,16 +32,32 @@ pub struct Limits {
     /// Deepest nesting of attribute evaluations (an attribute whose value
     /// refers to another, and so on). Beyond it the value is ERROR.
     pub max_depth: u32,
-    /// Most instructions executed by one top-level evaluation. Beyond it
-    /// the value is ERROR.
+    /// Most steps one top-level evaluation may take: one per instruction,
+    /// plus the work builtins charge (one step per [`BYTES_PER_STEP`]
+    /// bytes they scan, one per list element they visit, more for regular
+    /// expressions). Beyond it the value is ERROR.
     pub max_steps: u64,
+    /// Most bytes of values one top-level evaluation may produce
+    /// (strings, list elements, ads, counted as HTCondor would copy them,
+    /// freed or not). A function checks before it allocates; beyond the
+    /// limit its value, and that of the whole evaluation, is ERROR.
+    pub max_memory: u64,
 }
+
+/// Bytes a builtin may scan per step charged: about the time of one
+/// instruction (measured: ~20 ns a step, ~1 ns a byte).
+pub const BYTES_PER_STEP: u64 = 16;
+
+/// Bytes charged per value a function or the VM puts in a list (the
+/// size of a value).
+pub const VALUE_BYTES: u64 = 24;
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_depth: 400,
             max_steps: 10_000_000,
+            max_memory: 256 << 20,
         }
     }
 }
@@ -62,6 +78,12 @@ pub struct Options {
     pub corrections: bool,
     /// The budgets.
     pub limits: Limits,
+    /// Read a string computed at run time as a time in `absTime(s)` and
+    /// `relTime(s)`, as a literal string is read. HTCondor does not (its
+    /// code assumes the parser has turned every string into a time): it
+    /// answers the string itself for `absTime` and a relative time of 0
+    /// for `relTime`, which is the default here.
+    pub read_time_strings: bool,
 }
 
 /// The source of the current time, injectable for tests.
@@ -122,6 +144,8 @@ pub struct Vm {
     active: Vec<(usize, u32)>,
     depth: u32,
     steps: u64,
+    /// Bytes of values produced so far by this evaluation.
+    memory: u64,
     options: Options,
     clock: Clock,
     /// Argument buffer reused by calls.
@@ -197,6 +221,43 @@ impl CallContext<'_> {
         self.vm.force(self.env, Some(scope), value)
     }
 
+    /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
+    /// false once it is past its budget, when the function should return
+    /// ERROR without doing the work.
+    #[inline]
+    pub fn charge(&mut self, work: u64) -> bool {
+        self.vm.charge(work)
+    }
+
+    /// Charges the scanning of `bytes` bytes.
+    #[inline]
+    pub fn charge_bytes(&mut self, bytes: usize) -> bool {
+        self.vm.charge(bytes as u64 / BYTES_PER_STEP)
+    }
+
+    /// Counts `bytes` of values the function is about to produce, and the
+    /// time of writing them; false (the function returns ERROR without
+    /// allocating) past the memory or step budget.
+    #[inline]
+    pub fn reserve(&mut self, bytes: usize) -> bool {
+        self.vm.reserve(bytes as u64) && self.charge_bytes(bytes)
+    }
+
+    /// Counts a list of `count` values about to be produced.
+    #[inline]
+    pub fn reserve_values(&mut self, count: usize) -> bool {
+        self.vm.reserve(count as u64 * VALUE_BYTES) && self.vm.charge(count as u64)
+    }
+
+    /// The memory this evaluation may still produce.
+    pub fn memory_left(&self) -> u64 {
+        self.vm
+            .options
+            .limits
+            .max_memory
+            .saturating_sub(self.vm.memory)
+    }
+
     /// The current time in seconds since the epoch.
     pub fn now(&self) -> f64 {
         (self.vm.clock)()
@@ -264,6 +325,7 @@ impl Vm {
             active: Vec::with_capacity(16),
             depth: 0,
             steps: 0,
+            memory: 0,
             options,
             clock: system_clock,
             call_args: Vec::new(),
@@ -286,7 +348,8 @@ impl Vm {
     pub fn evaluate(&mut self, program: &Program, scope: &AdRef) -> Value {
         self.reset();
         let value = self.run(Env::default(), program, scope);
-        self.force(Env::default(), None, value)
+        let value = self.force(Env::default(), None, value);
+        self.finish(value)
     }
 
     /// Evaluates `program` in `my`, with `target` as the other ad of a
@@ -298,7 +361,8 @@ impl Vm {
             pair: Some((my, target)),
         };
         let value = self.run(env, program, my);
-        self.force(env, None, value)
+        let value = self.force(env, None, value);
+        self.finish(value)
     }
 
     /// Evaluates attribute `name` of `ad` (UNDEFINED if it has none), with
@@ -317,7 +381,8 @@ impl Vm {
             Some(slot) => self.attribute_value(env, ad, slot),
             None => Value::Undefined,
         };
-        self.force(env, None, value)
+        let value = self.force(env, None, value);
+        self.finish(value)
     }
 
     /// Evaluates `program` in each ad of `ads`, writing the values to `out`
@@ -329,7 +394,8 @@ impl Vm {
         for ad in ads {
             self.reset();
             let value = self.run(Env::default(), program, ad);
-            out.push(self.force(Env::default(), None, value));
+            let value = self.force(Env::default(), None, value);
+            out.push(self.finish(value));
         }
     }
 
@@ -348,7 +414,8 @@ impl Vm {
                 pair: Some((my, target)),
             };
             let value = self.run(env, program, my);
-            out.push(self.force(env, None, value));
+            let value = self.force(env, None, value);
+            out.push(self.finish(value));
         }
     }
 
@@ -383,6 +450,41 @@ impl Vm {
         self.active.clear();
         self.depth = 0;
         self.steps = 0;
+        self.memory = 0;
+    }
+
+    /// Adds `work` steps to this evaluation; false once it is past its
+    /// step budget (every instruction after that gives ERROR).
+    #[inline]
+    pub fn charge(&mut self, work: u64) -> bool {
+        // Kept far from overflow: the interpreter adds one per instruction.
+        self.steps = self.steps.saturating_add(work).min(u64::MAX / 2);
+        self.steps <= self.options.limits.max_steps
+    }
+
+    /// Counts `bytes` of values about to be produced; false (and the
+    /// evaluation ends in ERROR) if that would pass the memory budget.
+    #[inline]
+    pub fn reserve(&mut self, bytes: u64) -> bool {
+        self.memory = self.memory.saturating_add(bytes);
+        if self.memory > self.options.limits.max_memory {
+            self.exhaust();
+            return false;
+        }
+        true
+    }
+
+    /// Whether this evaluation has used up a budget.
+    pub fn exhausted(&self) -> bool {
+        self.steps > self.options.limits.max_steps
+    }
+
+    /// Ends the evaluation: every later instruction gives ERROR.
+    fn exhaust(&mut self) {
+        self.steps = self
+            .steps
+            .max(self.options.limits.max_steps.saturating_add(1))
+            .min(u64::MAX / 2);
     }
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
@@ -495,6 +597,11 @@ impl Vm {
             },
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) | Value::SharedList(items) => {
+                if !self.reserve(items.len() as u64 * VALUE_BYTES)
+                    || !self.charge(items.len() as u64)
+                {
+                    return Value::Error;
+                }
                 let selected: Vec<Value> = items
                     .iter()
                     .map(|item| {
@@ -505,6 +612,9 @@ impl Vm {
                 Value::List(selected.into())
             }
             Value::LazyList(list) => {
+                if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
+                    return Value::Error;
+                }
                 let selected: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here);
@@ -608,11 +718,16 @@ impl Vm {
                 if self.forcing.contains(&key) || self.depth >= self.options.limits.max_depth {
                     return Value::LazyList(list);
                 }
+                if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
+                    return Value::Error;
+                }
                 self.forcing.push(key);
                 let items: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here.unwrap_or(&list.scope));
-                        self.force(env, here, item)
+                        let item = self.force(env, here, item);
+                        self.count_copy(&item);
+                        item
                     })
                     .collect();
                 self.forcing.pop();
@@ -627,11 +742,44 @@ impl Vm {
                     )
                 }) =>
             {
+                if !self.reserve(items.len() as u64 * VALUE_BYTES) {
+                    return Value::Error;
+                }
                 let items: Vec<Value> = items
                     .iter()
                     .map(|v| self.force(env, here, v.clone()))
                     .collect();
                 Value::List(items.into())
+            }
+            other => other,
+        }
+    }
+
+    /// Counts a string put into a list as the copy HTCondor would make
+    /// (so that a list of many references to one long string is as large
+    /// as its text).
+    #[inline]
+    fn count_copy(&mut self, item: &Value) {
+        if let Value::Str(s) = item {
+            self.reserve(s.len() as u64);
+        }
+    }
+
+    /// The value an evaluation hands back, or ERROR if the evaluation ran
+    /// out of budget or the value, counted as HTCondor would copy it, is
+    /// past the memory budget.
+    fn finish(&mut self, value: Value) -> Value {
+        if self.exhausted() {
+            return Value::Error;
+        }
+        match value {
+            Value::List(_) | Value::Ad(_) => {
+                let limit = self.options.limits.max_memory;
+                if crate::budget::weight(&value, limit) > limit {
+                    Value::Error
+                } else {
+                    value
+                }
             }
             other => other,
         }
@@ -660,6 +808,9 @@ impl Vm {
                 _ => Value::Error,
             },
             (Value::Ad(ad), Value::Str(key)) => {
+                if !self.charge(key.len() as u64 / BYTES_PER_STEP) {
+                    return Value::Error;
+                }
                 let name = Symbol::transient(&String::from_utf8_lossy(key));
                 let Some(slot) = ad.body.slot(&name) else {
                     return Value::Undefined;
@@ -778,6 +929,10 @@ impl Vm {
                 opcode::BINARY => {
                     let right = self.pop();
                     let left = self.pop();
+                    // Comparing strings scans them.
+                    if let (Value::Str(a), Value::Str(b)) = (&left, &right) {
+                        self.charge(a.len().min(b.len()) as u64 / BYTES_PER_STEP);
+                    }
                     let op = BinaryOp::ALL[instr.aux as usize];
                     self.stack.push(ops::binary(op, left, right));
                 }
@@ -848,16 +1003,30 @@ impl Vm {
                             }
                         }
                     }
-                    let value = match function.function {
-                        Function::Strict(f) | Function::StrictKeepingLists(f) => f(
-                            &mut CallContext {
-                                vm: self,
-                                env,
-                                scope,
-                            },
-                            &args,
-                        ),
-                        Function::Lazy(_) => Value::Error,
+                    // A builtin may scan each string and list it is given:
+                    // charged here, once for all of them.
+                    let work: u64 = args
+                        .iter()
+                        .map(|arg| match arg {
+                            Value::Str(s) => s.len() as u64 / BYTES_PER_STEP,
+                            Value::List(items) => items.len() as u64,
+                            _ => 0,
+                        })
+                        .sum();
+                    let value = if work > 0 && !self.charge(work) {
+                        Value::Error
+                    } else {
+                        match function.function {
+                            Function::Strict(f) | Function::StrictKeepingLists(f) => f(
+                                &mut CallContext {
+                                    vm: self,
+                                    env,
+                                    scope,
+                                },
+                                &args,
+                            ),
+                            Function::Lazy(_) => Value::Error,
+                        }
                     };
                     args.clear();
                     self.call_args = args;

@@ -11,6 +11,7 @@
 //! lives in a [`Vm`], one per thread, reused between evaluations.
 
 pub mod ad;
+pub mod budget;
 pub mod bytecode;
 pub mod interp;
 pub mod ops;
@@ -20,7 +21,7 @@ pub mod value;
 
 pub use ad::{AdBody, AdRef, AdValue, Attribute, Symbol};
 pub use bytecode::{Instr, Pools, Program, VerifyError};
-pub use interp::{CallContext, Env, Limits, Options, Vm};
+pub use interp::{BYTES_PER_STEP, CallContext, Env, Limits, Options, VALUE_BYTES, Vm};
 pub use registry::{Builtin, Function, LazyArg, LazyFn, NativeFn, Registry};
 pub use value::{AbsTime, LazyList, Value, ValueType};
 

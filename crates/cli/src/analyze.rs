@@ -1,0 +1,114 @@
+//! `classad analyze`: why jobs match what they match, as
+//! `condor_q -better-analyze` explains it, with a suggestion.
+
+use crate::match_cmd::load_pool;
+use classad_matchmaker::{JobId, Options};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: classad analyze --jobs FILE --slots FILE [JOB_ID...]";
+
+pub fn run(args: &[String]) -> ExitCode {
+    let (mut jobs, mut slots, mut ids) = (None, None, Vec::new());
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].trim_start_matches('-') {
+            "jobs" => {
+                i += 1;
+                jobs = args.get(i).cloned();
+            }
+            "slots" | "machines" => {
+                i += 1;
+                slots = args.get(i).cloned();
+            }
+            id => match id.parse::<JobId>() {
+                Ok(id) => ids.push(id),
+                Err(e) => {
+                    eprintln!("classad analyze: {e}\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+        }
+        i += 1;
+    }
+    let (Some(jobs), Some(slots)) = (jobs, slots) else {
+        eprintln!("classad analyze: --jobs and --slots are required\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let (pool, _) = match load_pool(&jobs, &slots, Options::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("classad analyze: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut indices = Vec::new();
+    for id in &ids {
+        match pool.job_index(*id) {
+            Some(j) => indices.push(j),
+            None => eprintln!("classad analyze: no job {id} in {jobs}"),
+        }
+    }
+    if ids.is_empty() {
+        // Without ids: the jobs that match no unclaimed slot, at most ten.
+        let negotiation = match pool.negotiate() {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("classad analyze: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let idle: Vec<usize> = negotiation
+            .assignments
+            .iter()
+            .filter(|a| a.slot.is_none())
+            .map(|a| a.job)
+            .collect();
+        println!(
+            "{} of {} jobs got no slot in a negotiation cycle{}",
+            idle.len(),
+            pool.jobs().len(),
+            if idle.len() > 10 {
+                "; the first ten:"
+            } else {
+                ":"
+            }
+        );
+        indices.extend(idle.into_iter().take(10));
+    }
+    for j in indices {
+        let a = pool.analyze(j);
+        println!("\nJob {}:", a.job);
+        println!(
+            "  {} slots: {} claimed or not Unclaimed",
+            a.slots, a.claimed
+        );
+        println!("  {} rejected by the job's Requirements", a.rejected_by_job);
+        println!(
+            "  {} reject the job by their own Requirements",
+            a.rejecting_job
+        );
+        println!(
+            "  {} match both ways, {} of them unclaimed (available now)",
+            a.matching, a.available
+        );
+        println!("  The job's Requirements, clause by clause (slots each clause alone rejects):");
+        for c in &a.job_clauses {
+            println!("    {:>7}  {}", c.rejects, c.clause);
+        }
+        if !a.slot_clauses.is_empty() {
+            println!("  Slot clauses that reject this job (slots):");
+            for c in a.slot_clauses.iter().take(8) {
+                println!("    {:>7}  {}", c.rejects, c.clause);
+            }
+        }
+        match &a.suggestion {
+            Some((clause, n)) => {
+                println!("  Suggestion: relaxing `{clause}` would open {n} more unclaimed slot(s).")
+            }
+            None => {
+                println!("  Suggestion: no single job clause, relaxed, opens an unclaimed slot.")
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,915 @@
+//! Macro expansion: finding `$(NAME)`, `$(NAME:default)` and the function
+//! macros in a value, and replacing them as HTCondor does: each
+//! replacement is scanned again from where it starts, so values of
+//! values expand in turn; `$(DOLLAR)` becomes `$` last of all.
+//!
+//! Bounded: a chain of names being expanded detects recursive
+//! definitions, and [`MAX_EXPANSION_STEPS`], [`MAX_VALUE_LEN`] and
+//! [`MAX_FUNCTION_DEPTH`] stop anything else that grows.
+
+use crate::printf::{self, Class};
+use crate::{
+    Config, ExpandError, MAX_EXPANSION_STEPS, MAX_EXPANSION_WORK, MAX_FUNCTION_DEPTH,
+    MAX_VALUE_LEN, is_valid_name,
+};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Func {
+    Normal,
+    Env,
+    RandomChoice,
+    RandomInteger,
+    Choice,
+    Substr,
+    Int,
+    Real,
+    Str,
+    Eval,
+    Basename,
+    Dirname,
+    Filename,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Body {
+    Anything,
+    IdColon,
+}
+
+/// One macro found in a value; indexes are byte offsets.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    func: Func,
+    dollar: usize,
+    body: usize,
+    /// Start of the default text, after the `:`.
+    colon: Option<usize>,
+    /// Just after the closing `)`.
+    right: usize,
+}
+
+fn is_id_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/')
+}
+
+fn check_prefix(prefix: &[u8]) -> Option<(Func, Body)> {
+    if prefix.len() == 1 {
+        return Some((Func::Normal, Body::IdColon));
+    }
+    if prefix[1] == b'$' {
+        return None;
+    }
+    if prefix[1] == b'F'
+        && prefix[2..]
+            .iter()
+            .all(|c| b"pnxdqabfwu".contains(&(c | 0x20)))
+    {
+        return Some((Func::Filename, Body::Anything));
+    }
+    let func = match &prefix[1..] {
+        b"ENV" => return Some((Func::Env, Body::IdColon)),
+        b"RANDOM_CHOICE" => Func::RandomChoice,
+        b"RANDOM_INTEGER" => Func::RandomInteger,
+        b"CHOICE" => Func::Choice,
+        b"SUBSTR" => Func::Substr,
+        b"INT" => Func::Int,
+        b"REAL" => Func::Real,
+        b"STRING" => Func::Str,
+        b"EVAL" => Func::Eval,
+        b"BASENAME" => Func::Basename,
+        b"DIRNAME" => Func::Dirname,
+        _ => return None,
+    };
+    Some((func, Body::Anything))
+}
+
+fn find_byte(buf: &[u8], from: usize, b: u8) -> Option<usize> {
+    buf.get(from..)?
+        .iter()
+        .position(|&c| c == b)
+        .map(|i| i + from)
+}
+
+/// The next macro at or after `start` that `skip` does not reject.
+fn next_macro(buf: &[u8], start: usize, skip: &dyn Fn(Func, &[u8]) -> bool) -> Option<Found> {
+    let len = buf.len();
+    let mut t = start;
+    'outer: loop {
+        let (dollar, func, body_kind, open) = loop {
+            let d = find_byte(buf, t, b'$')?;
+            let mut p = d + 1;
+            if p < len && buf[p] == b'$' {
+                p += 1;
+            }
+            while p < len && (buf[p].is_ascii_alphanumeric() || buf[p] == b'_') {
+                p += 1;
+            }
+            if p < len
+                && buf[p] == b'('
+                && let Some((f, b)) = check_prefix(&buf[d..p])
+            {
+                break (d, f, b, p);
+            }
+            t = p;
+        };
+        let body = open + 1;
+        let mut v = body;
+        let mut colon = None;
+        match body_kind {
+            Body::Anything => {
+                while v < len && buf[v] != b')' {
+                    v += 1;
+                }
+            }
+            Body::IdColon => {
+                while v < len && buf[v] != b')' {
+                    let c = buf[v];
+                    v += 1;
+                    if c == b':' && colon.is_none() {
+                        colon = Some(v);
+                        continue;
+                    }
+                    if colon.is_some() {
+                        if c == b'(' {
+                            if let Some(close) = find_byte(buf, v, b')') {
+                                v = close + 1;
+                                continue;
+                            }
+                        } else if b"$ ,\\:".contains(&c) {
+                            continue;
+                        }
+                    }
+                    if !is_id_char(c) {
+                        t = body;
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+        if v < len && buf[v] == b')' {
+            if skip(func, &buf[body..v]) {
+                t = v;
+                continue;
+            }
+            return Some(Found {
+                func,
+                dollar,
+                body,
+                colon,
+                right: v + 1,
+            });
+        }
+        t = body;
+    }
+}
+
+fn is_dollar_body(func: Func, body: &[u8]) -> bool {
+    func == Func::Normal && body.eq_ignore_ascii_case(b"DOLLAR")
+}
+
+fn in_chain(chain: &[String], name: &str) -> bool {
+    chain.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
+
+fn recursion_error(chain: &[String], name: &str) -> ExpandError {
+    let start = chain
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(name))
+        .unwrap_or(0);
+    let mut path: Vec<String> = chain[start..]
+        .iter()
+        .map(|n| n.to_ascii_uppercase())
+        .collect();
+    path.push(name.to_ascii_uppercase());
+    ExpandError(format!(
+        "recursive definition: {} (a macro that refers to itself through others cannot be expanded)",
+        path.join(" -> ")
+    ))
+}
+
+/// Items of a comma-separated list as HTCondor counts them: separators + 1.
+fn count_items(list: &str) -> usize {
+    list.bytes().filter(|&c| c == b',').count() + 1
+}
+
+fn trim(s: &str) -> &str {
+    s.trim_matches(crate::lines::is_space)
+}
+
+/// The `index`th comma-separated item (trimmed), or `None`.
+fn nth_item(list: &str, index: usize) -> Option<&str> {
+    list.split(',').nth(index).map(trim)
+}
+
+/// Everything from the start of the `index`th item (leading space skipped).
+fn rest_from_item(list: &str, index: usize) -> Option<&str> {
+    let mut start = 0;
+    for _ in 0..index {
+        start += list[start..].find(',')? + 1;
+    }
+    Some(list[start..].trim_start_matches(crate::lines::is_space))
+}
+
+/// `strtol` base 10 on a string: leading space, sign, digits (at least one).
+fn strtol(s: &str) -> Option<i64> {
+    let s = s.trim_start_matches(crate::lines::is_space);
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let end = digits
+        .bytes()
+        .position(|c| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    if end == 0 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for c in digits[..end].bytes() {
+        value = value.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+    }
+    Some(if neg { -value } else { value })
+}
+
+fn evaluate(text: &str) -> Option<classad::Value> {
+    classad::evaluate_str(text).ok()
+}
+
+/// HTCondor's `string_is_long_param`: an integer, or an expression that
+/// evaluates to a number or boolean (reals truncate).
+pub(crate) fn long_param(text: &str) -> Option<i64> {
+    let t = trim(text);
+    if let Ok(v) = t.parse::<i64>() {
+        return Some(v);
+    }
+    match evaluate(t)? {
+        classad::Value::Int(i) => Some(i),
+        classad::Value::Real(r) if r.is_finite() => Some(r as i64),
+        classad::Value::Bool(b) => Some(i64::from(b)),
+        _ => None,
+    }
+}
+
+/// HTCondor's `string_is_double_param`.
+pub(crate) fn double_param(text: &str) -> Option<f64> {
+    let t = trim(text);
+    if let Ok(v) = t.parse::<f64>()
+        && !t.eq_ignore_ascii_case("nan")
+        && !t.to_ascii_lowercase().contains("inf")
+    {
+        return Some(v);
+    }
+    match evaluate(t)? {
+        classad::Value::Int(i) => Some(i as f64),
+        classad::Value::Real(r) => Some(r),
+        classad::Value::Bool(b) => Some(if b { 1.0 } else { 0.0 }),
+        _ => None,
+    }
+}
+
+fn is_sep(c: u8) -> bool {
+    c == b'/' || c == b'\\'
+}
+
+/// Start of the file name: just after the last path separator, or 0.
+fn basename_start(buf: &[u8]) -> usize {
+    buf.iter().rposition(|&c| is_sep(c)).map_or(0, |i| i + 1)
+}
+
+/// Index of the extension's `.` in the file name starting at `from`, or
+/// the end.
+fn extension_start(buf: &[u8], from: usize) -> usize {
+    buf[from..]
+        .iter()
+        .rposition(|&c| c == b'.')
+        .map_or(buf.len(), |i| from + i)
+}
+
+/// Start of the last `keep` directories plus the file name.
+fn basename_plus_dirs(buf: &[u8], keep: usize) -> usize {
+    let mut seps = Vec::new();
+    let mut p = 0;
+    if buf.len() >= 2 && buf[0] == b'\\' && buf[1] == b'\\' {
+        if buf.len() >= 4 && buf[2] == b'.' && buf[3] == b'\\' {
+            seps.push(4);
+            p = 4;
+        } else {
+            seps.push(2);
+            p = 2;
+        }
+    }
+    while p < buf.len() {
+        if is_sep(buf[p]) {
+            seps.push(p + 1);
+        }
+        p += 1;
+    }
+    for _ in 0..keep {
+        seps.pop();
+    }
+    seps.last().copied().unwrap_or(0)
+}
+
+/// `$F[...](x)`, `$BASENAME(x)`, `$DIRNAME(x)` on the value `text`.
+fn filename_function(flags: &[u8], func: Func, text: &str) -> String {
+    let (mut parts, mut dirs) = (0u8, 0usize);
+    let (mut quoted, mut bare, mut arg_quote) = (false, false, false);
+    let mut to_path: Option<u8> = None;
+    match func {
+        Func::Basename => parts = 1 | 2,
+        Func::Dirname => parts = 4,
+        _ => {
+            for &c in flags {
+                match c | 0x20 {
+                    b'x' => parts |= 1,
+                    b'n' => parts |= 2,
+                    b'p' => parts |= 4,
+                    b'd' => {
+                        parts |= 8;
+                        dirs += 1;
+                    }
+                    b'a' => arg_quote = true,
+                    b'b' => bare = true,
+                    b'w' => to_path = Some(b'\\'),
+                    b'u' => to_path = Some(b'/'),
+                    b'q' => quoted = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let quote = quoted.then_some(if arg_quote { b'\'' } else { b'"' });
+    // Incoming quotes go; the requested ones come back at the end.
+    let mut s = text.as_bytes();
+    if s.len() > 1 && s[0] == s[s.len() - 1] && (s[0] == b'"' || s[0] == b'\'') {
+        s = &s[1..s.len() - 1];
+    }
+    let mut lead_quote = 0u8;
+    if let Some(&first) = s.first()
+        && (first == b'"' || Some(first) == quote)
+    {
+        lead_quote = first;
+        s = &s[1..];
+    }
+    if lead_quote != 0 && s.last() == Some(&lead_quote) {
+        s = &s[..s.len() - 1];
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(s.len() + 4);
+    if let Some(q) = quote {
+        buf.push(q);
+    }
+    buf.extend_from_slice(s);
+    if let Some(q) = quote {
+        buf.push(q);
+    }
+    if let Some(to) = to_path {
+        let from = if to == b'/' { b'\\' } else { b'/' };
+        for c in buf.iter_mut() {
+            if *c == from {
+                *c = to;
+            }
+        }
+    }
+    let mut end = buf.len();
+    let name = basename_start(&buf);
+    let ext = extension_start(&buf, name);
+    if name == 0 && parts & 3 != 0 {
+        parts &= !(4 | 8);
+    }
+    // Room for quotes put back past the end.
+    buf.extend_from_slice(&[0, 0]);
+    let mut start;
+    match parts & 0xF {
+        1 => {
+            start = ext;
+            if bare && ext < end {
+                start += 1;
+            }
+        }
+        3 => start = name,
+        2 => {
+            start = name;
+            end = ext;
+        }
+        0 | 7 | 5 => start = 0,
+        4 => {
+            start = 0;
+            end = name;
+            if bare && name > 0 {
+                end = name - 1;
+            }
+        }
+        6 => {
+            start = 0;
+            end = ext;
+        }
+        _ => {
+            if name > 0 {
+                start = basename_plus_dirs(&buf[..end], dirs);
+                match parts & 3 {
+                    2 => end = ext,
+                    0 => {
+                        end = name;
+                        if bare {
+                            end = name - 1;
+                        }
+                    }
+                    _ => {}
+                }
+            } else {
+                end = 1;
+                start = 1;
+            }
+        }
+    }
+    if let Some(q) = quote {
+        if buf[start] != q && start > 0 {
+            start -= 1;
+            buf[start] = q;
+        }
+        if end > 1 && buf[end - 1] == q {
+            end -= 1;
+        }
+        buf[end] = q;
+        end += 1;
+    }
+    let end = end.max(start).min(buf.len());
+    String::from_utf8_lossy(&buf[start..end])
+        .trim_end_matches('\0')
+        .to_string()
+}
+
+/// Where to look for the next macro after a replacement at `dollar`.
+/// HTCondor scans again from the start, so a macro that a replacement
+/// completes (`$($(NAME))`) is found; one can only start after the last
+/// `)` or so before the replacement (going back two covers a default in
+/// parentheses), which keeps long values linear.
+fn rescan_from(buf: &[u8], dollar: usize) -> usize {
+    let mut closes = 0;
+    let mut i = dollar;
+    while i > 0 {
+        i -= 1;
+        if buf[i] == b')' {
+            closes += 1;
+            if closes == 2 {
+                return i + 1;
+            }
+        }
+    }
+    0
+}
+
+/// What evaluating one macro gives.
+struct Replacement {
+    text: String,
+    /// The name whose value this is (for recursion detection).
+    name: Option<String>,
+}
+
+impl Config {
+    /// Expands every macro in `text`. `chain` holds the names whose
+    /// values are being expanded (outermost first).
+    pub(crate) fn expand_with(
+        &self,
+        text: &str,
+        chain: &[String],
+        depth: usize,
+    ) -> Result<String, ExpandError> {
+        // One budget for the whole expansion, function arguments included.
+        self.budget.set((0, 0));
+        self.expand_opts(text, chain, depth, false)
+    }
+
+    fn expand_opts(
+        &self,
+        text: &str,
+        chain: &[String],
+        depth: usize,
+        keep_dollar: bool,
+    ) -> Result<String, ExpandError> {
+        if depth > MAX_FUNCTION_DEPTH {
+            return Err(ExpandError(format!(
+                "macros nested more than {MAX_FUNCTION_DEPTH} deep in function arguments"
+            )));
+        }
+        let mut buf = text.to_string();
+        let mut pos = 0;
+        // Regions of `buf` that hold the value of a name: (end, name).
+        let mut stack: Vec<(usize, usize, String)> = Vec::new();
+        let no_dollar = |f: Func, body: &[u8]| is_dollar_body(f, body);
+        while let Some(found) = next_macro(buf.as_bytes(), pos, &no_dollar) {
+            let (steps, work) = self.budget.get();
+            let (steps, work) = (steps + 1, work + buf.len());
+            self.budget.set((steps, work));
+            if steps > MAX_EXPANSION_STEPS || work > MAX_EXPANSION_WORK {
+                return Err(ExpandError(format!(
+                    "too much substitution expanding one value (more than \
+                     {MAX_EXPANSION_STEPS} substitutions or {MAX_EXPANSION_WORK} bytes rewritten)"
+                )));
+            }
+            stack.retain(|(start, end, _)| *start <= found.dollar && found.dollar < *end);
+            let mut active: Vec<String> = chain.to_vec();
+            active.extend(stack.iter().map(|(_, _, n)| n.clone()));
+            let replacement = self.evaluate_macro(&buf, &found, &active, depth)?;
+            let old = found.right - found.dollar;
+            buf.replace_range(found.dollar..found.right, &replacement.text);
+            if buf.len() > MAX_VALUE_LEN {
+                return Err(ExpandError(format!(
+                    "expanded value longer than {MAX_VALUE_LEN} bytes"
+                )));
+            }
+            let new = replacement.text.len();
+            for entry in stack.iter_mut() {
+                entry.1 = (entry.1 + new).saturating_sub(old).max(found.dollar + new);
+            }
+            if let Some(name) = replacement.name {
+                stack.push((found.dollar, found.dollar + new, name));
+            }
+            pos = rescan_from(buf.as_bytes(), found.dollar);
+        }
+        if !keep_dollar {
+            let only_dollar = |f: Func, body: &[u8]| !is_dollar_body(f, body);
+            let mut at = 0;
+            while let Some(found) = next_macro(buf.as_bytes(), at, &only_dollar) {
+                buf.replace_range(found.dollar..found.right, "$");
+                at = found.dollar;
+            }
+        }
+        Ok(buf)
+    }
+
+    /// HTCondor's `expand_self_macro`: only references to `name` itself
+    /// (and, under a subsystem or local-name prefix, to the name without
+    /// it) are expanded, now, against the definitions so far.
+    pub(crate) fn expand_self(&self, text: &str, name: &str) -> Result<String, ExpandError> {
+        let mut names = vec![name.to_string()];
+        let lower = name.to_ascii_lowercase();
+        let subsys = self.options.subsystem.to_ascii_lowercase();
+        let mut prefixes = Vec::new();
+        if let Some(local) = &self.options.local_name {
+            let local = local.to_ascii_lowercase();
+            prefixes.push(format!("{subsys}.{local}."));
+            prefixes.push(format!("{local}."));
+        }
+        prefixes.push(format!("{subsys}."));
+        for p in prefixes {
+            if let Some(rest) = lower.strip_prefix(&p)
+                && !rest.is_empty()
+            {
+                names.push(name[p.len()..].to_string());
+                break;
+            }
+        }
+        let is_self = |f: Func, body: &[u8]| {
+            if f != Func::Normal && f != Func::Filename {
+                return true;
+            }
+            !names.iter().any(|n| {
+                let n = n.as_bytes();
+                (body.len() == n.len() || (body.len() > n.len() && body[n.len()] == b':'))
+                    && body[..n.len()].eq_ignore_ascii_case(n)
+            })
+        };
+        let mut buf = text.to_string();
+        let mut pos = 0;
+        let mut steps = 0;
+        let mut work = 0usize;
+        while let Some(found) = next_macro(buf.as_bytes(), pos, &is_self) {
+            steps += 1;
+            work += buf.len();
+            if steps > MAX_EXPANSION_STEPS || buf.len() > MAX_VALUE_LEN || work > MAX_EXPANSION_WORK
+            {
+                return Err(ExpandError(format!(
+                    "self reference to {name} keeps growing"
+                )));
+            }
+            let replacement = self.evaluate_macro(&buf, &found, &[], 0)?;
+            buf.replace_range(found.dollar..found.right, &replacement.text);
+            pos = found.dollar;
+        }
+        Ok(buf)
+    }
+
+    /// An argument of a function macro: the `index`th item, replaced by
+    /// the value of the macro of that name if there is one, expanded.
+    fn argument(
+        &self,
+        args: &str,
+        index: usize,
+        chain: &[String],
+        depth: usize,
+    ) -> Result<Option<String>, ExpandError> {
+        let Some(item) = nth_item(args, index) else {
+            return Ok(None);
+        };
+        let mut chain = chain.to_vec();
+        let value = match self.lookup(item) {
+            Some((raw, _)) if is_valid_name(item) => {
+                if in_chain(&chain, item) {
+                    return Err(recursion_error(&chain, item));
+                }
+                chain.push(item.to_string());
+                raw.to_string()
+            }
+            _ => item.to_string(),
+        };
+        self.expand_opts(&value, &chain, depth + 1, true).map(Some)
+    }
+
+    fn evaluate_macro(
+        &self,
+        buf: &str,
+        found: &Found,
+        chain: &[String],
+        depth: usize,
+    ) -> Result<Replacement, ExpandError> {
+        let body = &buf[found.body..found.right - 1];
+        let (name, default) = match found.colon {
+            Some(c) => (&buf[found.body..c - 1], Some(&buf[c..found.right - 1])),
+            None => (body, None),
+        };
+        let plain = |text: String| Replacement { text, name: None };
+        let with_default = |value: Option<String>, owner: Option<String>| match value {
+            Some(v) if !v.is_empty() => Replacement {
+                text: v,
+                name: owner,
+            },
+            _ => Replacement {
+                text: default.unwrap_or("").to_string(),
+                name: None,
+            },
+        };
+        let err = |msg: String| Err(ExpandError(msg));
+        match found.func {
+            Func::Normal => {
+                let value = self.lookup(name).map(|(raw, _)| raw.to_string());
+                if value.as_deref().is_some_and(|v| !v.is_empty()) && in_chain(chain, name) {
+                    return Err(recursion_error(chain, name));
+                }
+                Ok(with_default(value, Some(name.to_string())))
+            }
+            Func::Env => {
+                // A variable that exists is its value, even empty; the
+                // default (or UNDEFINED) only stands for a missing one.
+                let value = match self.env.get(name) {
+                    Some(v) => v.clone(),
+                    None => default.unwrap_or("UNDEFINED").to_string(),
+                };
+                Ok(plain(value))
+            }
+            Func::Filename | Func::Basename | Func::Dirname => {
+                let value = match self.lookup(body) {
+                    Some((raw, _)) => {
+                        if raw.contains('$') {
+                            if in_chain(chain, body) {
+                                return Err(recursion_error(chain, body));
+                            }
+                            let mut chain = chain.to_vec();
+                            chain.push(body.to_string());
+                            self.expand_opts(raw, &chain, depth + 1, true)?
+                        } else {
+                            raw.to_string()
+                        }
+                    }
+                    None => body.to_string(),
+                };
+                let flags = &buf.as_bytes()[found.dollar + 2..found.body - 1];
+                Ok(with_default(
+                    Some(filename_function(flags, found.func, &value)),
+                    None,
+                ))
+            }
+            Func::RandomChoice => {
+                let items = if body.contains(',') {
+                    body.to_string()
+                } else {
+                    if body.is_empty() {
+                        return err("$RANDOM_CHOICE() error: no list".into());
+                    }
+                    self.argument(body, 0, chain, depth)?.unwrap_or_default()
+                };
+                let n = count_items(&items);
+                let pick = (self.next_random() % n as u64) as usize;
+                Ok(plain(nth_item(&items, pick).unwrap_or("").to_string()))
+            }
+            Func::RandomInteger => {
+                let min = nth_item(body, 0)
+                    .and_then(strtol)
+                    .ok_or_else(|| ExpandError("$RANDOM_INTEGER() error: invalid min".into()))?;
+                let max = nth_item(body, 1)
+                    .and_then(strtol)
+                    .ok_or_else(|| ExpandError("$RANDOM_INTEGER() error: invalid max".into()))?;
+                let step = match nth_item(body, 2) {
+                    Some(s) => strtol(s).ok_or_else(|| {
+                        ExpandError("$RANDOM_INTEGER() error: invalid step".into())
+                    })?,
+                    None => 1,
+                };
+                if step < 1 {
+                    return err("$RANDOM_INTEGER() error: invalid step".into());
+                }
+                if min > max {
+                    return err("$RANDOM_INTEGER() error: min > max".into());
+                }
+                let count = ((max as i128 - min as i128 + step as i128) / step as i128) as u128;
+                let pick = (self.next_random() as u128 % count.max(1)) as i128;
+                Ok(plain((min as i128 + pick * step as i128).to_string()))
+            }
+            Func::Choice => {
+                let Some(items) = rest_from_item(body, 1) else {
+                    return err("$CHOICE() error: no list".into());
+                };
+                let index_text = self.argument(body, 0, chain, depth)?.unwrap_or_default();
+                let index = match long_param(&index_text) {
+                    Some(i) if (0..i64::from(i32::MAX)).contains(&i) => i as usize,
+                    _ => return err(format!("$CHOICE() error: '{index_text}' is invalid index")),
+                };
+                let list = if count_items(items) == 1 {
+                    let list_name = nth_item(items, 0).unwrap_or("");
+                    if list_name.is_empty() {
+                        return err("$CHOICE() error: no list".into());
+                    }
+                    let Some((raw, _)) = self.lookup(list_name) else {
+                        return err(format!("$CHOICE() error: no list named {list_name}"));
+                    };
+                    if raw.contains('$') {
+                        if in_chain(chain, list_name) {
+                            return Err(recursion_error(chain, list_name));
+                        }
+                        let mut chain = chain.to_vec();
+                        chain.push(list_name.to_string());
+                        self.expand_opts(raw, &chain, depth + 1, true)?
+                    } else {
+                        raw.to_string()
+                    }
+                } else {
+                    items.to_string()
+                };
+                match nth_item(&list, index) {
+                    Some(item) => Ok(plain(item.to_string())),
+                    None => err(format!("$CHOICE() error: index {index} is out of range")),
+                }
+            }
+            Func::Substr => {
+                let item = nth_item(body, 0).unwrap_or("");
+                let value = match self.lookup(item) {
+                    Some((raw, _)) => {
+                        if in_chain(chain, item) {
+                            return Err(recursion_error(chain, item));
+                        }
+                        let mut chain = chain.to_vec();
+                        chain.push(item.to_string());
+                        self.expand_opts(raw, &chain, depth + 1, true)?
+                    }
+                    None => String::new(),
+                };
+                if value.is_empty() {
+                    return Ok(plain(String::new()));
+                }
+                let Some(start_text) = nth_item(body, 1) else {
+                    return err("$SUBSTR() error: no start index".into());
+                };
+                let start = match long_param(start_text) {
+                    Some(i) if i >= i64::from(i32::MIN) && i < i64::from(i32::MAX) => i,
+                    _ => return err(format!("$SUBSTR() error: {start_text} is invalid start")),
+                };
+                let length = match nth_item(body, 2) {
+                    Some(text) => match long_param(text) {
+                        Some(i) if i >= i64::from(i32::MIN) && i < i64::from(i32::MAX) => Some(i),
+                        _ => return err(format!("$SUBSTR() error: {text} is invalid length")),
+                    },
+                    None => None,
+                };
+                let bytes = value.as_bytes();
+                let n = bytes.len() as i64;
+                let mut from = if start < 0 { n + start } else { start };
+                from = from.clamp(0, n);
+                let rest = n - from;
+                let mut take = match length {
+                    Some(l) if l < 0 => rest + l,
+                    Some(l) => l,
+                    None => rest,
+                };
+                take = take.clamp(0, rest);
+                let slice = &bytes[from as usize..(from + take) as usize];
+                Ok(plain(String::from_utf8_lossy(slice).into_owned()))
+            }
+            Func::Int | Func::Real => {
+                let is_int = found.func == Func::Int;
+                let label = if is_int { "$INT()" } else { "$REAL()" };
+                let fmt = body.find(',').map(|i| &body[i + 1..]);
+                if let Some(f) = fmt {
+                    let ok = matches!(
+                        (printf::class_of(f), is_int),
+                        (Some(Class::Int), true) | (Some(Class::Float), false)
+                    );
+                    if !ok {
+                        return err(format!(
+                            "{label} error: '{f}' is not a valid format specifier"
+                        ));
+                    }
+                }
+                let value = self.argument(body, 0, chain, depth)?.unwrap_or_default();
+                if is_int {
+                    let Some(i) = long_param(&value) else {
+                        return err(format!(
+                            "$INT() error: {value} does not evaluate to an integer"
+                        ));
+                    };
+                    Ok(plain(printf::format_int(fmt.unwrap_or("%d"), i)))
+                } else {
+                    let Some(r) = double_param(&value) else {
+                        return err(format!(
+                            "$REAL() error: {value} does not evaluate to a real"
+                        ));
+                    };
+                    let mut text = printf::format_real(fmt.unwrap_or("%.16G"), r);
+                    if fmt.is_some() && !text.contains('.') {
+                        text.push_str(".0");
+                    }
+                    Ok(plain(text))
+                }
+            }
+            Func::Str => {
+                let fmt = body.find(',').map(|i| &body[i + 1..]);
+                if let Some(f) = fmt
+                    && printf::class_of(f) != Some(Class::Str)
+                {
+                    return err(format!(
+                        "$STRING() error: '{f}' is not a valid format specifier"
+                    ));
+                }
+                let mut value = self.argument(body, 0, chain, depth)?.unwrap_or_default();
+                if let Some(classad::Value::Str(s)) = evaluate(&value) {
+                    value = String::from_utf8_lossy(&s).into_owned();
+                }
+                Ok(plain(match fmt {
+                    Some(f) => printf::format_str(f, &value),
+                    None => value,
+                }))
+            }
+            Func::Eval => {
+                let (text, chain) = match self.lookup(body) {
+                    Some((raw, _)) if is_valid_name(body) => {
+                        if in_chain(chain, body) {
+                            return Err(recursion_error(chain, body));
+                        }
+                        let mut c = chain.to_vec();
+                        c.push(body.to_string());
+                        (raw.to_string(), c)
+                    }
+                    _ => (body.to_string(), chain.to_vec()),
+                };
+                let expanded = self.expand_opts(&text, &chain, depth + 1, false)?;
+                // What does not parse (or evaluate) gives nothing.
+                let result = match evaluate(&expanded) {
+                    Some(classad::Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
+                    Some(v) => classad::vm::print::value_to_string(&v),
+                    None => String::new(),
+                };
+                Ok(plain(result))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_plain_and_default() {
+        let none = |_: Func, _: &[u8]| false;
+        let f = next_macro(b"x$(A:b c)y", 0, &none).unwrap();
+        assert_eq!((f.dollar, f.body, f.colon, f.right), (1, 3, Some(5), 9));
+        assert!(next_macro(b"$(A B)", 0, &none).is_none());
+        assert!(next_macro(b"$$(A)", 0, &none).is_none());
+        let f = next_macro(b"$(Z:(p)q)", 0, &none).unwrap();
+        assert_eq!(f.right, 9);
+    }
+
+    #[test]
+    fn filenames() {
+        let p = "/tmp/dir/simulate.exe";
+        let f = |flags: &str| filename_function(flags.as_bytes(), Func::Filename, p);
+        assert_eq!(f("p"), "/tmp/dir/");
+        assert_eq!(f("d"), "dir/");
+        assert_eq!(f("n"), "simulate");
+        assert_eq!(f("x"), ".exe");
+        assert_eq!(f("nx"), "simulate.exe");
+        assert_eq!(f("db"), "dir");
+        assert_eq!(f("xb"), "exe");
+        assert_eq!(f("q"), "\"/tmp/dir/simulate.exe\"");
+        assert_eq!(f("qa"), "'/tmp/dir/simulate.exe'");
+        assert_eq!(f("w"), "\\tmp\\dir\\simulate.exe");
+        assert_eq!(f("pb"), "/tmp/dir");
+        assert_eq!(f("dd"), "tmp/dir/");
+        assert_eq!(f("qn"), "\"simulate\"");
+        assert_eq!(filename_function(b"p", Func::Filename, "plain.txt"), "");
+        assert_eq!(
+            filename_function(b"nx", Func::Filename, "plain.txt"),
+            "plain.txt"
+        );
+    }
+}

@@ -1,0 +1,1255 @@
+//! The match engine: Requirements split into clauses, each clause's value
+//! cached per group of ads that agree on every attribute it can read.
+//!
+//! A clause (a top-level `&&` operand of a `Requirements`, followed through
+//! references to the ad's own conjunctions such as `START` and
+//! `WithinResourceLimits`) is evaluated in one ad (MY) against the other
+//! (TARGET). Walking its references, and the references of every
+//! attribute they reach on either side, gives two *projections*: the names
+//! it can read in MY's ad and in TARGET's. Ads that agree on a projection
+//! (same constant value, same compiled expression, or both missing) form a
+//! *group*. A clause *instance* is a clause in one MY-group; its value is
+//! computed once per TARGET-group. A slot ad and a job ad match when every
+//! instance of both is true, so the engine turns a pool into a few thousand
+//! evaluations and bitset operations.
+//!
+//! Ads that agree on every projection their side is read through, and
+//! have the same instances, form an *autocluster*: the match matrix is
+//! computed between autoclusters.
+
+use crate::refs::{self, Refs};
+use classad::syntax::{Expr, ExprKind, Literal, Span};
+use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, Vm};
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// The job side.
+pub(crate) const JOB: usize = 0;
+/// The slot side.
+pub(crate) const SLOT: usize = 1;
+
+const NONE: u32 = u32::MAX;
+
+/// What an ad holds under one name, compared exactly.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Atom {
+    Absent,
+    Undefined,
+    Error,
+    Bool(bool),
+    Int(i64),
+    Real(u64),
+    Str(Arc<[u8]>),
+    AbsTime(i64, i32),
+    RelTime(u64),
+    /// A compiled expression, by identity (shared programs are one object).
+    Program(usize),
+    Name(Symbol),
+}
+
+fn atom(ad: &AdRef, symbol: &Symbol) -> Atom {
+    let Some(slot) = ad.body.slot(symbol) else {
+        return Atom::Absent;
+    };
+    match ad.body.constant(slot) {
+        Some(Value::Undefined) => Atom::Undefined,
+        Some(Value::Error) => Atom::Error,
+        Some(Value::Bool(b)) => Atom::Bool(*b),
+        Some(Value::Int(i)) => Atom::Int(*i),
+        Some(Value::Real(r)) => Atom::Real(r.to_bits()),
+        Some(Value::Str(s)) => Atom::Str(s.clone()),
+        Some(Value::AbsTime(t)) => Atom::AbsTime(t.secs, t.offset),
+        Some(Value::RelTime(r)) => Atom::RelTime(r.to_bits()),
+        _ => Atom::Program(Arc::as_ptr(&ad.body.attribute(slot).program) as usize),
+    }
+}
+
+/// Whether a Requirements value lets a match through: true, or a non-zero
+/// number (HTCondor's `&&` reads numbers as booleans).
+pub fn truthy(value: &Value) -> bool {
+    match *value {
+        Value::Bool(b) => b,
+        Value::Int(i) => i != 0,
+        Value::Real(r) => r != 0.0,
+        _ => false,
+    }
+}
+
+/// A Rank value as HTCondor's `EvalFloat` reads it.
+pub fn rank_number(value: &Value) -> f64 {
+    match *value {
+        Value::Int(i) => i as f64,
+        Value::Real(r) => r,
+        Value::Bool(b) => f64::from(u8::from(b)),
+        _ => 0.0,
+    }
+}
+
+/// The lowest policy rank, HTCondor's `-FLT_MAX`.
+pub const LOWEST_POLICY_RANK: f64 = -(f32::MAX as f64);
+
+/// A policy rank: a number, or lowest when it is not one.
+pub fn policy_number(value: &Value) -> f64 {
+    match *value {
+        Value::Int(i) => i as f64,
+        Value::Real(r) => r,
+        Value::Bool(b) => f64::from(u8::from(b)),
+        _ => LOWEST_POLICY_RANK,
+    }
+}
+
+/// A set of names on one side, or every name.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Names {
+    Some(Vec<String>),
+    All,
+}
+
+struct Projection {
+    side: usize,
+    /// A program to the first program seen with the same text: ads
+    /// compiled on different threads hold different copies.
+    canon: HashMap<usize, usize>,
+    texts: HashMap<String, usize>,
+    symbols: Option<Vec<Symbol>>,
+    groups: HashMap<Vec<Atom>, u32>,
+    /// The group of each unit of the side (NONE: not computed yet).
+    group_of: Vec<u32>,
+    /// A unit of each group.
+    reps: Vec<u32>,
+}
+
+impl Projection {
+    fn canonical(&mut self, ad: &AdRef, symbol: &Symbol, atom: Atom) -> Atom {
+        let Atom::Program(ptr) = atom else {
+            return atom;
+        };
+        if let Some(&c) = self.canon.get(&ptr) {
+            return Atom::Program(c);
+        }
+        let text = ad
+            .body
+            .slot(symbol)
+            .map(|s| classad::syntax::unparse(&ad.body.attribute(s).source))
+            .unwrap_or_default();
+        let c = *self.texts.entry(text).or_insert(ptr);
+        self.canon.insert(ptr, c);
+        Atom::Program(c)
+    }
+
+    fn key(&mut self, ad: &AdRef) -> Vec<Atom> {
+        match self.symbols.clone() {
+            Some(symbols) => symbols
+                .iter()
+                .map(|s| {
+                    let a = atom(ad, s);
+                    self.canonical(ad, s, a)
+                })
+                .collect(),
+            None => {
+                let mut pairs: Vec<(Symbol, Atom)> = ad
+                    .body
+                    .attributes()
+                    .iter()
+                    .map(|a| {
+                        let s = Symbol::new(a.name.as_str());
+                        let v = atom(ad, &s);
+                        let v = self.canonical(ad, &s, v);
+                        (s, v)
+                    })
+                    .collect();
+                pairs.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+                let mut key = Vec::with_capacity(pairs.len() * 2 + 1);
+                key.push(Atom::Bool(ad.body.shadows_special_names()));
+                for (s, v) in pairs {
+                    key.push(Atom::Name(s));
+                    key.push(v);
+                }
+                key
+            }
+        }
+    }
+
+    fn group(&mut self, unit: u32, ad: &AdRef) -> u32 {
+        let u = unit as usize;
+        if u < self.group_of.len() && self.group_of[u] != NONE {
+            return self.group_of[u];
+        }
+        if self.group_of.len() <= u {
+            self.group_of.resize(u + 1, NONE);
+        }
+        let key = self.key(ad);
+        let next = self.reps.len() as u32;
+        let g = *self.groups.entry(key).or_insert(next);
+        if g == next {
+            self.reps.push(unit);
+        }
+        self.group_of[u] = g;
+        g
+    }
+
+    /// The side of the ads that read through this projection.
+    fn side_of_my(&self) -> usize {
+        1 - self.side
+    }
+
+    fn assign_all(&mut self, ads: &[AdRef]) {
+        for (u, ad) in ads.iter().enumerate() {
+            self.group(u as u32, ad);
+        }
+    }
+}
+
+#[derive(Clone)]
+enum PredKind {
+    /// An attribute evaluated as such (its circular-reference guard on).
+    Attr(Symbol),
+    /// An expression compiled on its own.
+    Clause(Arc<Program>),
+}
+
+/// A clause `operand op TARGET.name` (or the other way round), computed
+/// as one operator application per pair once the operand (per MY group)
+/// and `TARGET.name` (per TARGET group) are known, where both read only
+/// their own ad.
+struct Split {
+    op: classad::syntax::BinaryOp,
+    operand: Arc<Expr>,
+    program: Arc<Program>,
+    name: Symbol,
+    target_left: bool,
+}
+
+struct Pred {
+    side: usize,
+    /// Read as a Rank (EvalFloat), not as a truth value.
+    rank: bool,
+    kind: PredKind,
+    split: Option<Split>,
+    own: u32,
+    target: u32,
+    /// The text, for analysis.
+    text: String,
+}
+
+/// One predicate in one group of ads: its values per TARGET group.
+pub(crate) struct Instance {
+    pred: u32,
+    rep: u32,
+    values: Vec<Option<f64>>,
+}
+
+#[derive(Clone)]
+enum Item {
+    Pred(u32),
+    /// A reference to an own attribute, flattened into that attribute's
+    /// conjuncts in the ads that have it, else evaluated as the fallback.
+    Flat(Symbol, u32),
+}
+
+/// What a unit is made of.
+#[derive(Clone, Default)]
+pub(crate) struct UnitInfo {
+    /// The instances of the unit's Requirements clauses.
+    pub requirements: Vec<u32>,
+    /// The instances of value predicates: the job Rank, or the slot's
+    /// pre- and post-job policy ranks.
+    pub values: Vec<u32>,
+    /// The unit's autocluster.
+    pub cluster: u32,
+}
+
+/// Policy expressions evaluated with MY = slot, TARGET = job.
+#[derive(Clone, Default)]
+pub struct PolicyExprs {
+    /// `NEGOTIATOR_PRE_JOB_RANK`.
+    pub pre: Option<Expr>,
+    /// `NEGOTIATOR_POST_JOB_RANK`.
+    pub post: Option<Expr>,
+}
+
+/// The engine over a fixed set of job ads and a growing set of slot ads.
+pub(crate) struct Engine {
+    strict: bool,
+    registry: Arc<Registry>,
+    pub units: [Vec<AdRef>; 2],
+    pub info: [Vec<UnitInfo>; 2],
+    /// How many units each side had when the engine was built: the side-wide
+    /// reference graph covers them (later slot units are carved copies).
+    edges: [HashMap<String, Arc<Refs>>; 2],
+    refs_memo: HashMap<usize, Arc<Refs>>,
+    projections: Vec<Projection>,
+    projection_index: HashMap<(usize, Names), u32>,
+    preds: Vec<Pred>,
+    pred_index: HashMap<(usize, String), u32>,
+    items_memo: HashMap<(usize, usize), Option<Arc<[Item]>>>,
+    pub instances: Vec<Instance>,
+    instance_index: HashMap<(u32, u32), u32>,
+    /// Per side, the projections that the other side reads it through.
+    read_through: [BTreeSet<u32>; 2],
+    clusters: [HashMap<Vec<u32>, u32>; 2],
+    /// A unit of each autocluster.
+    pub cluster_reps: [Vec<u32>; 2],
+    policy: [Option<u32>; 2],
+    rank_pred: Option<u32>,
+    /// The predicates some unit used when the engine was built: the
+    /// autoclusters account for their projections only.
+    used_preds: std::collections::HashSet<u32>,
+    /// A unit added later uses another predicate: autoclusters may no
+    /// longer stand for their members.
+    pub clusters_inexact: bool,
+    requirements: Symbol,
+}
+
+/// The rank tuple of a match: pre-job, job, post-job.
+pub type RankTuple = (f64, f64, f64);
+
+/// Whether `a` is a strictly better rank tuple than `b`.
+pub fn better(a: &RankTuple, b: &RankTuple) -> bool {
+    if a.0 != b.0 {
+        return a.0 > b.0;
+    }
+    if a.1 != b.1 {
+        return a.1 > b.1;
+    }
+    a.2 > b.2
+}
+
+fn literal_expr(value: &Value) -> Expr {
+    let lit = match *value {
+        Value::Int(i) => Literal::Integer(i),
+        Value::Real(r) => Literal::Real(r),
+        _ => Literal::Undefined,
+    };
+    Expr {
+        kind: ExprKind::Literal(lit),
+        span: Span::default(),
+    }
+}
+
+impl Engine {
+    /// Builds the engine and its unit descriptions (not yet evaluated).
+    pub fn new(
+        jobs: Vec<AdRef>,
+        slots: Vec<AdRef>,
+        policy: &PolicyExprs,
+        strict: bool,
+    ) -> Result<Engine, String> {
+        let mut engine = Engine {
+            strict,
+            registry: classad::stdlib::shared_registry(),
+            units: [jobs, slots],
+            info: [Vec::new(), Vec::new()],
+            edges: [HashMap::new(), HashMap::new()],
+            refs_memo: HashMap::new(),
+            projections: Vec::new(),
+            projection_index: HashMap::new(),
+            preds: Vec::new(),
+            pred_index: HashMap::new(),
+            items_memo: HashMap::new(),
+            instances: Vec::new(),
+            instance_index: HashMap::new(),
+            read_through: [BTreeSet::new(), BTreeSet::new()],
+            clusters: [HashMap::new(), HashMap::new()],
+            cluster_reps: [Vec::new(), Vec::new()],
+            policy: [None, None],
+            rank_pred: None,
+            used_preds: Default::default(),
+            clusters_inexact: false,
+            requirements: Symbol::new("requirements"),
+        };
+        let rank = engine.attr_pred(JOB, "rank");
+        engine.preds[rank as usize].rank = true;
+        engine.rank_pred = Some(rank);
+        if let Some(pre) = &policy.pre {
+            engine.policy[0] = Some(
+                engine
+                    .clause_pred_keyed(SLOT, pre, "\u{0}policy")
+                    .ok_or("NEGOTIATOR_PRE_JOB_RANK does not compile")?,
+            );
+        }
+        if let Some(post) = &policy.post {
+            engine.policy[1] = Some(
+                engine
+                    .clause_pred_keyed(SLOT, post, "\u{0}policy")
+                    .ok_or("NEGOTIATOR_POST_JOB_RANK does not compile")?,
+            );
+        }
+        // Predicates first (they create the projections), then every
+        // projection's groups in parallel, then instances and clusters.
+        let mut preds_of: [Vec<(Vec<u32>, Vec<u32>)>; 2] = [Vec::new(), Vec::new()];
+        for side in [JOB, SLOT] {
+            for u in 0..engine.units[side].len() {
+                let reqs = engine.requirement_preds(side, u);
+                let values = engine.value_preds(side, u);
+                preds_of[side].push((reqs, values));
+            }
+        }
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        let t0 = std::time::Instant::now();
+        if trace {
+            eprintln!("  preds made; {} projections", engine.projections.len());
+            for p in &engine.preds {
+                let own = &engine.projections[p.own as usize].symbols;
+                let tg = &engine.projections[p.target as usize].symbols;
+                eprintln!(
+                    "    side {} own {:?} target {:?}: {}",
+                    p.side,
+                    own.as_ref().map(|v| v.len()),
+                    tg.as_ref().map(|v| v.len()),
+                    p.text
+                );
+            }
+        }
+        let mut used = vec![false; engine.projections.len()];
+        for list in preds_of.iter().flatten() {
+            for &p in list.0.iter().chain(&list.1) {
+                engine.used_preds.insert(p);
+                let pred = &engine.preds[p as usize];
+                used[pred.own as usize] = true;
+                used[pred.target as usize] = true;
+                engine.read_through[1 - pred.side].insert(pred.target);
+            }
+        }
+        let units = &engine.units;
+        engine
+            .projections
+            .par_iter_mut()
+            .zip(used)
+            .filter(|(_, used)| *used)
+            .for_each(|(p, _)| {
+                let t = std::time::Instant::now();
+                p.assign_all(&units[p.side]);
+                if trace && t.elapsed().as_millis() > 5 {
+                    eprintln!(
+                        "    projection side {} {:?}: {} groups, {:.3} s",
+                        p.side,
+                        p.symbols
+                            .as_ref()
+                            .map(|v| v.iter().map(|s| s.as_str().to_string()).collect::<Vec<_>>()),
+                        p.reps.len(),
+                        t.elapsed().as_secs_f64()
+                    );
+                }
+            });
+        if trace {
+            eprintln!("  groups {:.3} s", t0.elapsed().as_secs_f64());
+        }
+        for side in [JOB, SLOT] {
+            let preds = std::mem::take(&mut preds_of[side]);
+            for (u, (reqs, values)) in preds.into_iter().enumerate() {
+                let info = engine.unit_info(side, u as u32, &reqs, &values);
+                engine.info[side].push(info);
+            }
+        }
+        if trace {
+            eprintln!("  instances {:.3} s", t0.elapsed().as_secs_f64());
+            let mut cost: HashMap<u32, (usize, usize)> = HashMap::new();
+            for inst in &engine.instances {
+                let p = &engine.preds[inst.pred as usize];
+                let e = cost.entry(inst.pred).or_default();
+                e.0 += 1;
+                e.1 += engine.projections[p.target as usize].reps.len();
+            }
+            let mut list: Vec<_> = cost.into_iter().collect();
+            list.sort_by_key(|x| std::cmp::Reverse(x.1.1));
+            for (p, (n, total)) in list.iter().take(8) {
+                eprintln!(
+                    "    cost {total} ({n} instances): {}",
+                    engine.preds[*p as usize].text
+                );
+            }
+        }
+        Ok(engine)
+    }
+
+    fn value_preds(&mut self, side: usize, unit: usize) -> Vec<u32> {
+        if side == SLOT {
+            return self.policy.iter().flatten().copied().collect();
+        }
+        let fallback = self.rank_pred.into_iter().collect();
+        let ad = self.units[side][unit].clone();
+        if ad.body.shadows_special_names() {
+            return fallback;
+        }
+        let Some(attribute) = ad.body.get("rank") else {
+            return fallback;
+        };
+        // The job's own Rank expression, so that its groups are over the
+        // names it reads, not over every job's Rank.
+        let key = (usize::MAX, Arc::as_ptr(&attribute.program) as usize);
+        let items = match self.items_memo.get(&key) {
+            Some(items) => items.clone(),
+            None => {
+                let source = attribute.source.clone();
+                let text = format!("{}\u{0}rank", classad::syntax::unparse(&source));
+                let p = match self.pred_index.get(&(side, text.clone())) {
+                    Some(&p) => Some(p),
+                    None => classad::compile(&source).ok().map(|program| {
+                        let mut start = Refs::default();
+                        refs::collect(&source, &self.registry, self.strict, &mut start);
+                        let p =
+                            self.make_pred(side, text, PredKind::Clause(Arc::new(program)), &start);
+                        self.preds[p as usize].rank = true;
+                        self.preds[p as usize].text = classad::syntax::unparse(&source);
+                        p
+                    }),
+                };
+                let items: Option<Arc<[Item]>> = p
+                    .filter(|&p| !self.reads_own(p, "rank"))
+                    .map(|p| vec![Item::Pred(p)].into());
+                self.items_memo.insert(key, items.clone());
+                items
+            }
+        };
+        match items.as_deref() {
+            Some([Item::Pred(p)]) => vec![*p],
+            _ => fallback,
+        }
+    }
+
+    fn unit_info(&mut self, side: usize, unit: u32, reqs: &[u32], values: &[u32]) -> UnitInfo {
+        let mut info = UnitInfo::default();
+        for (list, preds) in [(&mut info.requirements, reqs), (&mut info.values, values)] {
+            for &p in preds {
+                let own = self.preds[p as usize].own;
+                let g =
+                    self.projections[own as usize].group(unit, &self.units[side][unit as usize]);
+                let next = self.instances.len() as u32;
+                let i = *self.instance_index.entry((p, g)).or_insert(next);
+                if i == next {
+                    let target = self.preds[p as usize].target as usize;
+                    let groups = self.projections[target].reps.len();
+                    self.instances.push(Instance {
+                        pred: p,
+                        rep: unit,
+                        values: vec![None; groups],
+                    });
+                }
+                list.push(i);
+            }
+        }
+        // The autocluster: the instances, and the groups of every
+        // projection the other side reads this one through.
+        let mut key: Vec<u32> = info.requirements.clone();
+        key.push(NONE);
+        key.extend(&info.values);
+        key.push(NONE);
+        let through: Vec<u32> = self.read_through[side].iter().copied().collect();
+        for p in through {
+            key.push(self.projections[p as usize].group(unit, &self.units[side][unit as usize]));
+        }
+        let next = self.cluster_reps[side].len() as u32;
+        let c = *self.clusters[side].entry(key).or_insert(next);
+        if c == next {
+            self.cluster_reps[side].push(unit);
+        }
+        info.cluster = c;
+        info
+    }
+
+    /// Adds a slot ad (a carved slot) and describes it.
+    pub fn add_slot(&mut self, ad: AdRef) -> u32 {
+        let unit = self.units[SLOT].len() as u32;
+        self.units[SLOT].push(ad);
+        let reqs = self.requirement_preds(SLOT, unit as usize);
+        let values = self.value_preds(SLOT, unit as usize);
+        if reqs
+            .iter()
+            .chain(&values)
+            .any(|p| !self.used_preds.contains(p))
+        {
+            self.clusters_inexact = true;
+        }
+        let info = self.unit_info(SLOT, unit, &reqs, &values);
+        self.info[SLOT].push(info);
+        unit
+    }
+
+    // ----- references -----
+
+    fn refs_of_attribute(&mut self, attribute: &Attribute) -> Arc<Refs> {
+        if attribute
+            .program
+            .as_constant()
+            .is_some_and(|v| !matches!(v, Value::List(_) | Value::LazyList(_) | Value::Ad(_)))
+        {
+            return Arc::new(Refs::default());
+        }
+        let key = Arc::as_ptr(&attribute.program) as usize;
+        if let Some(r) = self.refs_memo.get(&key) {
+            return r.clone();
+        }
+        let mut r = Refs::default();
+        refs::collect(&attribute.source, &self.registry, self.strict, &mut r);
+        let r = Arc::new(r);
+        self.refs_memo.insert(key, r.clone());
+        r
+    }
+
+    /// What the attribute `name` can read, over every ad of `side`.
+    fn edges(&mut self, side: usize, name: &str) -> Arc<Refs> {
+        if let Some(e) = self.edges[side].get(name) {
+            return e.clone();
+        }
+        let symbol = Symbol::new(name);
+        let mut own = BTreeSet::new();
+        let mut target = BTreeSet::new();
+        let mut opaque = false;
+        let mut seen = std::collections::HashSet::new();
+        for u in 0..self.units[side].len() {
+            let ad = self.units[side][u].clone();
+            if ad.body.shadows_special_names() {
+                opaque = true;
+                break;
+            }
+            let Some(slot) = ad.body.slot(&symbol) else {
+                continue;
+            };
+            let attribute = ad.body.attribute(slot);
+            if !seen.insert(Arc::as_ptr(&attribute.program) as usize) {
+                continue;
+            }
+            let r = self.refs_of_attribute(attribute);
+            opaque |= r.opaque;
+            own.extend(r.own.iter().cloned());
+            target.extend(r.target.iter().cloned());
+            if opaque {
+                break;
+            }
+        }
+        let e = Arc::new(Refs {
+            own: own.into_iter().collect(),
+            target: target.into_iter().collect(),
+            opaque,
+        });
+        self.edges[side].insert(name.to_string(), e.clone());
+        e
+    }
+
+    /// The projections (own side, other side) of an expression evaluated on
+    /// `side`, closed over every attribute reachable on either side.
+    fn closure(&mut self, side: usize, start: &Refs) -> [Names; 2] {
+        let mut sets: [BTreeSet<String>; 2] = [BTreeSet::new(), BTreeSet::new()];
+        let mut all = [false, false];
+        let mut queue: Vec<(usize, String)> = Vec::new();
+        let add =
+            |s: usize, n: &str, sets: &mut [BTreeSet<String>; 2], q: &mut Vec<(usize, String)>| {
+                if sets[s].insert(n.to_string()) {
+                    q.push((s, n.to_string()));
+                }
+            };
+        if start.opaque {
+            all = [true, true];
+        }
+        for n in &start.own {
+            add(side, n, &mut sets, &mut queue);
+        }
+        for n in &start.target {
+            add(1 - side, n, &mut sets, &mut queue);
+        }
+        while let Some((s, n)) = queue.pop() {
+            if all[0] && all[1] {
+                break;
+            }
+            let e = self.edges(s, &n);
+            if e.opaque {
+                all = [true, true];
+            }
+            for m in &e.own {
+                add(s, m, &mut sets, &mut queue);
+            }
+            for m in &e.target {
+                add(1 - s, m, &mut sets, &mut queue);
+            }
+        }
+        let names = |i: usize, sets: &mut [BTreeSet<String>; 2]| {
+            if all[i] {
+                Names::All
+            } else {
+                Names::Some(std::mem::take(&mut sets[i]).into_iter().collect())
+            }
+        };
+        let own = names(side, &mut sets);
+        let other = names(1 - side, &mut sets);
+        [own, other]
+    }
+
+    fn projection(&mut self, side: usize, names: Names) -> u32 {
+        if let Some(&p) = self.projection_index.get(&(side, names.clone())) {
+            return p;
+        }
+        let id = self.projections.len() as u32;
+        let symbols = match &names {
+            Names::Some(list) => Some(list.iter().map(|n| Symbol::new(n)).collect()),
+            Names::All => None,
+        };
+        self.projections.push(Projection {
+            side,
+            canon: HashMap::new(),
+            texts: HashMap::new(),
+            symbols,
+            groups: HashMap::new(),
+            group_of: Vec::new(),
+            reps: Vec::new(),
+        });
+        self.projection_index.insert((side, names), id);
+        id
+    }
+
+    fn make_pred(&mut self, side: usize, key: String, kind: PredKind, start: &Refs) -> u32 {
+        let [own, other] = self.closure(side, start);
+        let own = self.projection(side, own);
+        let target = self.projection(1 - side, other);
+        let id = self.preds.len() as u32;
+        self.preds.push(Pred {
+            side,
+            rank: false,
+            kind,
+            split: None,
+            own,
+            target,
+            text: key.clone(),
+        });
+        self.pred_index.insert((side, key), id);
+        id
+    }
+
+    fn attr_pred(&mut self, side: usize, name: &str) -> u32 {
+        let key = format!("{name}\u{0}attr");
+        if let Some(&p) = self.pred_index.get(&(side, key.clone())) {
+            return p;
+        }
+        let start = Refs {
+            own: vec![name.to_ascii_lowercase()],
+            target: Vec::new(),
+            opaque: false,
+        };
+        let id = self.make_pred(side, key, PredKind::Attr(Symbol::new(name)), &start);
+        self.preds[id as usize].text = name.to_string();
+        id
+    }
+
+    fn clause_pred(&mut self, side: usize, expr: &Expr) -> Option<u32> {
+        self.clause_pred_keyed(side, expr, "")
+    }
+
+    /// A clause predicate; `reading` keeps predicates of the same text
+    /// apart when their values are read differently (policy ranks).
+    fn clause_pred_keyed(&mut self, side: usize, expr: &Expr, reading: &str) -> Option<u32> {
+        let key = format!("{}{reading}", classad::syntax::unparse(expr));
+        if let Some(&p) = self.pred_index.get(&(side, key.clone())) {
+            return Some(p);
+        }
+        let program = classad::compile(expr).ok()?;
+        let mut start = Refs::default();
+        refs::collect(expr, &self.registry, self.strict, &mut start);
+        let split = refs::target_comparison(expr).and_then(|(op, operand, name, target_left)| {
+            Some(Split {
+                op,
+                program: Arc::new(classad::compile(operand).ok()?),
+                operand: Arc::new(operand.clone()),
+                name: Symbol::new(&name),
+                target_left,
+            })
+        });
+        let id = self.make_pred(side, key, PredKind::Clause(Arc::new(program)), &start);
+        self.preds[id as usize].split = split;
+        Some(id)
+    }
+
+    /// Whether predicate `p` can read the attribute `name` of its own ad.
+    fn reads_own(&self, p: u32, name: &str) -> bool {
+        let pred = &self.preds[p as usize];
+        match &self.projections[pred.own as usize].symbols {
+            None => true,
+            Some(symbols) => symbols.iter().any(|s| s.as_str() == name),
+        }
+    }
+
+    /// The conjuncts of attribute `name` whose compiled program is
+    /// `attribute`, or None when it should be evaluated whole (a single
+    /// clause, or one that can reach the attribute itself again, where the
+    /// circular-reference rule would see a difference).
+    fn items(&mut self, side: usize, name: &Symbol, attribute: &Attribute) -> Option<Arc<[Item]>> {
+        let key = (side, Arc::as_ptr(&attribute.program) as usize);
+        if let Some(items) = self.items_memo.get(&key) {
+            return items.clone();
+        }
+        let source = attribute.source.clone();
+        let parts = refs::conjuncts(&source);
+        let mut items = Vec::with_capacity(parts.len());
+        let mut ok = true;
+        for part in &parts {
+            if !ok {
+                break;
+            }
+            let Some(p) = self.clause_pred(side, part) else {
+                ok = false;
+                break;
+            };
+            if self.reads_own(p, name.as_str()) {
+                ok = false;
+                break;
+            }
+            match refs::own_reference(part) {
+                Some((n, _)) => items.push(Item::Flat(Symbol::new(&n), p)),
+                None => items.push(Item::Pred(p)),
+            }
+        }
+        let result: Option<Arc<[Item]>> = ok.then(|| items.into());
+        self.items_memo.insert(key, result.clone());
+        result
+    }
+
+    fn requirement_preds(&mut self, side: usize, unit: usize) -> Vec<u32> {
+        let ad = self.units[side][unit].clone();
+        let root = self.attr_pred(side, "requirements");
+        let mut out = Vec::new();
+        if ad.body.shadows_special_names() {
+            out.push(root);
+            return out;
+        }
+        let requirements = self.requirements.clone();
+        self.flatten(side, &ad, &requirements, root, 0, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn flatten(
+        &mut self,
+        side: usize,
+        ad: &AdRef,
+        name: &Symbol,
+        fallback: u32,
+        depth: u32,
+        out: &mut Vec<u32>,
+    ) {
+        let Some(slot) = ad.body.slot(name) else {
+            out.push(fallback);
+            return;
+        };
+        if depth > 8 {
+            out.push(fallback);
+            return;
+        }
+        let attribute = ad.body.attribute(slot).clone();
+        match self.items(side, name, &attribute) {
+            None => out.push(fallback),
+            Some(items) => {
+                for item in items.iter() {
+                    match item {
+                        Item::Pred(p) => out.push(*p),
+                        Item::Flat(n, p) => self.flatten(side, ad, n, *p, depth + 1, out),
+                    }
+                }
+            }
+        }
+    }
+
+    // ----- evaluation -----
+
+    fn evaluate_pred(&self, vm: &mut Vm, p: u32, my: &AdRef, target: &AdRef) -> Value {
+        match &self.preds[p as usize].kind {
+            PredKind::Attr(symbol) => vm.evaluate_attribute(my, symbol, Some(target)),
+            PredKind::Clause(program) => vm.evaluate_in_match(program, my, target),
+        }
+    }
+
+    fn number(&self, p: u32, value: &Value) -> f64 {
+        if self.preds[p as usize].rank {
+            rank_number(value)
+        } else if self.policy.contains(&Some(p)) {
+            policy_number(value)
+        } else {
+            f64::from(u8::from(truthy(value)))
+        }
+    }
+
+    /// Computes every instance's value for every group known now, in
+    /// parallel.
+    pub fn evaluate_all(&mut self, threads: usize) -> Result<(), String> {
+        let mut instances = std::mem::take(&mut self.instances);
+        let result = {
+            let this = &*self;
+            run_pool(threads, || {
+                // `TARGET.name` of each split predicate, per TARGET group,
+                // where it reads nothing but its own ad.
+                let sides: Vec<(u32, Vec<Option<Value>>)> = (0..this.preds.len() as u32)
+                    .into_par_iter()
+                    .filter(|&p| this.preds[p as usize].split.is_some())
+                    .map_init(Vm::default, |vm, p| (p, this.target_operands(vm, p)))
+                    .collect();
+                let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
+                instances
+                    .par_iter_mut()
+                    .for_each_init(Vm::default, |vm, inst| {
+                        let pred = &this.preds[inst.pred as usize];
+                        let my = &this.units[pred.side][inst.rep as usize];
+                        let target = &this.projections[pred.target as usize];
+                        inst.values.resize(target.reps.len(), None);
+                        let split = pred.split.as_ref().and_then(|split| {
+                            let operand = this.own_operand(vm, split, my, target)?;
+                            Some((split, operand, sides.get(&inst.pred)?))
+                        });
+                        for (g, slot) in inst.values.iter_mut().enumerate() {
+                            if slot.is_some() {
+                                continue;
+                            }
+                            if let Some((split, operand, sides)) = &split
+                                && let Some(Some(other)) = sides.get(g)
+                            {
+                                let v = if split.target_left {
+                                    classad::vm::ops::binary(
+                                        split.op,
+                                        other.clone(),
+                                        operand.clone(),
+                                    )
+                                } else {
+                                    classad::vm::ops::binary(
+                                        split.op,
+                                        operand.clone(),
+                                        other.clone(),
+                                    )
+                                };
+                                *slot = Some(this.number(inst.pred, &v));
+                                continue;
+                            }
+                            let other = &this.units[1 - pred.side][target.reps[g] as usize];
+                            let v = this.evaluate_pred(vm, inst.pred, my, other);
+                            *slot = Some(this.number(inst.pred, &v));
+                        }
+                    });
+            })
+        };
+        self.instances = instances;
+        result
+    }
+
+    /// The operand of a split predicate in `my`, if it reads only `my` and
+    /// is a scalar.
+    fn own_operand(
+        &self,
+        vm: &mut Vm,
+        split: &Split,
+        my: &AdRef,
+        target: &Projection,
+    ) -> Option<Value> {
+        if !refs::self_contained(
+            my,
+            &split.operand,
+            &self.registry,
+            self.strict,
+            &mut Vec::new(),
+        ) {
+            return None;
+        }
+        let any = &self.units[1 - target.side_of_my()][*target.reps.first()? as usize];
+        scalar(vm.evaluate_in_match(&split.program, my, any))
+    }
+
+    /// `TARGET.name` of split predicate `p` per TARGET group (None where it
+    /// reads more than its own ad, or is not a scalar).
+    fn target_operands(&self, vm: &mut Vm, p: u32) -> Vec<Option<Value>> {
+        let pred = &self.preds[p as usize];
+        let Some(split) = &pred.split else {
+            return Vec::new();
+        };
+        let target = &self.projections[pred.target as usize];
+        let my_side = &self.units[pred.side];
+        let Some(any_my) = my_side.first() else {
+            return Vec::new();
+        };
+        target
+            .reps
+            .iter()
+            .map(|&u| {
+                let ad = &self.units[1 - pred.side][u as usize];
+                match ad.body.slot(&split.name) {
+                    None => Some(Value::Undefined),
+                    Some(slot) => {
+                        let source = ad.body.attribute(slot).source.clone();
+                        if refs::self_contained(
+                            ad,
+                            &source,
+                            &self.registry,
+                            self.strict,
+                            &mut vec![split.name.as_str().to_string()],
+                        ) {
+                            scalar(vm.evaluate_attribute(ad, &split.name, Some(any_my)))
+                        } else {
+                            None
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The value of instance `i` against unit `unit` of the other side,
+    /// computed now if needed.
+    pub fn value(&mut self, vm: &mut Vm, i: u32, unit: u32) -> f64 {
+        let inst = &self.instances[i as usize];
+        let pred = inst.pred;
+        let (side, target) = {
+            let p = &self.preds[pred as usize];
+            (p.side, p.target)
+        };
+        let g = self.projections[target as usize].group(unit, &self.units[1 - side][unit as usize])
+            as usize;
+        let inst = &mut self.instances[i as usize];
+        if inst.values.len() <= g {
+            inst.values.resize(g + 1, None);
+        }
+        if let Some(v) = inst.values[g] {
+            return v;
+        }
+        let rep = inst.rep;
+        let target_rep = self.projections[target as usize].reps[g];
+        let my = self.units[side][rep as usize].clone();
+        let other = self.units[1 - side][target_rep as usize].clone();
+        let v = self.evaluate_pred(vm, pred, &my, &other);
+        let n = self.number(pred, &v);
+        self.instances[i as usize].values[g] = Some(n);
+        n
+    }
+
+    /// The value of instance `i` against the other side's unit, from the
+    /// values computed so far (for the parallel phase; None if missing).
+    pub fn cached_value(&self, i: u32, unit: u32) -> Option<f64> {
+        let inst = &self.instances[i as usize];
+        let p = &self.preds[inst.pred as usize];
+        let g = *self.projections[p.target as usize]
+            .group_of
+            .get(unit as usize)?;
+        if g == NONE {
+            return None;
+        }
+        inst.values.get(g as usize).copied().flatten()
+    }
+
+    /// Whether job unit `j` and slot unit `s` match, and their rank tuple.
+    pub fn pair(&mut self, vm: &mut Vm, j: u32, s: u32) -> Option<RankTuple> {
+        for k in 0..self.info[JOB][j as usize].requirements.len() {
+            let i = self.info[JOB][j as usize].requirements[k];
+            if self.value(vm, i, s) == 0.0 {
+                return None;
+            }
+        }
+        for k in 0..self.info[SLOT][s as usize].requirements.len() {
+            let i = self.info[SLOT][s as usize].requirements[k];
+            if self.value(vm, i, j) == 0.0 {
+                return None;
+            }
+        }
+        Some(self.ranks(vm, j, s))
+    }
+
+    /// Whether instance `i` can read a slot's `Cpus`, `Memory` or `Disk`,
+    /// the attributes carving changes.
+    fn reads_carved(&self, i: u32) -> bool {
+        let pred = &self.preds[self.instances[i as usize].pred as usize];
+        let projection = if pred.side == SLOT {
+            pred.own
+        } else {
+            pred.target
+        };
+        match &self.projections[projection as usize].symbols {
+            None => true,
+            Some(symbols) => symbols
+                .iter()
+                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk")),
+        }
+    }
+
+    /// The rank tuple of a job unit and a slot unit.
+    pub fn ranks(&mut self, vm: &mut Vm, j: u32, s: u32) -> RankTuple {
+        let job_values = self.info[JOB][j as usize].values.clone();
+        let slot_values = self.info[SLOT][s as usize].values.clone();
+        let rank = job_values.first().map_or(0.0, |&i| self.value(vm, i, s));
+        let mut policy = [LOWEST_POLICY_RANK; 2];
+        let mut k = 0;
+        let present = self.policy.map(|p| p.is_some());
+        for (which, p) in present.into_iter().enumerate() {
+            if p {
+                policy[which] = self.value(vm, slot_values[k], j);
+                k += 1;
+            }
+        }
+        (policy[0], rank, policy[1])
+    }
+
+    /// The rank tuple from cached values (parallel phase).
+    pub fn cached_ranks(&self, j: u32, s: u32) -> Option<RankTuple> {
+        let job_values = &self.info[JOB][j as usize].values;
+        let slot_values = &self.info[SLOT][s as usize].values;
+        let rank = match job_values.first() {
+            Some(&i) => self.cached_value(i, s)?,
+            None => 0.0,
+        };
+        let mut policy = [LOWEST_POLICY_RANK; 2];
+        let mut k = 0;
+        for (which, p) in self.policy.iter().enumerate() {
+            if p.is_some() {
+                policy[which] = self.cached_value(slot_values[k], j)?;
+                k += 1;
+            }
+        }
+        Some((policy[0], rank, policy[1]))
+    }
+
+    /// The match matrix between job autoclusters and slot autoclusters:
+    /// per job cluster, a bitset over slot clusters.
+    ///
+    /// With `invariant`, only the instances that carving cannot change
+    /// count: a pair they reject stays rejected after any carving.
+    pub fn matrix(&self, threads: usize, invariant: bool) -> Result<Vec<Vec<u64>>, String> {
+        let counts = |i: &u32| !invariant || !self.reads_carved(*i);
+        let nj = self.cluster_reps[JOB].len();
+        let ns = self.cluster_reps[SLOT].len();
+        // Each instance as a bitset over the other side's clusters.
+        let mut out: Vec<Vec<u64>> = Vec::new();
+        run_pool(threads, || {
+            let bits = |i: u32, side: usize| -> Vec<u64> {
+                let other = 1 - side;
+                let reps = &self.cluster_reps[other];
+                let mut b = vec![0u64; reps.len().div_ceil(64)];
+                for (c, &u) in reps.iter().enumerate() {
+                    if self.cached_value(i, u).unwrap_or(0.0) != 0.0 {
+                        b[c / 64] |= 1 << (c % 64);
+                    }
+                }
+                b
+            };
+            let mut used: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
+            for side in [JOB, SLOT] {
+                for &u in &self.cluster_reps[side] {
+                    used[side].extend(&self.info[side][u as usize].requirements);
+                }
+            }
+            let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
+                let list: Vec<u32> = used[side].iter().copied().collect();
+                list.par_iter().map(|&i| (i, bits(i, side))).collect()
+            });
+            // Slot side, transposed: per slot cluster, the job clusters it accepts.
+            let slot_accepts: Vec<Vec<u64>> = (0..ns)
+                .into_par_iter()
+                .map(|c| {
+                    let u = self.cluster_reps[SLOT][c];
+                    let mut acc = vec![!0u64; nj.div_ceil(64)];
+                    for i in self.info[SLOT][u as usize]
+                        .requirements
+                        .iter()
+                        .filter(|i| counts(i))
+                    {
+                        for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
+                            *a &= b;
+                        }
+                    }
+                    acc
+                })
+                .collect();
+            out = (0..nj)
+                .into_par_iter()
+                .map(|c| {
+                    let u = self.cluster_reps[JOB][c];
+                    let mut acc = vec![!0u64; ns.div_ceil(64)];
+                    for i in self.info[JOB][u as usize]
+                        .requirements
+                        .iter()
+                        .filter(|i| counts(i))
+                    {
+                        for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
+                            *a &= b;
+                        }
+                    }
+                    for (w, word) in acc.iter_mut().enumerate() {
+                        let mut bits = *word;
+                        while bits != 0 {
+                            let k = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            let s = w * 64 + k;
+                            if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
+                                *word &= !(1 << k);
+                            }
+                        }
+                    }
+                    acc
+                })
+                .collect();
+        })?;
+        Ok(out)
+    }
+
+    /// Number of predicates so far: one made after the engine was built
+    /// may split autoclusters, so callers then evaluate per ad.
+    pub fn pred_count(&self) -> usize {
+        self.preds.len()
+    }
+
+    /// Number of predicates and instances, and groups over all projections.
+    pub fn stats(&self) -> (usize, usize, usize) {
+        (
+            self.preds.len(),
+            self.instances.len(),
+            self.projections.iter().map(|p| p.reps.len()).sum(),
+        )
+    }
+
+    /// A copy of slot `ad` with `Cpus`, `Memory` and `Disk` reduced by the
+    /// job's requests (evaluated MY = job, TARGET = slot).
+    pub fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
+        let mut body = (*slot.body).clone();
+        for (have, want) in [
+            ("Cpus", "RequestCpus"),
+            ("Memory", "RequestMemory"),
+            ("Disk", "RequestDisk"),
+        ] {
+            let have_sym = Symbol::new(have);
+            let current = vm.evaluate_attribute(slot, &have_sym, Some(job));
+            let request = vm.evaluate_attribute(job, &Symbol::new(want), Some(slot));
+            let left = match (current, request) {
+                (Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_sub(b)),
+                (Value::Int(a), Value::Bool(b)) => Value::Int(a.wrapping_sub(i64::from(b))),
+                (a, b) => match (a.as_number(), b.as_number()) {
+                    (Some(x), Some(y)) if !matches!(a, Value::Bool(_)) => Value::Real(x - y),
+                    _ => continue,
+                },
+            };
+            let expr = literal_expr(&left);
+            let Ok(program) = classad::compile(&expr) else {
+                continue;
+            };
+            let name = match body.get(have) {
+                Some(a) => a.name.clone(),
+                None => classad::syntax::Name::new(have),
+            };
+            body.insert(Attribute {
+                name,
+                source: Arc::new(expr),
+                program: Arc::new(program),
+            });
+        }
+        AdValue::top_level(Arc::new(body))
+    }
+}
+
+fn scalar(value: Value) -> Option<Value> {
+    match value {
+        Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
+        v => Some(v),
+    }
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (the global pool when
+/// `threads` is 0), reporting a worker's panic as an error.
+pub(crate) fn run_pool<F: FnOnce() + Send>(threads: usize, f: F) -> Result<(), String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(f)))
+        .map_err(|_| "a match worker failed".to_string())
+}

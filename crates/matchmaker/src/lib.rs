@@ -1,0 +1,716 @@
+//! HTCondor-style matchmaking over whole pools.
+//!
+//! A [`Pool`] holds job ads and slot ads. [`Pool::negotiate`] runs one
+//! negotiation cycle with the negotiator's rules (docs/matchmaking.md):
+//! jobs in priority order, each taking its best matching unclaimed slot by
+//! the rank tuple (pre-job policy rank, job Rank, post-job policy rank),
+//! static slots claimed, partitionable slots carved. [`Pool::all_pairs`]
+//! finds every symmetric match; [`Pool::candidates`] lists one job's
+//! matches with their ranks; [`Pool::analyze`] explains why a job matches
+//! few or no slots.
+//!
+//! Results are exactly those of plain evaluation (both Requirements, then
+//! Rank, for every pair), for any number of threads; the engine gets there
+//! by evaluating each Requirements clause once per group of ads that agree
+//! on every attribute the clause can read (see `engine`).
+
+mod analyze;
+mod engine;
+mod read;
+mod refs;
+
+pub use read::{AdFile, read_ad_file, read_ad_text};
+
+pub use analyze::{Analysis, ClauseCount};
+pub use engine::{
+    LOWEST_POLICY_RANK, PolicyExprs as Policy, RankTuple, better, policy_number, rank_number,
+    truthy,
+};
+
+use classad::AdRef;
+use classad::vm::{Symbol, Value, Vm};
+use engine::{Engine, JOB, SLOT};
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+/// A job's identity: `ClusterId.ProcId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId {
+    /// `ClusterId`.
+    pub cluster: i64,
+    /// `ProcId`.
+    pub proc: i64,
+}
+
+impl std::fmt::Display for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.cluster, self.proc)
+    }
+}
+
+impl std::str::FromStr for JobId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<JobId, String> {
+        let (c, p) = s.split_once('.').unwrap_or((s, "0"));
+        match (c.parse(), p.parse()) {
+            (Ok(cluster), Ok(proc)) => Ok(JobId { cluster, proc }),
+            _ => Err(format!("`{s}` is not a job id (ClusterId.ProcId)")),
+        }
+    }
+}
+
+/// A job in the pool.
+#[derive(Clone)]
+pub struct Job {
+    /// The ad.
+    pub ad: AdRef,
+    /// `ClusterId.ProcId`.
+    pub id: JobId,
+    /// `JobPrio` (0 when missing).
+    pub prio: i64,
+}
+
+/// A slot in the pool.
+#[derive(Clone)]
+pub struct Slot {
+    /// The ad.
+    pub ad: AdRef,
+    /// `Name`.
+    pub name: String,
+    /// `State` is `"Unclaimed"`.
+    pub unclaimed: bool,
+    /// `PartitionableSlot` is true.
+    pub partitionable: bool,
+}
+
+fn int_attribute(vm: &mut Vm, ad: &AdRef, name: &str) -> Option<i64> {
+    match vm.evaluate_attribute(ad, &Symbol::new(name), None) {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
+impl Job {
+    /// A job from its ad: `ClusterId` must be an integer; `ProcId` and
+    /// `JobPrio` default to 0.
+    pub fn new(ad: AdRef) -> Result<Job, String> {
+        let mut vm = Vm::default();
+        let cluster =
+            int_attribute(&mut vm, &ad, "ClusterId").ok_or("job has no integer ClusterId")?;
+        let proc = int_attribute(&mut vm, &ad, "ProcId").unwrap_or(0);
+        let prio = int_attribute(&mut vm, &ad, "JobPrio").unwrap_or(0);
+        Ok(Job {
+            ad,
+            id: JobId { cluster, proc },
+            prio,
+        })
+    }
+}
+
+impl Slot {
+    /// A slot from its ad: `Name` must be a string.
+    pub fn new(ad: AdRef) -> Result<Slot, String> {
+        let mut vm = Vm::default();
+        let name = match vm.evaluate_attribute(&ad, &Symbol::new("Name"), None) {
+            Value::Str(s) => String::from_utf8_lossy(&s).into_owned(),
+            _ => return Err("slot has no string Name".into()),
+        };
+        let unclaimed = matches!(
+            vm.evaluate_attribute(&ad, &Symbol::new("State"), None),
+            Value::Str(s) if &*s == b"Unclaimed"
+        );
+        let partitionable =
+            truthy(&vm.evaluate_attribute(&ad, &Symbol::new("PartitionableSlot"), None));
+        Ok(Slot {
+            ad,
+            name,
+            unclaimed,
+            partitionable,
+        })
+    }
+}
+
+impl Policy {
+    /// Reads a policy file: `NAME = expression` lines, `#` comments.
+    /// Known names: `NEGOTIATOR_PRE_JOB_RANK`, `NEGOTIATOR_POST_JOB_RANK`.
+    pub fn parse(text: &str) -> Result<Policy, String> {
+        let mut policy = Policy::default();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((name, expr)) = line.split_once('=') else {
+                return Err(format!("line {}: expected `NAME = expression`", n + 1));
+            };
+            let expr = classad::syntax::parse_expression(expr.trim())
+                .map_err(|e| format!("line {}: {}", n + 1, e))?;
+            match name.trim().to_ascii_uppercase().as_str() {
+                "NEGOTIATOR_PRE_JOB_RANK" => policy.pre = Some(expr),
+                "NEGOTIATOR_POST_JOB_RANK" => policy.post = Some(expr),
+                other => {
+                    return Err(format!(
+                        "line {}: unknown name `{other}` (expected NEGOTIATOR_PRE_JOB_RANK or NEGOTIATOR_POST_JOB_RANK)",
+                        n + 1
+                    ));
+                }
+            }
+        }
+        Ok(policy)
+    }
+}
+
+/// How a pool is matched.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// `STRICT_CLASSAD_EVALUATION`: unscoped names do not fall back to TARGET.
+    pub strict: bool,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            strict: false,
+            threads: 1,
+        }
+    }
+}
+
+/// Figures about one run.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Job × slot pairs the run answers for.
+    pub pairs: u64,
+    /// Pairs answered from an autocluster's result rather than evaluated
+    /// for that pair.
+    pub pairs_pruned: u64,
+    /// Matches found (assignments in a cycle, pairs in all-pairs mode).
+    pub matches: u64,
+    /// Job and slot autoclusters.
+    pub job_clusters: usize,
+    /// Slot autoclusters.
+    pub slot_clusters: usize,
+    /// Clause instances evaluated.
+    pub instances: usize,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// One job's outcome in a negotiation cycle.
+#[derive(Clone, Debug)]
+pub struct Assignment {
+    /// The job's index in the pool.
+    pub job: usize,
+    /// The slot's index, if one was found.
+    pub slot: Option<usize>,
+    /// The rank tuple of the match.
+    pub ranks: Option<RankTuple>,
+    /// Why nothing was found.
+    pub reason: Option<&'static str>,
+}
+
+/// The outcome of a negotiation cycle, in negotiation order.
+#[derive(Clone, Debug, Default)]
+pub struct Negotiation {
+    /// One entry per job, in negotiation order.
+    pub assignments: Vec<Assignment>,
+    /// Figures.
+    pub stats: Stats,
+}
+
+/// Every symmetric match, by job.
+pub struct AllPairs {
+    cluster_of_job: Vec<u32>,
+    lists: Vec<Vec<(u32, f64)>>,
+    /// Figures.
+    pub stats: Stats,
+}
+
+impl AllPairs {
+    /// The slots matching job `j` in slot order, with the job's Rank.
+    pub fn of_job(&self, j: usize) -> &[(u32, f64)] {
+        &self.lists[self.cluster_of_job[j] as usize]
+    }
+
+    /// The checksums of `../shared/workloads/README.md`: matches, rank_sum,
+    /// best_hash.
+    pub fn checksums(&self) -> (u64, f64, u64) {
+        let (mut matches, mut rank_sum, mut hash) = (0u64, 0f64, 14_695_981_039_346_656_037u64);
+        for j in 0..self.cluster_of_job.len() {
+            let list = self.of_job(j);
+            matches += list.len() as u64;
+            let mut best = -1i64;
+            let mut best_rank = f64::NEG_INFINITY;
+            for &(s, r) in list {
+                rank_sum += r;
+                if best < 0 || r > best_rank {
+                    best = i64::from(s);
+                    best_rank = r;
+                }
+            }
+            for value in [j as i64, best] {
+                for byte in value.to_le_bytes() {
+                    hash ^= u64::from(byte);
+                    hash = hash.wrapping_mul(1_099_511_628_211);
+                }
+            }
+        }
+        (matches, rank_sum, hash)
+    }
+}
+
+/// A matching slot of one job.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The slot's index.
+    pub slot: usize,
+    /// The rank tuple.
+    pub ranks: RankTuple,
+}
+
+/// Jobs and slots, and how to match them.
+#[derive(Clone, Default)]
+pub struct Pool {
+    jobs: Vec<Job>,
+    slots: Vec<Slot>,
+    policy: Policy,
+    options: Options,
+}
+
+impl Pool {
+    /// An empty pool.
+    pub fn new(options: Options) -> Pool {
+        Pool {
+            options,
+            ..Pool::default()
+        }
+    }
+
+    /// Sets the negotiator's policy expressions.
+    pub fn set_policy(&mut self, policy: Policy) {
+        self.policy = policy;
+    }
+
+    /// Adds a job ad.
+    pub fn add_job(&mut self, ad: AdRef) -> Result<JobId, String> {
+        let job = Job::new(ad)?;
+        let id = job.id;
+        self.jobs.push(job);
+        Ok(id)
+    }
+
+    /// Adds a slot ad.
+    pub fn add_slot(&mut self, ad: AdRef) -> Result<(), String> {
+        self.slots.push(Slot::new(ad)?);
+        Ok(())
+    }
+
+    /// Removes the jobs with this id; whether there was one.
+    pub fn remove_job(&mut self, id: JobId) -> bool {
+        let before = self.jobs.len();
+        self.jobs.retain(|j| j.id != id);
+        before != self.jobs.len()
+    }
+
+    /// Removes the slots with this name; whether there was one.
+    pub fn remove_slot(&mut self, name: &str) -> bool {
+        let before = self.slots.len();
+        self.slots.retain(|s| s.name != name);
+        before != self.slots.len()
+    }
+
+    /// The jobs, in the order added.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// The slots, in the order added.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The index of the job with this id.
+    pub fn job_index(&self, id: JobId) -> Option<usize> {
+        self.jobs.iter().position(|j| j.id == id)
+    }
+
+    fn threads(&self) -> usize {
+        self.options.threads.max(1)
+    }
+
+    fn engine(&self, slots: &[usize]) -> Result<Engine, String> {
+        Engine::new(
+            self.jobs.iter().map(|j| j.ad.clone()).collect(),
+            slots.iter().map(|&s| self.slots[s].ad.clone()).collect(),
+            &self.policy,
+            self.options.strict,
+        )
+    }
+
+    /// The negotiation order: `JobPrio` descending, then `ClusterId`, then
+    /// `ProcId` ascending (stable for equal ids).
+    pub fn negotiation_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.jobs.len()).collect();
+        order.sort_by_key(|&j| {
+            let job = &self.jobs[j];
+            (std::cmp::Reverse(job.prio), job.id.cluster, job.id.proc)
+        });
+        order
+    }
+
+    /// Every symmetric match (every slot, whatever its State), with the
+    /// job Rank of each.
+    pub fn all_pairs(&self) -> Result<AllPairs, String> {
+        let started = Instant::now();
+        let slots: Vec<usize> = (0..self.slots.len()).collect();
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        if trace {
+            eprintln!("start");
+        }
+        let mut engine = self.engine(&slots)?;
+        if trace {
+            eprintln!(
+                "built {:.3} s {:?}",
+                started.elapsed().as_secs_f64(),
+                engine.stats()
+            );
+        }
+        engine.evaluate_all(self.threads())?;
+        if trace {
+            eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
+        }
+        let matrix = engine.matrix(self.threads(), false)?;
+        if trace {
+            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+        }
+        let slot_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
+        let mut lists: Vec<Vec<(u32, f64)>> = Vec::new();
+        let engine_ref = &engine;
+        engine::run_pool(self.threads(), || {
+            use rayon::prelude::*;
+            lists = (0..matrix.len())
+                .into_par_iter()
+                .map(|c| {
+                    let row = &matrix[c];
+                    let j = engine_ref.cluster_reps[JOB][c];
+                    let mut list = Vec::new();
+                    let mut rank_of: std::collections::HashMap<u32, f64> = Default::default();
+                    for (s, &sc) in slot_cluster.iter().enumerate() {
+                        if row[sc as usize / 64] & (1 << (sc % 64)) != 0 {
+                            let rank = *rank_of.entry(sc).or_insert_with(|| {
+                                let rep = engine_ref.cluster_reps[SLOT][sc as usize];
+                                engine_ref.cached_ranks(j, rep).map_or(0.0, |t| t.1)
+                            });
+                            list.push((s as u32, rank));
+                        }
+                    }
+                    list
+                })
+                .collect();
+        })?;
+        let cluster_of_job: Vec<u32> = engine.info[JOB].iter().map(|i| i.cluster).collect();
+        let (preds, instances, _) = engine.stats();
+        let _ = preds;
+        let mut result = AllPairs {
+            cluster_of_job,
+            lists,
+            stats: Stats {
+                pairs: self.jobs.len() as u64 * self.slots.len() as u64,
+                job_clusters: engine.cluster_reps[JOB].len(),
+                slot_clusters: engine.cluster_reps[SLOT].len(),
+                instances,
+                ..Stats::default()
+            },
+        };
+        let cluster_pairs = result.stats.job_clusters as u64 * result.stats.slot_clusters as u64;
+        result.stats.pairs_pruned = result.stats.pairs.saturating_sub(cluster_pairs);
+        result.stats.matches = (0..self.jobs.len())
+            .map(|j| result.of_job(j).len() as u64)
+            .sum();
+        result.stats.seconds = started.elapsed().as_secs_f64();
+        Ok(result)
+    }
+
+    /// One negotiation cycle over the unclaimed slots.
+    pub fn negotiate(&self) -> Result<Negotiation, String> {
+        let started = Instant::now();
+        let candidates: Vec<usize> = (0..self.slots.len())
+            .filter(|&s| self.slots[s].unclaimed)
+            .collect();
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        let mut engine = self.engine(&candidates)?;
+        if trace {
+            eprintln!(
+                "built {:.3} s {:?}",
+                started.elapsed().as_secs_f64(),
+                engine.stats()
+            );
+        }
+        engine.evaluate_all(self.threads())?;
+        if trace {
+            eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
+        }
+        let matrix = engine.matrix(self.threads(), false)?;
+        // Pairs rejected by clauses that carving cannot change are never
+        // looked at again when a slot is carved.
+        let invariant = engine.matrix(self.threads(), true)?;
+        if trace {
+            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+        }
+        // Carving replaces constants only, so it makes no new predicate and
+        // every job autocluster keeps standing for its jobs.
+        let built_preds = engine.pred_count();
+        let n_slots = candidates.len();
+        // Per slot (candidate position): the engine unit it is now, claimed,
+        // and a version bumped at each carving.
+        let mut unit_of: Vec<u32> = (0..n_slots as u32).collect();
+        let mut claimed = vec![false; n_slots];
+        let mut version = vec![0u32; n_slots];
+        let mut carve_log: Vec<u32> = Vec::new();
+        struct ClusterState {
+            sorted: Vec<(RankTuple, u32)>,
+            cursor: usize,
+            fresh: BinaryHeap<Fresh>,
+            log_pos: usize,
+            had_any: bool,
+        }
+        let nj = engine.cluster_reps[JOB].len();
+        let mut states: Vec<Option<ClusterState>> = (0..nj).map(|_| None).collect();
+        let mut memo: std::collections::HashMap<(u32, u32), Option<RankTuple>> = Default::default();
+        let mut vm = Vm::new(classad::Options {
+            strict: self.options.strict,
+            ..Default::default()
+        });
+        let mut out = Negotiation::default();
+        let mut evaluated_pairs = 0u64;
+        let initial_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
+        for j in self.negotiation_order() {
+            let jc = engine.info[JOB][j].cluster;
+            let key_unit = engine.cluster_reps[JOB][jc as usize];
+            let state = states[jc as usize].get_or_insert_with(|| {
+                let row = &matrix[jc as usize];
+                let rep = engine.cluster_reps[JOB][jc as usize];
+                let mut sorted = Vec::new();
+                for s in 0..n_slots {
+                    if claimed[s] || version[s] != 0 {
+                        continue;
+                    }
+                    let sc = initial_cluster[s];
+                    if row[sc as usize / 64] & (1 << (sc % 64)) != 0 {
+                        let srep = engine.cluster_reps[SLOT][sc as usize];
+                        if let Some(t) = engine.cached_ranks(rep, srep) {
+                            sorted.push((t, s as u32));
+                        }
+                    }
+                }
+                sorted.sort_by(|a, b| order(&a.0, a.1, &b.0, b.1));
+                ClusterState {
+                    had_any: !sorted.is_empty(),
+                    sorted,
+                    cursor: 0,
+                    fresh: BinaryHeap::new(),
+                    // Carved slots so far are checked below.
+                    log_pos: 0,
+                }
+            });
+            // Slots carved since this cluster last looked: evaluate them now.
+            let mut seen = std::collections::HashSet::new();
+            let pending: Vec<u32> = carve_log[state.log_pos..]
+                .iter()
+                .rev()
+                .copied()
+                .filter(|s| seen.insert(*s))
+                .collect();
+            state.log_pos = carve_log.len();
+            for s in pending {
+                if claimed[s as usize] {
+                    continue;
+                }
+                let first = initial_cluster[s as usize];
+                if invariant[jc as usize][first as usize / 64] & (1 << (first % 64)) == 0 {
+                    continue;
+                }
+                let unit = unit_of[s as usize];
+                let sc = engine.info[SLOT][unit as usize].cluster;
+                let result = match memo.get(&(jc, sc)) {
+                    _ if engine.clusters_inexact => {
+                        evaluated_pairs += 1;
+                        engine.pair(&mut vm, j as u32, unit)
+                    }
+                    Some(r) => *r,
+                    None => {
+                        evaluated_pairs += 1;
+                        let srep = engine.cluster_reps[SLOT][sc as usize];
+                        let r = engine.pair(&mut vm, key_unit, srep);
+                        memo.insert((jc, sc), r);
+                        r
+                    }
+                };
+                if let Some(t) = result {
+                    state.had_any = true;
+                    state.fresh.push(Fresh {
+                        ranks: t,
+                        slot: s,
+                        version: version[s as usize],
+                    });
+                }
+            }
+            // The best valid entry of the sorted list and of the fresh heap.
+            while state.cursor < state.sorted.len() {
+                let s = state.sorted[state.cursor].1 as usize;
+                if claimed[s] || version[s] != 0 {
+                    state.cursor += 1;
+                } else {
+                    break;
+                }
+            }
+            while let Some(top) = state.fresh.peek() {
+                let s = top.slot as usize;
+                if claimed[s] || version[s] != top.version {
+                    state.fresh.pop();
+                } else {
+                    break;
+                }
+            }
+            let from_list = state.sorted.get(state.cursor).copied();
+            let from_heap = state.fresh.peek().map(|f| (f.ranks, f.slot));
+            let best = match (from_list, from_heap) {
+                (Some(a), Some(b)) => Some(if order(&a.0, a.1, &b.0, b.1).is_le() {
+                    a
+                } else {
+                    b
+                }),
+                (a, b) => a.or(b),
+            };
+            let had_any = state.had_any;
+            match best {
+                None => out.assignments.push(Assignment {
+                    job: j,
+                    slot: None,
+                    ranks: None,
+                    reason: Some(if had_any {
+                        "every matching slot was taken by a job earlier in the cycle"
+                    } else {
+                        "no unclaimed slot matches"
+                    }),
+                }),
+                Some((t, s)) => {
+                    let si = s as usize;
+                    out.assignments.push(Assignment {
+                        job: j,
+                        slot: Some(candidates[si]),
+                        ranks: Some(t),
+                        reason: None,
+                    });
+                    if self.slots[candidates[si]].partitionable {
+                        let current = engine.units[SLOT][unit_of[si] as usize].clone();
+                        let carved = Engine::carve(&mut vm, &current, &self.jobs[j].ad);
+                        unit_of[si] = engine.add_slot(carved);
+                        version[si] += 1;
+                        carve_log.push(s);
+                    } else {
+                        claimed[si] = true;
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(built_preds, engine.pred_count());
+        if trace {
+            eprintln!(
+                "cycle {:.3} s: {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
+                started.elapsed().as_secs_f64(),
+                carve_log.len(),
+                evaluated_pairs,
+                engine.clusters_inexact
+            );
+        }
+        let (_, instances, _) = engine.stats();
+        let pairs = self.jobs.len() as u64 * n_slots as u64;
+        let cluster_pairs = nj as u64 * engine.cluster_reps[SLOT].len() as u64;
+        out.stats = Stats {
+            pairs,
+            pairs_pruned: pairs.saturating_sub(cluster_pairs + evaluated_pairs),
+            matches: out.assignments.iter().filter(|a| a.slot.is_some()).count() as u64,
+            job_clusters: nj,
+            slot_clusters: engine.cluster_reps[SLOT].len(),
+            instances,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        Ok(out)
+    }
+
+    /// The unclaimed slots matching job `j` (an index), best first.
+    pub fn candidates(&self, j: usize) -> Result<Vec<Candidate>, String> {
+        let slots: Vec<usize> = (0..self.slots.len())
+            .filter(|&s| self.slots[s].unclaimed)
+            .collect();
+        let mut engine = self.engine(&slots)?;
+        let mut vm = Vm::default();
+        let mut out = Vec::new();
+        for (unit, &s) in slots.iter().enumerate() {
+            if let Some(ranks) = engine.pair(&mut vm, j as u32, unit as u32) {
+                out.push(Candidate { slot: s, ranks });
+            }
+        }
+        out.sort_by(|a, b| order(&a.ranks, a.slot as u32, &b.ranks, b.slot as u32));
+        Ok(out)
+    }
+
+    /// Why job `j` (an index) matches what it matches.
+    pub fn analyze(&self, j: usize) -> Analysis {
+        analyze::analyze(self, j)
+    }
+
+    pub(crate) fn options(&self) -> Options {
+        self.options
+    }
+}
+
+/// A rank for ordering: -0.0 equals 0.0 (as `==` has it), NaN ranks lowest.
+fn rank_key(x: f64) -> f64 {
+    if x.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        x + 0.0
+    }
+}
+
+/// Best first: larger rank tuple, then earlier slot. A total order.
+fn order(a: &RankTuple, sa: u32, b: &RankTuple, sb: u32) -> std::cmp::Ordering {
+    let key = |t: &RankTuple| [rank_key(t.0), rank_key(t.1), rank_key(t.2)];
+    let (ka, kb) = (key(a), key(b));
+    for i in 0..3 {
+        match kb[i].total_cmp(&ka[i]) {
+            std::cmp::Ordering::Equal => {}
+            other => return other,
+        }
+    }
+    sa.cmp(&sb)
+}
+
+/// A match found after carving, valid while its slot keeps its version.
+struct Fresh {
+    ranks: RankTuple,
+    slot: u32,
+    version: u32,
+}
+
+impl PartialEq for Fresh {
+    fn eq(&self, other: &Fresh) -> bool {
+        order(&self.ranks, self.slot, &other.ranks, other.slot).is_eq()
+    }
+}
+impl Eq for Fresh {}
+impl PartialOrd for Fresh {
+    fn partial_cmp(&self, other: &Fresh) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Fresh {
+    fn cmp(&self, other: &Fresh) -> std::cmp::Ordering {
+        // The heap pops its greatest: the best entry is the greatest.
+        order(&other.ranks, other.slot, &self.ranks, self.slot)
+    }
+}

@@ -1,0 +1,429 @@
+//! The engine against plain evaluation: a reference negotiator written
+//! here from the rules of docs/matchmaking.md (every pair evaluated with
+//! the VM, nothing cached), on generated pools and on small hand-made ones.
+
+use classad::syntax::{Expr, ExprKind, Literal, Span};
+use classad::vm::{AdValue, Attribute, Symbol, Value, Vm};
+use classad::{AdRef, Program};
+use classad_matchmaker::{
+    Options, Policy, Pool, RankTuple, better, policy_number, rank_number, read_ad_text, truthy,
+};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+fn ads(text: &str) -> Vec<AdRef> {
+    let file = read_ad_text(text.as_bytes(), "<test>");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    file.ads.into_iter().map(|(_, a)| a).collect()
+}
+
+/// `../shared` beside the repository, or `$CLASSAD_SHARED` (for a git
+/// worktree elsewhere).
+pub fn shared_dir() -> PathBuf {
+    std::env::var_os("CLASSAD_SHARED").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        PathBuf::from,
+    )
+}
+
+/// A pool made by `../shared/workloads/gen_pool.py`, or None (with a
+/// message) when the generator is not beside the repository.
+pub fn generated(machines: usize, jobs: usize) -> Option<(Vec<AdRef>, Vec<AdRef>)> {
+    let generator = shared_dir().join("workloads/gen_pool.py");
+    if !generator.exists() {
+        eprintln!("SKIPPED: {} not found", generator.display());
+        return None;
+    }
+    let dir: PathBuf = std::env::temp_dir().join(format!(
+        "classad-matchmaker-{}-{machines}-{jobs}",
+        std::process::id()
+    ));
+    let output = Command::new("python3")
+        .arg(&generator)
+        .arg("--out")
+        .arg(&dir)
+        .args([
+            "--machines",
+            &machines.to_string(),
+            "--jobs",
+            &jobs.to_string(),
+        ])
+        .output()
+        .ok()?;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    let job_ads = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    Some((job_ads, slots))
+}
+
+fn get(vm: &mut Vm, ad: &AdRef, name: &str, target: Option<&AdRef>) -> Value {
+    vm.evaluate_attribute(ad, &Symbol::new(name), target)
+}
+
+fn plain_match(vm: &mut Vm, job: &AdRef, slot: &AdRef) -> bool {
+    truthy(&get(vm, slot, "Requirements", Some(job)))
+        && truthy(&get(vm, job, "Requirements", Some(slot)))
+}
+
+fn literal(value: Value) -> Attribute {
+    let lit = match value {
+        Value::Int(i) => Literal::Integer(i),
+        Value::Real(r) => Literal::Real(r),
+        _ => Literal::Undefined,
+    };
+    let expr = Expr {
+        kind: ExprKind::Literal(lit),
+        span: Span::default(),
+    };
+    let program = classad::compile(&expr).unwrap();
+    Attribute {
+        name: classad::syntax::Name::new("x"),
+        source: Arc::new(expr),
+        program: Arc::new(program),
+    }
+}
+
+fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
+    let mut body = (*slot.body).clone();
+    for (have, want) in [
+        ("Cpus", "RequestCpus"),
+        ("Memory", "RequestMemory"),
+        ("Disk", "RequestDisk"),
+    ] {
+        let left = match (
+            get(vm, slot, have, Some(job)),
+            get(vm, job, want, Some(slot)),
+        ) {
+            (Value::Int(a), Value::Int(b)) => Value::Int(a - b),
+            (Value::Int(a), Value::Bool(b)) => Value::Int(a - i64::from(b)),
+            (a @ (Value::Int(_) | Value::Real(_)), b) => match (a.as_number(), b.as_number()) {
+                (Some(x), Some(y)) => Value::Real(x - y),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let mut attribute = literal(left);
+        attribute.name = body
+            .get(have)
+            .map_or(classad::syntax::Name::new(have), |a| a.name.clone());
+        body.insert(attribute);
+    }
+    AdValue::top_level(Arc::new(body))
+}
+
+/// The rules, plainly: jobs in order, each pair evaluated, best by the
+/// rank tuple with ties to the earlier slot.
+fn reference(
+    jobs: &[AdRef],
+    slots: &[AdRef],
+    policy: (Option<&Program>, Option<&Program>),
+) -> Vec<(usize, Option<(usize, RankTuple)>)> {
+    let mut vm = Vm::default();
+    let int = |vm: &mut Vm, ad: &AdRef, n: &str| match get(vm, ad, n, None) {
+        Value::Int(i) => i,
+        _ => 0,
+    };
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&j| {
+        let ad = &jobs[j];
+        (
+            -int(&mut vm, ad, "JobPrio"),
+            int(&mut vm, ad, "ClusterId"),
+            int(&mut vm, ad, "ProcId"),
+        )
+    });
+    let mut current: Vec<AdRef> = slots.to_vec();
+    let mut open: Vec<bool> = slots
+        .iter()
+        .map(|s| matches!(get(&mut vm, s, "State", None), Value::Str(x) if &*x == b"Unclaimed"))
+        .collect();
+    let mut out = Vec::new();
+    for j in order {
+        let job = &jobs[j];
+        let mut best: Option<(usize, RankTuple)> = None;
+        for s in 0..current.len() {
+            if !open[s] || !plain_match(&mut vm, job, &current[s]) {
+                continue;
+            }
+            let pre = policy
+                .0
+                .map_or(classad_matchmaker::LOWEST_POLICY_RANK, |p| {
+                    policy_number(&vm.evaluate_in_match(p, &current[s], job))
+                });
+            let post = policy
+                .1
+                .map_or(classad_matchmaker::LOWEST_POLICY_RANK, |p| {
+                    policy_number(&vm.evaluate_in_match(p, &current[s], job))
+                });
+            let rank = rank_number(&get(&mut vm, job, "Rank", Some(&current[s])));
+            let t = (pre, rank, post);
+            if best.is_none_or(|(_, b)| better(&t, &b)) {
+                best = Some((s, t));
+            }
+        }
+        if let Some((s, _)) = best {
+            if truthy(&get(&mut vm, &current[s], "PartitionableSlot", None)) {
+                current[s] = carve(&mut vm, &current[s], job);
+            } else {
+                open[s] = false;
+            }
+        }
+        out.push((j, best));
+    }
+    out
+}
+
+fn engine(jobs: &[AdRef], slots: &[AdRef], policy: Policy, threads: usize) -> Pool {
+    let mut pool = Pool::new(Options {
+        strict: false,
+        threads,
+    });
+    pool.set_policy(policy);
+    for j in jobs {
+        pool.add_job(j.clone()).unwrap();
+    }
+    for s in slots {
+        pool.add_slot(s.clone()).unwrap();
+    }
+    pool
+}
+
+fn check_negotiation(jobs: &[AdRef], slots: &[AdRef], policy_text: &str) {
+    let policy = Policy::parse(policy_text).unwrap();
+    let pre = policy.pre.as_ref().map(|e| classad::compile(e).unwrap());
+    let post = policy.post.as_ref().map(|e| classad::compile(e).unwrap());
+    let want = reference(jobs, slots, (pre.as_ref(), post.as_ref()));
+    for threads in [1, 2] {
+        let pool = engine(jobs, slots, policy.clone(), threads);
+        let got = pool.negotiate().unwrap();
+        assert_eq!(got.assignments.len(), want.len());
+        for (a, (j, w)) in got.assignments.iter().zip(&want) {
+            assert_eq!(a.job, *j);
+            let w_slot = w.map(|(s, _)| s);
+            assert_eq!(a.slot, w_slot, "job {j} (threads {threads})");
+            if let (Some(t), Some((_, u))) = (a.ranks, w) {
+                assert_eq!(format!("{t:?}"), format!("{u:?}"), "job {j}");
+            }
+        }
+    }
+}
+
+fn check_all_pairs(jobs: &[AdRef], slots: &[AdRef]) {
+    let pool = engine(jobs, slots, Policy::default(), 2);
+    let got = pool.all_pairs().unwrap();
+    let mut vm = Vm::default();
+    for (j, job) in jobs.iter().enumerate() {
+        let mut want: Vec<(u32, f64)> = Vec::new();
+        for (s, slot) in slots.iter().enumerate() {
+            if plain_match(&mut vm, job, slot) {
+                want.push((
+                    s as u32,
+                    rank_number(&get(&mut vm, job, "Rank", Some(slot))),
+                ));
+            }
+        }
+        assert_eq!(
+            format!("{:?}", got.of_job(j)),
+            format!("{want:?}"),
+            "job {j}"
+        );
+    }
+}
+
+#[test]
+fn negotiation_of_a_generated_300_by_300_pool_equals_the_reference() {
+    let Some((jobs, slots)) = generated(300, 300) else {
+        return;
+    };
+    check_negotiation(&jobs, &slots, "");
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_PRE_JOB_RANK = TARGET.JobPrio * 10 + (MY.Memory > 100000)\nNEGOTIATOR_POST_JOB_RANK = ifThenElse(TARGET.Owner =?= \"x\", \"s\", -MY.LoadAvg)\n",
+    );
+}
+
+#[test]
+fn all_pairs_of_a_generated_300_by_300_pool_equal_plain_evaluation() {
+    let Some((jobs, slots)) = generated(300, 300) else {
+        return;
+    };
+    check_all_pairs(&jobs, &slots);
+}
+
+const SMALL_SLOTS: &str = r#"
+[ Name = "p1"; State = "Unclaimed"; PartitionableSlot = true; Cpus = 4; Memory = 4096; Disk = 1000;
+  Start = TARGET.Owner != "mallory"; WithinResourceLimits = TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory;
+  Requirements = START && WithinResourceLimits; Mips = 10 ]
+[ Name = "s1"; State = "Unclaimed"; Cpus = 1; Memory = 2048; Disk = 1000; Requirements = 1; Mips = 10 ]
+[ Name = "s2"; State = "Claimed"; Cpus = 8; Memory = 8192; Disk = 1000; Requirements = true; Mips = 99 ]
+[ Name = "s3"; State = "Unclaimed"; Cpus = 2; Memory = 1024; Disk = 1000; Requirements = TARGET.RequestMemory <= Memory && Requirements; Mips = 5 ]
+[ Name = "s4"; State = "Unclaimed"; Cpus = 2; Memory = 1024; Disk = 1000; Requirements = 0.5; Mips = -0.0 ]
+[ Name = "s5"; State = "Unclaimed"; Cpus = 2; Memory = 1024; Disk = 1000; Requirements = TARGET.Kind == "gpu" && undefined_thing; Mips = 5 ]
+[ Name = "s6"; State = "Unclaimed"; Cpus = 2; Memory = 1024; Disk = 1000; Requirements = eval("TARGET.RequestCpus") < 3; Mips = 7 ]
+"#;
+
+const SMALL_JOBS: &str = r#"
+[ ClusterId = 1; ProcId = 0; Owner = "alice"; RequestCpus = 2; RequestMemory = 1024; RequestDisk = 10; Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Mips ]
+[ ClusterId = 1; ProcId = 1; Owner = "alice"; RequestCpus = 2; RequestMemory = 1024; RequestDisk = 10; Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Mips ]
+[ ClusterId = 2; ProcId = 0; Owner = "bob"; JobPrio = 5; RequestCpus = 1; RequestMemory = 512; RequestDisk = 10; Requirements = true; Rank = TARGET.Mips > 6 ]
+[ ClusterId = 3; ProcId = 0; Owner = "mallory"; RequestCpus = 1; RequestMemory = 512; RequestDisk = 10; Requirements = Rank >= 0; Rank = ifThenElse(isUndefined(Rank), 1, 2) ]
+[ ClusterId = 1; ProcId = 2; Owner = "alice"; RequestCpus = 2; RequestMemory = 1024; RequestDisk = 10; Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Mips ]
+[ ClusterId = 4; ProcId = 0; Owner = "carol"; RequestCpus = 1; RequestMemory = 100; Requirements = TARGET.Name != "s1" && MY.Owner == "carol"; Rank = "high" ]
+[ ClusterId = 5; ProcId = 0; Owner = "dave"; RequestCpus = 1; RequestMemory = 100; Rank = 1 ]
+"#;
+
+#[test]
+fn small_pool_edge_cases_equal_the_reference() {
+    // Numbers as Requirements, self-reference, a function that reads
+    // names at run time, -0.0 ranks, a job without Requirements,
+    // carving, claimed slots, priorities.
+    let (jobs, slots) = (ads(SMALL_JOBS), ads(SMALL_SLOTS));
+    check_negotiation(&jobs, &slots, "");
+    check_negotiation(&jobs, &slots, "NEGOTIATOR_PRE_JOB_RANK = MY.Cpus\n");
+    check_all_pairs(&jobs, &slots);
+}
+
+#[test]
+fn candidates_are_sorted_best_first_and_match() {
+    let (jobs, slots) = (ads(SMALL_JOBS), ads(SMALL_SLOTS));
+    let pool = engine(&jobs, &slots, Policy::default(), 1);
+    let list = pool.candidates(0).unwrap();
+    let names: Vec<&str> = list
+        .iter()
+        .map(|c| pool.slots()[c.slot].name.as_str())
+        .collect();
+    // Job 1.0 wants Memory >= 1024 and ranks by Mips (ties to the earlier
+    // slot); s2 is claimed; s3's Requirements refers to itself, which is
+    // UNDEFINED inside it, so s3 never matches; s5 is UNDEFINED too.
+    assert_eq!(names, ["p1", "s1", "s6", "s4"]);
+}
+
+#[test]
+fn analysis_counts_clauses_and_suggests_one() {
+    let (jobs, slots) = (ads(SMALL_JOBS), ads(SMALL_SLOTS));
+    let pool = engine(&jobs, &slots, Policy::default(), 1);
+    let a = pool.analyze(5); // 4.0: Name != "s1" && MY.Owner == "carol"
+    assert_eq!(a.slots, 7);
+    assert_eq!(a.claimed, 1);
+    assert_eq!(a.job_clauses.len(), 2);
+    assert_eq!(a.job_clauses[0].rejects, 1);
+    assert_eq!(a.job_clauses[1].rejects, 0);
+    assert_eq!(a.suggestion, Some(("TARGET.Name != \"s1\"".to_string(), 1)));
+}
+
+fn generated_dir(machines: usize, jobs: usize) -> Option<PathBuf> {
+    let generator = shared_dir().join("workloads/gen_pool.py");
+    if !generator.exists() {
+        eprintln!("SKIPPED: {} not found", generator.display());
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "classad-matchmaker-dir-{}-{machines}-{jobs}",
+        std::process::id()
+    ));
+    let output = Command::new("python3")
+        .arg(&generator)
+        .arg("--out")
+        .arg(&dir)
+        .args([
+            "--machines",
+            &machines.to_string(),
+            "--jobs",
+            &jobs.to_string(),
+        ])
+        .output()
+        .ok()?;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(dir)
+}
+
+fn pool_from(dir: &Path, threads: usize) -> Pool {
+    let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    engine(&jobs, &slots, Policy::default(), threads)
+}
+
+/// The default workload's checksums, from HTCondor's C++ library and its
+/// Python bindings (../shared/workloads/README.md), on 1 and 2 threads.
+#[test]
+fn all_pairs_of_the_default_pool_give_htcondor_checksums_on_one_and_two_threads() {
+    let Some(dir) = generated_dir(2000, 2000) else {
+        return;
+    };
+    for threads in [1, 2] {
+        let pool = pool_from(&dir, threads);
+        let (matches, rank_sum, hash) = pool.all_pairs().unwrap().checksums();
+        assert_eq!(
+            format!("matches={matches} rank_sum={rank_sum:.6} best_hash={hash:016x}"),
+            "matches=945874 rank_sum=399054715977.846191 best_hash=7b42a509c299d6d3",
+            "threads {threads}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The pair set of a 200 x 200 pool equals the one HTCondor's library
+/// (classad2, with htcondor2 loaded for stringListMember) finds.
+#[test]
+fn all_pairs_of_a_200_by_200_pool_equal_htcondors_pair_set() {
+    let setup = shared_dir().join("oracle/setup.sh");
+    if !setup.exists() {
+        eprintln!("SKIPPED: {} not found", setup.display());
+        return;
+    }
+    let Some(dir) = generated_dir(200, 200) else {
+        return;
+    };
+    let python = Command::new("sh").arg(&setup).output().ok();
+    let python = python
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let Some(python) = python.filter(|p| !p.is_empty()) else {
+        eprintln!("SKIPPED: the oracle's python is not available");
+        return;
+    };
+    let script = "import sys, htcondor2, classad2 as c\n\
+        jobs = list(c.parseAds(open(sys.argv[1]).read()))\n\
+        slots = list(c.parseAds(open(sys.argv[2]).read()))\n\
+        for j, job in enumerate(jobs):\n\
+        \x20   for s, slot in enumerate(slots):\n\
+        \x20       if job.symmetricMatch(slot): print(j, s)\n";
+    let output = Command::new(&python)
+        .args(["-c", script])
+        .arg(dir.join("jobs.ads"))
+        .arg(dir.join("machines.ads"))
+        .output()
+        .expect("oracle python runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let want = String::from_utf8_lossy(&output.stdout).into_owned();
+    let pool = pool_from(&dir, 2);
+    let pairs = pool.all_pairs().unwrap();
+    let mut got = String::new();
+    for j in 0..pool.jobs().len() {
+        for &(s, _) in pairs.of_job(j) {
+            got.push_str(&format!("{j} {s}\n"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        got.lines().count(),
+        11543,
+        "the README's count for 200 x 200"
+    );
+    assert!(got == want, "pair sets differ from HTCondor's");
+}

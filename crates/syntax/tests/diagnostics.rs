@@ -1,0 +1,37 @@
+//! Diagnostics quote a window of the line around the error, never the
+//! whole line: a parse error on a 50 MB one-line ad must not put 100 MB on
+//! standard error (issue 13).
+
+use classad_syntax::parse_expression;
+
+fn rendered(source: &str) -> String {
+    let error = parse_expression(source).expect_err("a parse error");
+    error.render(source, "input")
+}
+
+#[test]
+fn diagnostics_clip_long_lines() {
+    let filler = (0..200).map(|i| format!("a{i} + ")).collect::<String>();
+    // The error in the middle of a long line: both ends cut.
+    insta::assert_snapshot!("middle", rendered(&format!("{filler}(1 +) + {filler}1")));
+    // At the start: only the end cut.
+    insta::assert_snapshot!("start", rendered(&format!(") + {filler}1")));
+    // At the end: only the start cut.
+    insta::assert_snapshot!("end", rendered(&filler));
+    // A short line is shown whole.
+    insta::assert_snapshot!("short", rendered("1 + * 2"));
+}
+
+#[test]
+fn diagnostics_stay_small_on_huge_lines() {
+    let huge = format!(
+        "[a = \"{}\"; b = 1 +; c = \"{}\"]",
+        "x".repeat(5 << 20),
+        "y".repeat(5 << 20)
+    );
+    let text = rendered(&huge);
+    assert!(text.len() < 400, "{} bytes of diagnostic", text.len());
+    let number = format!("0x{}", "f".repeat(1 << 20));
+    let error = parse_expression(&number).expect_err("hex is JDL");
+    assert!(error.message.len() < 200, "{}", error.message.len());
+}
