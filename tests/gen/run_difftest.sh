@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs generated expressions (crates/testkit, `gen-exprs`) through the
-# oracle: three files of expressions without function calls and one with
-# calls, each compared by ../shared/oracle/difftest.py with `classad eval
-# --batch`. The generated files and JSON reports go to $OUT (not to git).
+# oracle: three files of expressions without function calls, one with
+# calls and one with the `--text` forms (values as text, subscripted ads,
+# selection chains), each compared by ../shared/oracle/difftest.py with
+# `classad eval --batch` (`--strict` too with MODE=strict). The generated
+# files and JSON reports go to $OUT (not to git).
 #
 #   tests/gen/run_difftest.sh            # 3 x 10000 without calls, 10000 with
 #   COUNT=1000 tests/gen/run_difftest.sh # smaller
@@ -10,7 +12,8 @@
 # Environment: CARGO_TARGET_DIR (default target/), OUT (default
 # /tmp/classad-gen), COUNT (default 10000), DEPTH (default 4), ORACLE
 # (default ../shared/oracle next to the repository), SEEDS (default
-# "101 102 103"), CALL_SEEDS (default "201").
+# "101 102 103"), CALL_SEEDS (default "201"), TEXT_SEEDS (default "301"),
+# MODE (htcondor or strict, default htcondor).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -20,17 +23,20 @@ DEPTH=${DEPTH:-4}
 ORACLE=${ORACLE:-$ROOT/../shared/oracle}
 SEEDS=${SEEDS:-101 102 103}
 CALL_SEEDS=${CALL_SEEDS:-201}
+TEXT_SEEDS=${TEXT_SEEDS:-301}
+MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
 mkdir -p "$OUT"
 GEN="$TARGET/release/gen-exprs"
 CLI="$TARGET/release/classad eval --batch"
+if [ "$MODE" = strict ]; then CLI="$CLI --strict"; fi
 
 status=0
 run() {
     file=$1
     echo "== $file"
-    python3 "$ORACLE/difftest.py" --cmd "$CLI" --max-show 50 \
+    python3 "$ORACLE/difftest.py" --mode "$MODE" --cmd "$CLI" --max-show 50 \
         --json-report "$file.json" "$file" > "$file.out" 2>&1 || status=1
     tail -n 1 "$file.out"
 }
@@ -41,5 +47,9 @@ done
 for seed in $CALL_SEEDS; do
     "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --calls > "$OUT/calls-$seed.txt"
     run "$OUT/calls-$seed.txt"
+done
+for seed in $TEXT_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --text > "$OUT/text-$seed.txt"
+    run "$OUT/text-$seed.txt"
 done
 exit $status

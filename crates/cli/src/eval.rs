@@ -6,8 +6,10 @@
 //! expression evaluated and printed. Options: `-file PATH` (the context
 //! ad from a file), `-target-file PATH` (the TARGET ad), `-quiet` (do not
 //! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION),
-//! `--read-time-strings` (read strings computed at run time in `absTime`
-//! and `relTime` as times, where HTCondor does not), `--jdl`
+//! `--corrections` (corrected answers where HTCondor's look like bugs:
+//! `Options::corrections`, docs/differences.md), `--read-time-strings`
+//! (read strings computed at run time in `absTime` and `relTime` as times,
+//! where HTCondor does not), `--jdl`
 //! (the 2001 JDL dialect: hex and octal integers, scale suffixes, the JDL
 //! time functions), `--batch` (expressions from standard input, one a
 //! line, one output line each), `--max-steps N`, `--max-memory BYTES`,
@@ -85,6 +87,7 @@ pub fn run(args: &[String]) -> ExitCode {
             Some("quiet") => settings.quiet = true,
             Some("batch") => settings.batch = true,
             Some("strict") => settings.options.strict = true,
+            Some("corrections") => settings.options.corrections = true,
             Some("read-time-strings") => settings.options.read_time_strings = true,
             Some("regexp-member-invalid-error") => {
                 settings.options.regexp_member_invalid_error = true

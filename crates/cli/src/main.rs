@@ -24,7 +24,7 @@ commands:
   convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]
                      read ads (standard input when no FILE) and write them in another form
   parse EXPR         print the tree and the canonical unparse of EXPR
-  eval [-file F] [-target-file F] [-quiet] [--strict] [--jdl] [--batch] ARG...
+  eval [-file F] [-target-file F] [-quiet] [--strict] [--corrections] [--jdl] [--batch] ARG...
                      evaluate like classad_eval: ads, assignments, expressions, left to right;
                      --batch reads expressions from standard input, one a line;
                      budgets of each evaluation: [--max-steps N] [--max-memory BYTES]

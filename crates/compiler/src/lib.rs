@@ -487,6 +487,12 @@ impl<'r> Compiler<'r> {
                     Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
                     _ => Value::Error,
                 })
+                // A function gets a list a function made as any list, as
+                // the VM forces it at run time.
+                .map(|v| match (v, function.function) {
+                    (Value::SharedList(items), Function::Strict(_)) => Value::List(items),
+                    (v, _) => v,
+                })
                 .collect();
             unit.code.truncate(start);
             let mut vm = classad_vm::Vm::default();

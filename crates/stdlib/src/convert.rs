@@ -9,8 +9,10 @@
 //! number or as text.
 
 use crate::builtin;
+use classad_syntax::Expr;
 use classad_syntax::unparse::{
-    format_real_htcondor, htcondor_order, unparse_htcondor, write_name, write_string_literal,
+    format_real_htcondor, htcondor_order, unparse_htcondor, unparse_htcondor_pretty, write_name,
+    write_string_literal,
 };
 use classad_vm::{AbsTime, Builtin, CallContext, Value};
 
@@ -33,7 +35,11 @@ fn to_int(value: &Value) -> Value {
         Value::AbsTime(t) => Value::Int(t.secs),
         Value::RelTime(r) => Value::Int(rel_secs(*r)),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, |r| Value::Int(double_to_i64(r))),
-        Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => Value::Error,
+        Value::Error
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -47,7 +53,11 @@ fn to_real(value: &Value) -> Value {
         Value::AbsTime(t) => Value::Real(t.secs as f64),
         Value::RelTime(r) => Value::Real(rel_secs(*r) as f64),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, Value::Real),
-        Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => Value::Error,
+        Value::Error
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -82,9 +92,12 @@ fn to_bool(value: &Value) -> Value {
                 Value::Undefined
             }
         }
-        Value::Error | Value::AbsTime(_) | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => {
-            Value::Error
-        }
+        Value::Error
+        | Value::AbsTime(_)
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => Value::Error,
     }
 }
 
@@ -133,7 +146,7 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(rel_time_text(rel_secs(*r)).as_bytes());
             out.extend_from_slice(b"\")");
         }
-        Value::List(items) => {
+        Value::List(items) | Value::SharedList(items) => {
             out.extend_from_slice(b"{ ");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -149,7 +162,7 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(unparse_htcondor(&item.source).as_bytes());
+                out.extend_from_slice(htcondor_text(&item.source, false).as_bytes());
             }
             out.extend_from_slice(b" }");
         }
@@ -163,11 +176,22 @@ fn unparse_into(value: &Value, out: &mut Vec<u8>) {
                 }
                 write_name(&classad_syntax::Name::new(name), &mut text);
                 text.push_str(" = ");
-                text.push_str(&unparse_htcondor(source));
+                text.push_str(&htcondor_text(source, false));
             }
             text.push_str(" ]");
             out.extend_from_slice(text.as_bytes());
         }
+    }
+}
+
+/// An expression as HTCondor writes it when it becomes a value (a list or
+/// ad turned into a string, `unparse()`): see
+/// [`classad_syntax::unparse::unparse_htcondor`].
+pub(crate) fn htcondor_text(expr: &Expr, pretty: bool) -> String {
+    if pretty {
+        unparse_htcondor_pretty(expr)
+    } else {
+        unparse_htcondor(expr)
     }
 }
 

@@ -219,7 +219,7 @@ fn args_to_list(context: &mut CallContext<'_>, args: &[Value]) -> Value {
             None => return Value::Error,
         }
     };
-    Value::List(words.into_iter().map(Value::string).collect())
+    Value::SharedList(words.into_iter().map(Value::string).collect())
 }
 
 /// `listToArgs(list [, version])`: a list of strings as an argument

@@ -94,9 +94,9 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. } => {
             let name = classad_syntax::unparse::unparse_htcondor(&args[0].source);
             match context.scope.body.get(&name) {
-                Some(attribute) => Value::string(classad_syntax::unparse::unparse_htcondor_pretty(
-                    &attribute.source,
-                )),
+                Some(attribute) => {
+                    Value::string(crate::convert::htcondor_text(&attribute.source, true))
+                }
                 None => Value::string(""),
             }
         }
@@ -249,7 +249,7 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
             };
             match context.evaluate_as_written(&program) {
                 Value::Ad(ad) => lookup_in_scope(&ad, name.as_str(), &root),
-                Value::List(_) | Value::LazyList(_) => {
+                Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {
                         return (Found::Nothing, here);
@@ -323,7 +323,7 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         .iter()
         .map(|item| evaluate_in_ad(context, &found, &args[0], item))
         .collect();
-    Value::List(values.into())
+    Value::SharedList(values.into())
 }
 
 /// `countMatches(expr, ads)`: how many ads of the list `expr` is true in

@@ -40,9 +40,12 @@ pub(crate) fn to_real(value: &Value) -> Option<f64> {
         // as a `time_t`).
         Value::RelTime(r) => Some(double_to_i64(r.trunc()) as f64),
         Value::AbsTime(t) => Some(t.secs as f64),
-        Value::Undefined | Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => {
-            None
-        }
+        Value::Undefined
+        | Value::Error
+        | Value::List(_)
+        | Value::SharedList(_)
+        | Value::LazyList(_)
+        | Value::Ad(_) => None,
     }
 }
 
@@ -136,7 +139,11 @@ fn next_random(context: &mut CallContext<'_>) -> u64 {
 /// else, and for `x <= 0` (where HTCondor fails to evaluate).
 fn random(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     match args.first().unwrap_or(&Value::Real(1.0)) {
-        Value::Int(limit) if *limit > 0 => {
+        // HTCondor fails to evaluate above the largest C int.
+        Value::Int(limit)
+            if *limit > 0
+                && (*limit <= i64::from(i32::MAX) || context.vm.options().corrections) =>
+        {
             let bits = next_random(context);
             let pick = (u128::from(bits) * u128::from(limit.unsigned_abs())) >> 64;
             Value::Int(i64::try_from(pick).unwrap_or(0))

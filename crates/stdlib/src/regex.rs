@@ -29,7 +29,11 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin("regexpMember", 2, 3, false, regexp_member),
         builtin("regexps", 3, 4, true, |c, a| substitute_call(c, a, "")),
         builtin("replace", 3, 4, true, |c, a| substitute_call(c, a, "f")),
-        builtin("replaceall", 3, 4, true, |c, a| substitute_call(c, a, "fg")),
+        // Not folded at compile time: the answer depends on
+        // `Options::corrections`.
+        builtin("replaceall", 3, 4, false, |c, a| {
+            substitute_call(c, a, "fg")
+        }),
         builtin(
             "stringList_regexpMember",
             2,
@@ -1026,8 +1030,9 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
 ///
 /// HTCondor retries after an empty match with an anchored non-empty match
 /// at the same place; here only the preferred match at that place is tried.
-/// An empty match at the end of the target ends the loop; HTCondor reads
-/// past the end there and answers ERROR.
+/// With `global`, an empty match at the end of the target is ERROR, as in
+/// HTCondor (which reads past the end there); with
+/// `Options::corrections` it is replaced and ends the loop.
 fn substitute(
     context: &mut CallContext<'_>,
     compiled: &Compiled,
@@ -1070,6 +1075,13 @@ fn substitute(
         }
         let Some(captures) = captures else { break };
         let whole = captures.get(0)?;
+        if global
+            && !context.vm.options().corrections
+            && whole.start() == whole.end()
+            && whole.start() == text.len()
+        {
+            return None;
+        }
         let groups = (0..captures.len())
             .rev()
             .find(|&i| captures.get(i).is_some())

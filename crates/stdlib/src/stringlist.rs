@@ -27,16 +27,18 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("stringListSize", 1, 2, true, size),
         builtin("stringListSum", 1, 2, true, |_, a| {
-            summarize(a, Summary::Sum)
+            summarize(a, Summary::Sum, false)
         }),
         builtin("stringListAvg", 1, 2, true, |_, a| {
-            summarize(a, Summary::Avg)
+            summarize(a, Summary::Avg, false)
         }),
-        builtin("stringListMin", 1, 2, true, |_, a| {
-            summarize(a, Summary::Min)
+        // Not folded at compile time: the answer depends on
+        // `Options::corrections`.
+        builtin("stringListMin", 1, 2, false, |c, a| {
+            summarize(a, Summary::Min, c.vm.options().corrections)
         }),
-        builtin("stringListMax", 1, 2, true, |_, a| {
-            summarize(a, Summary::Max)
+        builtin("stringListMax", 1, 2, false, |c, a| {
+            summarize(a, Summary::Max, c.vm.options().corrections)
         }),
         builtin("stringListMember", 2, 3, true, |_, a| {
             member_or_subset(a, false, false)
@@ -117,10 +119,14 @@ enum Summary {
 /// average of integers truncates). No items: 0.0 for sum and average,
 /// UNDEFINED for min and max.
 ///
-/// HTCondor starts min at `FLT_MAX` and max at `FLT_MIN`, so that for
-/// instance `stringListMax("-5, -2")` is 0 there; here min and max start
-/// from the first item, and a NaN bound is replaced by the next item.
-fn summarize(args: &[Value], summary: Summary) -> Value {
+/// As HTCondor, min starts at `FLT_MAX` and max at `FLT_MIN` (the smallest
+/// positive normal float), so `stringListMax("-5, -2")` is 0,
+/// `stringListMax("0.0")` is 1.1754943508222875e-38 and
+/// `stringListMin("1e39")` is 3.4028234663852886e+38; a NaN item never
+/// replaces the bound. With `corrected` (`Options::corrections`) min and max
+/// start from the first item instead, and a NaN bound is replaced by the
+/// next item.
+fn summarize(args: &[Value], summary: Summary, corrected: bool) -> Value {
     let Some((list, delimiters)) = list_and_delimiters(args) else {
         return Value::Error;
     };
@@ -137,9 +143,17 @@ fn summarize(args: &[Value], summary: Summary) -> Value {
         }
         accumulator = Some(match (accumulator, summary) {
             (None, Summary::Sum | Summary::Avg) => value + 0.0,
-            (None, _) => value,
+            (None, _) if corrected => value,
+            (None, Summary::Min) => {
+                let start = f64::from(f32::MAX);
+                if value < start { value } else { start }
+            }
+            (None, Summary::Max) => {
+                let start = f64::from(f32::MIN_POSITIVE);
+                if value > start { value } else { start }
+            }
             (Some(a), Summary::Sum | Summary::Avg) => value + a,
-            (Some(a), _) if a.is_nan() => value,
+            (Some(a), _) if corrected && a.is_nan() => value,
             (Some(a), Summary::Min) => {
                 if value < a {
                     value

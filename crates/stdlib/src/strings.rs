@@ -88,7 +88,12 @@ fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// A list's elements are evaluated where the call is; a list among the
 /// items is written as it is held, unevaluated.
 fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
-    let is_list = |v: &Value| matches!(v, Value::List(_) | Value::LazyList(_));
+    let is_list = |v: &Value| {
+        matches!(
+            v,
+            Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+        )
+    };
     let elements;
     let (separator, items): (Option<&Value>, &[Value]) = match args {
         [list] if is_list(list) => {
@@ -255,7 +260,7 @@ fn split(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     if text.len() > last {
         items.push(Value::string(&text[last..]));
     }
-    Value::List(items.into())
+    Value::SharedList(items.into())
 }
 
 /// `splitUserName("user@domain")` → `{"user", "domain"}`;
@@ -271,5 +276,5 @@ fn split_at(value: &Value, slot: bool) -> Value {
         None if slot => (&b""[..], text),
         None => (text, &b""[..]),
     };
-    Value::List(Arc::from(vec![Value::string(first), Value::string(second)]))
+    Value::SharedList(Arc::from(vec![Value::string(first), Value::string(second)]))
 }

@@ -136,3 +136,66 @@ fn an_expression_that_dereferences_itself_ends() {
     let value = common::eval("[t = countMatches(t, l); l = {[x = 1]}].t");
     assert!(value == "0" || value == "error", "{value}");
 }
+
+#[test]
+fn identical_tells_a_list_a_function_made_from_a_list_literal() {
+    // HTCondor has two list types: a literal's, and the shared list that
+    // split, splitUserName, splitSlotName, argsToList and evalInEachContext
+    // return. `=?=` of two lists of different types is false; of one type,
+    // ERROR.
+    check(&[
+        (r#"{1} =?= split("x")"#, "false"),
+        (r#"{1} =?= splitSlotName("a@b")"#, "false"),
+        (r#"split("x") =?= {1}"#, "false"),
+        (r#"{1} isnt split("a")"#, "true"),
+        (r#"{1} =?= argsToList("a b")"#, "false"),
+        ("{1} =?= evalInEachContext(1, {[a=1]})", "false"),
+        (r#"[x = split("a"); y = {1} =?= x].y"#, "false"),
+        (r#"split("x") =?= split("x")"#, "error"),
+        (r#"evalInEachContext(1, {[a=1]}) =?= split("x")"#, "error"),
+        ("{1} =?= {1}", "error"),
+        ("{1} =?= {[a=1]}.a", "error"),
+        (r#"{1} =?= eval("{1}")"#, "error"),
+        (r#"{1} == split("x")"#, "error"),
+        (r#"size(split("a")) =?= 1"#, "true"),
+        (r#"split("a b")[1]"#, r#""b""#),
+    ]);
+}
+
+#[test]
+fn time_literals_become_text_as_htcondor_folds_them() {
+    check(&[
+        (
+            r#"toUpper({relTime("60.5"), relTime("90"), relTime("-90"), relTime("3661.5")})"#,
+            r#""{ RELTIME(\"01:0.5\"),RELTIME(\"01:30\"),RELTIME(\"-01:30\"),RELTIME(\"01:01:1.5\") }""#,
+        ),
+        (
+            r#"toUpper({relTime("1d"), relTime("1.123456789"), absTime("2020-01-01")})"#,
+            r#""{ RELTIME(\"1+00:00:00\"),RELTIME(\"1.12346\"),ABSTIME(\"2020-01-01T00:00:00-00:00\") }""#,
+        ),
+        (
+            r#"[a = relTime("90"); b = unparse(a)].b"#,
+            r#""relTime(\"01:30\")""#,
+        ),
+    ]);
+}
+
+#[test]
+fn ads_of_a_list_made_by_selection_have_no_parent_scope() {
+    check(&[
+        ("{ [ b = [ c = true; y = B ] ] }.b[0].y", "undefined"),
+        (
+            "[z = 3; l = { [ b = [ y = z ] ] }.b; r = l[0].y].r",
+            "undefined",
+        ),
+        (
+            "[z = 3; l = { [ b = [ y = z ] ] }.b; r = l.y].r",
+            "{ undefined }",
+        ),
+        (
+            "[z = 3; l = { [ b = { z } ] }.b; r = l[0][0]].r",
+            "undefined",
+        ),
+        ("[z = 3; l = { [ b = 4 ] }.b; r = l[0]].r", "4"),
+    ]);
+}

@@ -78,6 +78,13 @@ pub struct GenOptions {
     pub max_depth: u32,
     /// Whether function calls may be generated.
     pub calls: bool,
+    /// Whether to generate the forms where values become text and where
+    /// scope is taken away or looked through (issue 12): reals, lists and
+    /// ads inside string functions, `unparse`, `countMatches` and
+    /// `evalInEachContext` of attributes, `=?=` between a list literal and
+    /// a list a function made, selection chains and ads taken by
+    /// subscript. Implies `calls`.
+    pub text: bool,
 }
 
 impl Default for GenOptions {
@@ -85,6 +92,7 @@ impl Default for GenOptions {
         GenOptions {
             max_depth: 4,
             calls: false,
+            text: false,
         }
     }
 }
@@ -507,6 +515,7 @@ impl Generator {
                 return node(ExprKind::Paren(Box::new(inner)));
             }
             5 if self.options.calls => return self.call(ty, d),
+            6 | 7 if self.options.text => return self.text_form(ty, d),
             _ => {}
         }
         match ty {
@@ -1013,6 +1022,126 @@ impl Generator {
         ]);
         text.extend_from_slice(zone);
         text
+
+    /// The forms of [`GenOptions::text`].
+    fn text_form(&mut self, ty: Ty, d: u32) -> Expr {
+        let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+        match (ty, self.rng.below(4)) {
+            (Ty::Str, _) | (Ty::Any, 0) => {
+                let arg = match self.rng.below(4) {
+                    0 => self.real_expr(d),
+                    1 => self.list_expr(d),
+                    2 => self.ad_literal(d.min(1)),
+                    _ => {
+                        let ty = *self.rng.pick(&TYPES[..6]);
+                        self.typed(ty, d)
+                    }
+                };
+                match self.rng.below(8) {
+                    0 => call("strcat", vec![self.str_leaf(), arg]),
+                    1 => call("string", vec![arg]),
+                    2 => call("toUpper", vec![arg]),
+                    3 => call("toLower", vec![arg]),
+                    4 => {
+                        let list = self.list_expr(d);
+                        call(
+                            "join",
+                            vec![lit(Literal::String(b",".to_vec().into())), list],
+                        )
+                    }
+                    5 => call(
+                        "splitSlotName",
+                        vec![call(
+                            "strcat",
+                            vec![arg, lit(Literal::String(b"@".to_vec().into()))],
+                        )],
+                    ),
+                    6 => {
+                        let n = self.pick_name(&visible);
+                        let reference = if self.rng.chance(50) {
+                            node(ExprKind::Attribute(name(&n)))
+                        } else {
+                            select(arg, &n)
+                        };
+                        call("unparse", vec![reference])
+                    }
+                    _ => call("strcmp", vec![arg, self.str_leaf()]),
+                }
+            }
+            (Ty::Bool, _) | (Ty::Any, 1) => {
+                let list = self.list_expr(d);
+                let made = match self.rng.below(3) {
+                    0 => call("split", vec![self.str_leaf()]),
+                    1 => call("splitUserName", vec![self.str_leaf()]),
+                    _ => self.list_expr(d),
+                };
+                let op = *self.rng.pick(&[BinaryOp::Is, BinaryOp::Isnt]);
+                if self.rng.chance(50) {
+                    binary(op, list, made)
+                } else {
+                    binary(op, made, list)
+                }
+            }
+            (Ty::Int | Ty::List, _) | (Ty::Any, 2) => {
+                // countMatches / evalInEachContext of an attribute of the
+                // enclosing ad, over a list of ads.
+                let ads: Vec<Expr> = (0..1 + self.rng.below(3))
+                    .map(|_| self.ad_literal(d.min(1)))
+                    .collect();
+                let attr = (*self.rng.pick(&NAMES)).to_string();
+                let list_attr = format!("{attr}s");
+                let test = self.typed(Ty::Bool, d.min(2));
+                let function = if ty == Ty::Int {
+                    "countMatches"
+                } else {
+                    "evalInEachContext"
+                };
+                let probe = call(
+                    function,
+                    vec![
+                        node(ExprKind::Attribute(name(&attr))),
+                        node(ExprKind::Attribute(name(&list_attr))),
+                    ],
+                );
+                let result = "r".to_string();
+                let outer = self.ad_with(
+                    &[
+                        (attr, test),
+                        (list_attr, node(ExprKind::List(ads))),
+                        (result.clone(), probe),
+                    ],
+                    d,
+                );
+                select(outer, &result)
+            }
+            _ => {
+                // An ad taken by subscript, then selected or subscripted,
+                // or a selection chain through nested ads.
+                let inner = self.ad_literal(d.min(2));
+                let names = ad_names(&inner);
+                let key = (*self.rng.pick(&NAMES)).to_string();
+                let outer = self.ad_with(&[(key.clone(), inner)], d.min(1));
+                let key_text = if self.rng.chance(30) {
+                    key.to_ascii_uppercase()
+                } else {
+                    key.clone()
+                };
+                let base = if self.rng.chance(60) {
+                    subscript(outer, lit(Literal::String(key_text.into_bytes().into())))
+                } else {
+                    select(outer, &key)
+                };
+                let n = self.pick_name(&names);
+                match self.rng.below(3) {
+                    0 => select(base, &n),
+                    1 => subscript(base, lit(Literal::String(n.into_bytes().into()))),
+                    _ => {
+                        let m = self.pick_name(&visible);
+                        select(select(base, &n), &m)
+                    }
+                }
+            }
+        }
     }
 
     fn str_leaf(&mut self) -> Expr {
@@ -1115,6 +1244,7 @@ mod tests {
             GenOptions {
                 max_depth: 5,
                 calls: true,
+                text: true,
             },
         );
         for _ in 0..300 {

@@ -56,6 +56,7 @@ impl Harness {
     pub fn new(options: RefOptions) -> Harness {
         let mut vm = Vm::new(classad::Options {
             strict: options.strict,
+            corrections: options.corrections,
             ..classad::Options::default()
         });
         // `CurrentTime` as the reference has it.

@@ -73,6 +73,8 @@ pub struct RefOptions {
     pub strict: bool,
     /// A wrong rule to apply (for testing the harness).
     pub mutation: Mutation,
+    /// `Options::corrections` of the VM.
+    pub corrections: bool,
 }
 
 /// The deepest nesting of attribute evaluations, as the VM's default.
@@ -92,6 +94,9 @@ pub struct AdNode<'a> {
     pub expr: &'a AdExpr,
     /// The lexically enclosing ad (none for a top-level ad).
     pub parent: Option<RAd<'a>>,
+    /// Whether this is the value of `ad["name"]`, from which HTCondor's
+    /// selections are UNDEFINED (the ad has lost its scope).
+    pub detached: bool,
 }
 
 /// A shared runtime ad.
@@ -100,7 +105,11 @@ pub type RAd<'a> = Rc<AdNode<'a>>;
 impl<'a> AdNode<'a> {
     /// A top-level ad.
     pub fn top(expr: &'a AdExpr) -> RAd<'a> {
-        Rc::new(AdNode { expr, parent: None })
+        Rc::new(AdNode {
+            expr,
+            parent: None,
+            detached: false,
+        })
     }
 
     /// The index of attribute `name` (ignoring case) in this ad alone.
@@ -111,6 +120,13 @@ impl<'a> AdNode<'a> {
             .iter()
             .rposition(|(n, _)| n.eq_ignore_case(name))
     }
+}
+
+/// An ad literal with no attributes, for the scope of a list that has lost
+/// its own.
+fn empty_ad_expr() -> &'static AdExpr {
+    static EMPTY: std::sync::OnceLock<AdExpr> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(AdExpr::new)
 }
 
 /// The outermost ad of a scope chain.
@@ -209,6 +225,9 @@ impl<'a> RValue<'a> {
             RValue::AbsTime(t) => Value::AbsTime(*t),
             RValue::RelTime(r) => Value::RelTime(*r),
             RValue::List(_) | RValue::Lazy(_) => Value::List(Arc::from(Vec::new())),
+            RValue::Ad(ad) if ad.detached => Value::Ad(classad_vm::AdValue::detached(Arc::new(
+                classad_vm::AdBody::new(),
+            ))),
             RValue::Ad(_) => Value::Ad(classad::empty_ad()),
         }
     }
@@ -224,7 +243,11 @@ impl<'a> RValue<'a> {
             Value::Str(s) => RValue::Str(Rc::from(&s[..])),
             Value::AbsTime(t) => RValue::AbsTime(t),
             Value::RelTime(r) => RValue::RelTime(r),
-            Value::Error | Value::List(_) | Value::LazyList(_) | Value::Ad(_) => RValue::Error,
+            Value::Error
+            | Value::List(_)
+            | Value::SharedList(_)
+            | Value::LazyList(_)
+            | Value::Ad(_) => RValue::Error,
         }
     }
 }
@@ -403,6 +426,7 @@ impl<'a> Reference<'a> {
             ExprKind::Ad(ad) => RValue::Ad(Rc::new(AdNode {
                 expr: ad,
                 parent: Some(scope.clone()),
+                detached: false,
             })),
             ExprKind::Call { name, args } => self.call(name, args, scope),
         }
@@ -643,11 +667,21 @@ impl<'a> Reference<'a> {
     /// `base.name`.
     fn select(&mut self, base: RValue<'a>, name: &str, here: &RAd<'a>) -> RValue<'a> {
         match base {
+            RValue::Ad(ad) if ad.detached && !self.options.corrections => {
+                if name.eq_ignore_ascii_case("root") || name.eq_ignore_ascii_case("toplevel") {
+                    RValue::Ad(root_of(here))
+                } else {
+                    self.current_time(name).unwrap_or(RValue::Undefined)
+                }
+            }
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
                 let mapped = items
                     .iter()
-                    .map(|item| selected_literal(self.select_element(item.clone(), name, here)))
+                    .map(|item| {
+                        let value = self.select_element(item.clone(), name, here);
+                        self.orphan(selected_literal(value))
+                    })
                     .collect();
                 RValue::List(Rc::new(mapped))
             }
@@ -655,12 +689,31 @@ impl<'a> Reference<'a> {
                 let mut mapped = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
                     let item = self.element(&list, i, here);
-                    mapped.push(selected_literal(self.select_element(item, name, here)));
+                    let value = self.select_element(item, name, here);
+                    mapped.push(self.orphan(selected_literal(value)));
                 }
                 RValue::List(Rc::new(mapped))
             }
             RValue::Undefined => RValue::Undefined,
             _ => RValue::Error,
+        }
+    }
+
+    /// An element of a list made by a selection over a list: HTCondor
+    /// sets its parent scope to none.
+    fn orphan(&self, value: RValue<'a>) -> RValue<'a> {
+        if self.options.corrections {
+            return value;
+        }
+        match value {
+            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => {
+                RValue::Ad(AdNode::top(ad.expr))
+            }
+            RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
+                items: list.items,
+                scope: AdNode::top(empty_ad_expr()),
+            })),
+            other => other,
         }
     }
 
@@ -704,7 +757,32 @@ impl<'a> Reference<'a> {
                 }
             }
             (RValue::Ad(ad), RValue::Str(key)) => match ad.find(&String::from_utf8_lossy(key)) {
-                Some(i) => self.attribute_value(ad, i),
+                Some(i) if self.options.corrections => self.attribute_value(ad, i),
+                Some(i) => {
+                    // HTCondor: the attribute is evaluated in the ad alone,
+                    // and the value has lost its scope.
+                    let scope = if ad.detached {
+                        AdNode::top(ad.expr)
+                    } else {
+                        ad.clone()
+                    };
+                    match self.attribute_value(&scope, i) {
+                        RValue::Ad(inner) => RValue::Ad(Rc::new(AdNode {
+                            expr: inner.expr,
+                            parent: None,
+                            detached: true,
+                        })),
+                        RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
+                            items: list.items,
+                            scope: Rc::new(AdNode {
+                                expr: empty_ad_expr(),
+                                parent: None,
+                                detached: true,
+                            }),
+                        })),
+                        other => other,
+                    }
+                }
                 None => RValue::Undefined,
             },
             _ => RValue::Error,
@@ -848,7 +926,7 @@ impl<'a> Reference<'a> {
     /// from the functions the generator calls; one is ERROR here.
     fn reference_value(&self, value: Value) -> RValue<'a> {
         match value {
-            Value::List(items) => RValue::List(Rc::new(
+            Value::List(items) | Value::SharedList(items) => RValue::List(Rc::new(
                 items
                     .iter()
                     .map(|v| self.reference_value(v.clone()))

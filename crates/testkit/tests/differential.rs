@@ -84,6 +84,7 @@ fn generated_expressions_with_calls_agree() {
             GenOptions {
                 max_depth: 4,
                 calls: true,
+                text: false,
             },
             RefOptions::default(),
         )
@@ -100,6 +101,7 @@ fn deeper_expressions_agree() {
             GenOptions {
                 max_depth: 6,
                 calls: true,
+                text: false,
             },
             RefOptions::default(),
         )
@@ -113,6 +115,7 @@ fn run_matches(seed: u64, strict: bool) -> (usize, Vec<(Mismatch, Option<&'stati
         GenOptions {
             max_depth: 3,
             calls: true,
+            text: false,
         },
     );
     let mut harness = Harness::new(RefOptions {
@@ -191,6 +194,7 @@ fn explore() {
             GenOptions {
                 max_depth: 5,
                 calls: true,
+                text: false,
             },
             RefOptions::default(),
         );

@@ -235,6 +235,9 @@ pub struct AdValue {
     pub body: Arc<AdBody>,
     /// The lexically enclosing ad.
     pub parent: Option<AdRef>,
+    /// Whether this is the value of `ad["name"]`, which in HTCondor has lost
+    /// its scope: selecting from it is UNDEFINED (docs/differences.md).
+    pub detached: bool,
 }
 
 /// A shared reference to an ad in scope.
@@ -243,7 +246,11 @@ pub type AdRef = Arc<AdValue>;
 impl AdValue {
     /// A top-level ad.
     pub fn top_level(body: Arc<AdBody>) -> AdRef {
-        Arc::new(AdValue { body, parent: None })
+        Arc::new(AdValue {
+            body,
+            parent: None,
+            detached: false,
+        })
     }
 
     /// An ad written inside `parent`.
@@ -251,6 +258,17 @@ impl AdValue {
         Arc::new(AdValue {
             body,
             parent: Some(parent),
+            detached: false,
+        })
+    }
+
+    /// The ad as `ad["name"]` gives it in HTCondor: without the ads around
+    /// it, and marked so that selecting from it is UNDEFINED.
+    pub fn detached(body: Arc<AdBody>) -> AdRef {
+        Arc::new(AdValue {
+            body,
+            parent: None,
+            detached: true,
         })
     }
 

@@ -67,6 +67,15 @@ impl Default for Limits {
 pub struct Options {
     /// `STRICT_CLASSAD_EVALUATION`: no fallback of unscoped names to TARGET.
     pub strict: bool,
+    /// Corrected answers where HTCondor's deterministic answer looks like a
+    /// bug (off by default, so every value equals HTCondor's): an ad taken
+    /// by `ad["name"]`, and an ad or list in a list made by a selection over
+    /// a list, keeps its scope, `stringListMin`/`stringListMax`
+    /// start from the first element rather than `FLT_MAX`/`FLT_MIN`,
+    /// `replaceAll` with a pattern that matches empty at the end replaces
+    /// there, and `random(x)` with `x <= 0` is ERROR. Each is a row of
+    /// docs/differences.md.
+    pub corrections: bool,
     /// The budgets.
     pub limits: Limits,
     /// Read a string computed at run time as a time in `absTime(s)` and
@@ -190,7 +199,7 @@ impl CallContext<'_> {
     /// `scope` (ad literals among them keep the ad they were written in).
     pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
         match value {
-            Value::List(items) => Some(items.to_vec()),
+            Value::List(items) | Value::SharedList(items) => Some(items.to_vec()),
             Value::LazyList(list) => Some(
                 (0..list.items.len())
                     .map(|i| self.vm.list_element(self.env, list, i, scope))
@@ -604,8 +613,15 @@ impl Vm {
     /// `{ 7 }`).
     fn select(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
         match base {
+            // HTCondor's value of `ad["name"]` has lost its scope: its own
+            // attributes are not found from it, only `root` (the root of the
+            // evaluation) and `CurrentTime` are.
+            Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_str() {
+                "root" | "toplevel" => Value::Ad(here.root()),
+                _ => self.current_time(name).unwrap_or(Value::Undefined),
+            },
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
-            Value::List(items) => {
+            Value::List(items) | Value::SharedList(items) => {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES)
                     || !self.charge(items.len() as u64)
                 {
@@ -615,7 +631,7 @@ impl Vm {
                     .iter()
                     .map(|item| {
                         let value = self.select_from_element(env, here, item.clone(), name);
-                        selected_literal(value)
+                        self.orphan(selected_literal(value))
                     })
                     .collect();
                 Value::List(selected.into())
@@ -627,13 +643,35 @@ impl Vm {
                 let selected: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here);
-                        selected_literal(self.select_from_element(env, here, item, name))
+                        let value = self.select_from_element(env, here, item, name);
+                        self.orphan(selected_literal(value))
                     })
                     .collect();
                 Value::List(selected.into())
             }
             Value::Undefined => Value::Undefined,
             _ => Value::Error,
+        }
+    }
+
+    /// An element of a list made by a selection over a list, as HTCondor
+    /// makes it: without a parent scope (`{[b = [y = B]]}.b[0].y` is
+    /// UNDEFINED, since the ad no longer sees the ad around it), unless
+    /// `Options::corrections`. A list among the elements, made by an inner
+    /// selection, was made so already (so this need not look inside it).
+    fn orphan(&self, value: Value) -> Value {
+        if self.options.corrections {
+            return value;
+        }
+        match value {
+            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => {
+                Value::Ad(AdValue::top_level(ad.body.clone()))
+            }
+            Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
+                items: list.items.clone(),
+                scope: AdValue::top_level(Arc::new(crate::ad::AdBody::new())),
+            })),
+            other => other,
         }
     }
 
@@ -648,7 +686,11 @@ impl Vm {
         name: &Symbol,
     ) -> Value {
         match item {
-            Value::Ad(_) | Value::List(_) | Value::LazyList(_) | Value::Undefined => {
+            Value::Ad(_)
+            | Value::List(_)
+            | Value::SharedList(_)
+            | Value::LazyList(_)
+            | Value::Undefined => {
                 if self.depth >= self.options.limits.max_depth {
                     return Value::Error;
                 }
@@ -716,10 +758,14 @@ impl Vm {
                 self.forcing.pop();
                 Value::List(items.into())
             }
+            Value::SharedList(items) => self.force(env, here, Value::List(items)),
             Value::List(items)
-                if items
-                    .iter()
-                    .any(|v| matches!(v, Value::List(_) | Value::LazyList(_))) =>
+                if items.iter().any(|v| {
+                    matches!(
+                        v,
+                        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+                    )
+                }) =>
             {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES) {
                     return Value::Error;
@@ -773,7 +819,7 @@ impl Vm {
             return Value::Undefined;
         }
         match (&base, &index) {
-            (Value::List(items), Value::Int(i)) => {
+            (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
                 usize::try_from(i)
@@ -791,12 +837,30 @@ impl Vm {
                     return Value::Error;
                 }
                 let name = Symbol::transient(&String::from_utf8_lossy(key));
-                match ad.body.slot(&name) {
-                    Some(slot) => {
-                        let ad = ad.clone();
-                        self.attribute_value(env, &ad, slot)
-                    }
-                    None => Value::Undefined,
+                let Some(slot) = ad.body.slot(&name) else {
+                    return Value::Undefined;
+                };
+                if self.options.corrections {
+                    let ad = ad.clone();
+                    return self.attribute_value(env, &ad, slot);
+                }
+                // HTCondor evaluates the attribute in the ad alone and hands
+                // back a value that has lost its scope: an ad from which
+                // selections are UNDEFINED, a list whose elements see no
+                // enclosing ad (`[b = [c = 1]]["b"].c` is UNDEFINED, while
+                // `self.c` inside it is 1).
+                let scope = if ad.detached {
+                    AdValue::top_level(ad.body.clone())
+                } else {
+                    ad.clone()
+                };
+                match self.attribute_value(env, &scope, slot) {
+                    Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
+                    Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
+                        items: list.items.clone(),
+                        scope: AdValue::detached(Arc::new(crate::ad::AdBody::new())),
+                    })),
+                    other => other,
                 }
             }
             _ => Value::Error,
@@ -956,7 +1020,10 @@ impl Vm {
                     let function = &program.functions[instr.arg as usize];
                     if let Function::Strict(_) = function.function {
                         for arg in args.iter_mut() {
-                            if matches!(arg, Value::List(_) | Value::LazyList(_)) {
+                            if matches!(
+                                arg,
+                                Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+                            ) {
                                 *arg = self.force(env, Some(scope), std::mem::take(arg));
                             }
                         }

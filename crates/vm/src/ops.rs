@@ -191,8 +191,14 @@ pub fn identical(left: &Value, right: &Value) -> Value {
         (Value::Str(a), Value::Str(b)) => a == b,
         (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
         (Value::RelTime(a), Value::RelTime(b)) => a == b,
-        (Value::List(_) | Value::LazyList(_), Value::List(_) | Value::LazyList(_))
-        | (Value::Ad(_), Value::Ad(_)) => return Value::Error,
+        (Value::SharedList(_), Value::SharedList(_))
+        | (Value::List(_) | Value::LazyList(_), Value::List(_) | Value::LazyList(_)) => {
+            return Value::Error;
+        }
+        // HTCondor's value of `ad["name"]` is of another type (a shared ad)
+        // than an ad literal's.
+        (Value::Ad(a), Value::Ad(b)) if a.detached != b.detached => false,
+        (Value::Ad(_), Value::Ad(_)) => return Value::Error,
         _ => false,
     })
 }

@@ -48,7 +48,7 @@ pub fn write_value(value: &Value, out: &mut String) {
                 let _ = write!(out, "relTime({})", format_real_new(*r));
             }
         }
-        Value::List(items) => {
+        Value::List(items) | Value::SharedList(items) => {
             out.push_str("{ ");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {

@@ -34,6 +34,12 @@ pub enum Value {
     RelTime(f64),
     /// A list of values.
     List(Arc<[Value]>),
+    /// A list a function made (`split`, `splitUserName`, `splitSlotName`,
+    /// `argsToList`, `evalInEachContext`): in HTCondor a list of another
+    /// type than a list literal's, which `=?=` tells apart (`{1} =?=
+    /// split("x")` is false, where two lists of one type are ERROR). It
+    /// becomes a [`Value::List`] when forced, so functions never see it.
+    SharedList(Arc<[Value]>),
     /// A list literal not yet evaluated: its elements evaluate where the
     /// list was written, each when it is used, as in HTCondor (so
     /// `[a = {a[1] + 1, 3}].a[0]` is 4). The VM forces lazy lists before
@@ -102,7 +108,7 @@ impl Value {
             Value::Str(_) => ValueType::Str,
             Value::AbsTime(_) => ValueType::AbsTime,
             Value::RelTime(_) => ValueType::RelTime,
-            Value::List(_) | Value::LazyList(_) => ValueType::List,
+            Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => ValueType::List,
             Value::Ad(_) => ValueType::Ad,
         }
     }

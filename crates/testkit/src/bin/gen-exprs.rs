@@ -1,6 +1,8 @@
-//! `gen-exprs --seed S --count N [--max-depth D] [--calls]`: prints N
-//! generated ClassAd expressions, one a line, for the oracle
-//! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called.
+//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text]`:
+//! prints N generated ClassAd expressions, one a line, for the oracle
+//! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called;
+//! `--text` adds the forms of `GenOptions::text` (values as text, lists and
+//! ads in string functions, subscripted ads, selection chains).
 //!
 //! `gen-exprs --classify` reads expressions from standard input and prints,
 //! for each, the known VM bug it may run into
@@ -12,7 +14,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen-exprs --seed S --count N [--max-depth D] [--calls]");
+    eprintln!("usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text]");
     ExitCode::from(2)
 }
 
@@ -51,6 +53,12 @@ fn main() -> ExitCode {
             ("--max-depth", Some(v)) => options.max_depth = u32::try_from(v).unwrap_or(u32::MAX),
             ("--calls", _) => {
                 options.calls = true;
+                i += 1;
+                continue;
+            }
+            ("--text", _) => {
+                options.calls = true;
+                options.text = true;
                 i += 1;
                 continue;
             }
