@@ -16,6 +16,7 @@
 
 mod analyze;
 mod engine;
+pub mod generate;
 mod read;
 mod refs;
 
