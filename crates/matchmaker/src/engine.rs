@@ -238,6 +238,9 @@ pub(crate) struct Instance {
     pred: u32,
     rep: u32,
     values: Vec<Option<f64>>,
+    /// For a split predicate: the own operand, once known (None inside:
+    /// not separable).
+    operand: Option<Option<Value>>,
 }
 
 #[derive(Clone)]
@@ -293,6 +296,9 @@ pub(crate) struct Engine {
     pub cluster_reps: [Vec<u32>; 2],
     policy: [Option<u32>; 2],
     rank_pred: Option<u32>,
+    /// `TARGET.name` of split predicates per (predicate, TARGET group),
+    /// for groups made after the parallel phase.
+    target_operands: HashMap<(u32, u32), Option<Value>>,
     /// The predicates some unit used when the engine was built: the
     /// autoclusters account for their projections only.
     used_preds: std::collections::HashSet<u32>,
@@ -356,6 +362,7 @@ impl Engine {
             policy: [None, None],
             rank_pred: None,
             used_preds: Default::default(),
+            target_operands: HashMap::new(),
             clusters_inexact: false,
             requirements: Symbol::new("requirements"),
         };
@@ -506,6 +513,7 @@ impl Engine {
                         pred: p,
                         rep: unit,
                         values: vec![None; groups],
+                        operand: None,
                     });
                 }
                 list.push(i);
@@ -949,10 +957,55 @@ impl Engine {
         let target_rep = self.projections[target as usize].reps[g];
         let my = self.units[side][rep as usize].clone();
         let other = self.units[1 - side][target_rep as usize].clone();
+        if let Some(v) = self.split_value(vm, i, g as u32, &my, &other) {
+            let n = self.number(pred, &v);
+            self.instances[i as usize].values[g] = Some(n);
+            return n;
+        }
         let v = self.evaluate_pred(vm, pred, &my, &other);
         let n = self.number(pred, &v);
         self.instances[i as usize].values[g] = Some(n);
         n
+    }
+
+    /// A split predicate's value for instance `i` and TARGET group `g`
+    /// (whose representative is `other`), by the operator alone.
+    fn split_value(&mut self, vm: &mut Vm, i: u32, g: u32, my: &AdRef, other: &AdRef) -> Option<Value> {
+        let p = self.instances[i as usize].pred;
+        let pred = &self.preds[p as usize];
+        let split = pred.split.as_ref()?;
+        let operand = match &self.instances[i as usize].operand {
+            Some(o) => o.clone(),
+            None => {
+                let o = refs::self_contained(my, &split.operand, &self.registry, self.strict, &mut Vec::new())
+                    .then(|| scalar(vm.evaluate_in_match(&split.program, my, other)))
+                    .flatten();
+                self.instances[i as usize].operand = Some(o.clone());
+                o
+            }
+        }?;
+        let theirs = match self.target_operands.get(&(p, g)) {
+            Some(t) => t.clone(),
+            None => {
+                let t = match other.body.slot(&split.name) {
+                    None => Some(Value::Undefined),
+                    Some(slot) => {
+                        let source = other.body.attribute(slot).source.clone();
+                        refs::self_contained(other, &source, &self.registry, self.strict, &mut vec![split.name.as_str().to_string()])
+                            .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
+                            .flatten()
+                    }
+                };
+                self.target_operands.insert((p, g), t.clone());
+                t
+            }
+        }?;
+        let split = self.preds[p as usize].split.as_ref()?;
+        Some(if split.target_left {
+            classad::vm::ops::binary(split.op, theirs, operand)
+        } else {
+            classad::vm::ops::binary(split.op, operand, theirs)
+        })
     }
 
     /// The value of instance `i` against the other side's unit, from the
@@ -969,14 +1022,26 @@ impl Engine {
 
     /// Whether job unit `j` and slot unit `s` match, and their rank tuple.
     pub fn pair(&mut self, vm: &mut Vm, j: u32, s: u32) -> Option<RankTuple> {
+        self.pair_checking(vm, j, s, false)
+    }
+
+    /// As [`Engine::pair`]; with `carved_only`, the instances carving
+    /// cannot change are taken as true (the caller knows they are).
+    pub fn pair_checking(&mut self, vm: &mut Vm, j: u32, s: u32, carved_only: bool) -> Option<RankTuple> {
         for k in 0..self.info[JOB][j as usize].requirements.len() {
             let i = self.info[JOB][j as usize].requirements[k];
+            if carved_only && !self.reads_carved(i) {
+                continue;
+            }
             if self.value(vm, i, s) == 0.0 {
                 return None;
             }
         }
         for k in 0..self.info[SLOT][s as usize].requirements.len() {
             let i = self.info[SLOT][s as usize].requirements[k];
+            if carved_only && !self.reads_carved(i) {
+                continue;
+            }
             if self.value(vm, i, j) == 0.0 {
                 return None;
             }

@@ -34,6 +34,14 @@ use engine::{Engine, JOB, SLOT};
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
+/// Process CPU seconds (user + system), for traces on a shared machine.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks: f64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<f64>().ok()).sum();
+    ticks / 100.0
+}
+
 /// A job's identity: `ClusterId.ProcId`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JobId {
@@ -367,7 +375,7 @@ impl Pool {
         let slots: Vec<usize> = (0..self.slots.len()).collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         if trace {
-            eprintln!("start");
+            eprintln!("start (cpu {:.2} s)", cpu_seconds());
         }
         let mut engine = self.engine(&slots)?;
         if trace {
@@ -379,7 +387,7 @@ impl Pool {
         }
         let matrix = engine.matrix(self.threads(), false)?;
         if trace {
-            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+            eprintln!("matrix {:.3} s (cpu {:.2} s)", started.elapsed().as_secs_f64(), cpu_seconds());
         }
         let slot_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
         let mut lists: Vec<Vec<(u32, f64)>> = Vec::new();
@@ -432,6 +440,9 @@ impl Pool {
         let started = Instant::now();
         let candidates: Vec<usize> = (0..self.slots.len()).filter(|&s| self.slots[s].unclaimed).collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        if trace {
+            eprintln!("start (cpu {:.2} s)", cpu_seconds());
+        }
         let mut engine = self.engine(&candidates)?;
         if trace {
             eprintln!("built {:.3} s {:?}", started.elapsed().as_secs_f64(), engine.stats());
@@ -445,7 +456,7 @@ impl Pool {
         // looked at again when a slot is carved.
         let invariant = engine.matrix(self.threads(), true)?;
         if trace {
-            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+            eprintln!("matrix {:.3} s (cpu {:.2} s)", started.elapsed().as_secs_f64(), cpu_seconds());
         }
         // Carving replaces constants only, so it makes no new predicate and
         // every job autocluster keeps standing for its jobs.
@@ -526,7 +537,8 @@ impl Pool {
                     None => {
                         evaluated_pairs += 1;
                         let srep = engine.cluster_reps[SLOT][sc as usize];
-                        let r = engine.pair(&mut vm, key_unit, srep);
+                        // The invariant clauses passed (checked above).
+                        let r = engine.pair_checking(&mut vm, key_unit, srep, true);
                         memo.insert((jc, sc), r);
                         r
                     }
@@ -594,8 +606,9 @@ impl Pool {
         debug_assert_eq!(built_preds, engine.pred_count());
         if trace {
             eprintln!(
-                "cycle {:.3} s: {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
+                "cycle {:.3} s (cpu {:.2} s): {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
                 started.elapsed().as_secs_f64(),
+                cpu_seconds(),
                 carve_log.len(),
                 evaluated_pairs,
                 engine.clusters_inexact
