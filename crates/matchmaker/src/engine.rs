@@ -108,6 +108,8 @@ enum Names {
 
 struct Projection {
     side: usize,
+    /// Whether a slot's `Cpus`, `Memory` or `Disk` is in it.
+    reads_carved: bool,
     /// A program to the first program seen with the same text: ads
     /// compiled on different threads hold different copies.
     canon: HashMap<usize, usize>,
@@ -669,8 +671,13 @@ impl Engine {
             Names::Some(list) => Some(list.iter().map(|n| Symbol::new(n)).collect()),
             Names::All => None,
         };
+        let reads_carved = symbols.as_ref().is_none_or(|list: &Vec<Symbol>| {
+            list.iter()
+                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk"))
+        });
         self.projections.push(Projection {
             side,
+            reads_carved,
             canon: HashMap::new(),
             texts: HashMap::new(),
             symbols,
@@ -876,9 +883,9 @@ impl Engine {
                             && let Some(Some(other)) = sides.get(g)
                         {
                             let v = if split.target_left {
-                                classad::vm::ops::binary(split.op, other.clone(), operand.clone())
+                                apply(split.op, other, operand)
                             } else {
-                                classad::vm::ops::binary(split.op, operand.clone(), other.clone())
+                                apply(split.op, operand, other)
                             };
                             *slot = Some(this.number(inst.pred, &v));
                             continue;
@@ -1002,9 +1009,9 @@ impl Engine {
         }?;
         let split = self.preds[p as usize].split.as_ref()?;
         Some(if split.target_left {
-            classad::vm::ops::binary(split.op, theirs, operand)
+            apply(split.op, &theirs, &operand)
         } else {
-            classad::vm::ops::binary(split.op, operand, theirs)
+            apply(split.op, &operand, &theirs)
         })
     }
 
@@ -1054,25 +1061,22 @@ impl Engine {
     fn reads_carved(&self, i: u32) -> bool {
         let pred = &self.preds[self.instances[i as usize].pred as usize];
         let projection = if pred.side == SLOT { pred.own } else { pred.target };
-        match &self.projections[projection as usize].symbols {
-            None => true,
-            Some(symbols) => symbols
-                .iter()
-                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk")),
-        }
+        self.projections[projection as usize].reads_carved
     }
 
     /// The rank tuple of a job unit and a slot unit.
     pub fn ranks(&mut self, vm: &mut Vm, j: u32, s: u32) -> RankTuple {
-        let job_values = self.info[JOB][j as usize].values.clone();
-        let slot_values = self.info[SLOT][s as usize].values.clone();
-        let rank = job_values.first().map_or(0.0, |&i| self.value(vm, i, s));
+        let rank = match self.info[JOB][j as usize].values.first() {
+            Some(&i) => self.value(vm, i, s),
+            None => 0.0,
+        };
         let mut policy = [LOWEST_POLICY_RANK; 2];
         let mut k = 0;
         let present = self.policy.map(|p| p.is_some());
         for (which, p) in present.into_iter().enumerate() {
             if p {
-                policy[which] = self.value(vm, slot_values[k], j);
+                let i = self.info[SLOT][s as usize].values[k];
+                policy[which] = self.value(vm, i, j);
                 k += 1;
             }
         }
@@ -1226,6 +1230,39 @@ impl Engine {
     }
 }
 
+/// `left op right` for a comparison, by the operator's rules; numbers
+/// compared directly (integers as integers, otherwise as doubles, as
+/// HTCondor does), everything else through the VM's operator.
+fn apply(op: classad::syntax::BinaryOp, left: &Value, right: &Value) -> Value {
+    use classad::syntax::BinaryOp as B;
+    use std::cmp::Ordering;
+    let ordering = match (left, right) {
+        (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),
+        (Value::Int(_) | Value::Real(_), Value::Int(_) | Value::Real(_)) => {
+            let (a, b) = (left.as_number().unwrap_or(0.0), right.as_number().unwrap_or(0.0));
+            match op {
+                B::Less => return Value::Bool(a < b),
+                B::LessEqual => return Value::Bool(a <= b),
+                B::Greater => return Value::Bool(a > b),
+                B::GreaterEqual => return Value::Bool(a >= b),
+                B::Equal => return Value::Bool(a == b),
+                B::NotEqual => return Value::Bool(a != b),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    match (ordering, op) {
+        (Some(o), B::Less) => Value::Bool(o == Ordering::Less),
+        (Some(o), B::LessEqual) => Value::Bool(o != Ordering::Greater),
+        (Some(o), B::Greater) => Value::Bool(o == Ordering::Greater),
+        (Some(o), B::GreaterEqual) => Value::Bool(o != Ordering::Less),
+        (Some(o), B::Equal) => Value::Bool(o == Ordering::Equal),
+        (Some(o), B::NotEqual) => Value::Bool(o != Ordering::Equal),
+        _ => classad::vm::ops::binary(op, left.clone(), right.clone()),
+    }
+}
+
 fn scalar(value: Value) -> Option<Value> {
     match value {
         Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
@@ -1242,4 +1279,37 @@ pub(crate) fn run_pool<F: FnOnce() + Send>(threads: usize, f: F) -> Result<(), S
         .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(f)))
         .map_err(|_| "a match worker failed".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use classad::syntax::BinaryOp as B;
+
+    #[test]
+    fn fast_comparison_equals_the_vm_operator() {
+        let values = [
+            Value::Int(3),
+            Value::Int(-2),
+            Value::Int(i64::MAX),
+            Value::Int(i64::MIN),
+            Value::Real(3.0),
+            Value::Real(-0.0),
+            Value::Real(0.0),
+            Value::Real(f64::NAN),
+            Value::Real(9.223372036854776e18),
+            Value::Bool(true),
+            Value::Undefined,
+            Value::string("a"),
+        ];
+        for op in [B::Less, B::LessEqual, B::Greater, B::GreaterEqual, B::Equal, B::NotEqual, B::Is, B::Isnt] {
+            for a in &values {
+                for b in &values {
+                    let fast = apply(op, a, b);
+                    let vm = classad::vm::ops::binary(op, a.clone(), b.clone());
+                    assert_eq!(format!("{fast:?}"), format!("{vm:?}"), "{a:?} {op:?} {b:?}");
+                }
+            }
+        }
+    }
 }
