@@ -235,11 +235,52 @@ struct Pred {
     text: String,
 }
 
+/// An instance's values per TARGET group: a byte per group for truth
+/// values (most instances), a double for ranks.
+enum Values {
+    Truth(Vec<u8>),
+    Number(Vec<Option<f64>>),
+}
+
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::Truth(v) => v.len(),
+            Values::Number(v) => v.len(),
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        match self {
+            Values::Truth(v) if v.len() < n => v.resize(n, 0),
+            Values::Number(v) if v.len() < n => v.resize(n, None),
+            _ => {}
+        }
+    }
+    #[inline]
+    fn get(&self, g: usize) -> Option<f64> {
+        match self {
+            Values::Truth(v) => match v.get(g)? {
+                0 => None,
+                1 => Some(0.0),
+                _ => Some(1.0),
+            },
+            Values::Number(v) => v.get(g).copied().flatten(),
+        }
+    }
+    fn set(&mut self, g: usize, x: f64) {
+        self.grow(g + 1);
+        match self {
+            Values::Truth(v) => v[g] = if x != 0.0 { 2 } else { 1 },
+            Values::Number(v) => v[g] = Some(x),
+        }
+    }
+}
+
 /// One predicate in one group of ads: its values per TARGET group.
 pub(crate) struct Instance {
     pred: u32,
     rep: u32,
-    values: Vec<Option<f64>>,
+    values: Values,
     /// For a split predicate: the own operand, once known (None inside:
     /// not separable).
     operand: Option<Option<Value>>,
@@ -514,7 +555,11 @@ impl Engine {
                     self.instances.push(Instance {
                         pred: p,
                         rep: unit,
-                        values: vec![None; groups],
+                        values: if self.preds[p as usize].rank || self.policy.contains(&Some(p)) {
+                            Values::Number(vec![None; groups])
+                        } else {
+                            Values::Truth(vec![0; groups])
+                        },
                         operand: None,
                     });
                 }
@@ -870,13 +915,13 @@ impl Engine {
                     let pred = &this.preds[inst.pred as usize];
                     let my = &this.units[pred.side][inst.rep as usize];
                     let target = &this.projections[pred.target as usize];
-                    inst.values.resize(target.reps.len(), None);
+                    inst.values.grow(target.reps.len());
                     let split = pred.split.as_ref().and_then(|split| {
                         let operand = this.own_operand(vm, split, my, target)?;
                         Some((split, operand, sides.get(&inst.pred)?))
                     });
-                    for (g, slot) in inst.values.iter_mut().enumerate() {
-                        if slot.is_some() {
+                    for g in 0..inst.values.len() {
+                        if inst.values.get(g).is_some() {
                             continue;
                         }
                         if let Some((split, operand, sides)) = &split
@@ -887,12 +932,12 @@ impl Engine {
                             } else {
                                 apply(split.op, operand, other)
                             };
-                            *slot = Some(this.number(inst.pred, &v));
+                            inst.values.set(g, this.number(inst.pred, &v));
                             continue;
                         }
                         let other = &this.units[1 - pred.side][target.reps[g] as usize];
                         let v = this.evaluate_pred(vm, inst.pred, my, other);
-                        *slot = Some(this.number(inst.pred, &v));
+                        inst.values.set(g, this.number(inst.pred, &v));
                     }
                 });
             })
@@ -954,10 +999,7 @@ impl Engine {
         };
         let g = self.projections[target as usize].group(unit, &self.units[1 - side][unit as usize]) as usize;
         let inst = &mut self.instances[i as usize];
-        if inst.values.len() <= g {
-            inst.values.resize(g + 1, None);
-        }
-        if let Some(v) = inst.values[g] {
+        if let Some(v) = inst.values.get(g) {
             return v;
         }
         let rep = inst.rep;
@@ -966,12 +1008,12 @@ impl Engine {
         let other = self.units[1 - side][target_rep as usize].clone();
         if let Some(v) = self.split_value(vm, i, g as u32, &my, &other) {
             let n = self.number(pred, &v);
-            self.instances[i as usize].values[g] = Some(n);
+            self.instances[i as usize].values.set(g, n);
             return n;
         }
         let v = self.evaluate_pred(vm, pred, &my, &other);
         let n = self.number(pred, &v);
-        self.instances[i as usize].values[g] = Some(n);
+        self.instances[i as usize].values.set(g, n);
         n
     }
 
@@ -1024,7 +1066,7 @@ impl Engine {
         if g == NONE {
             return None;
         }
-        inst.values.get(g as usize).copied().flatten()
+        inst.values.get(g as usize)
     }
 
     /// Whether job unit `j` and slot unit `s` match, and their rank tuple.
@@ -1195,15 +1237,14 @@ impl Engine {
     /// A copy of slot `ad` with `Cpus`, `Memory` and `Disk` reduced by the
     /// job's requests (evaluated MY = job, TARGET = slot).
     pub fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
+        static NAMES: std::sync::LazyLock<[(Symbol, Symbol); 3]> = std::sync::LazyLock::new(|| {
+            [("Cpus", "RequestCpus"), ("Memory", "RequestMemory"), ("Disk", "RequestDisk")]
+                .map(|(a, b)| (Symbol::new(a), Symbol::new(b)))
+        });
         let mut body = (*slot.body).clone();
-        for (have, want) in [
-            ("Cpus", "RequestCpus"),
-            ("Memory", "RequestMemory"),
-            ("Disk", "RequestDisk"),
-        ] {
-            let have_sym = Symbol::new(have);
-            let current = vm.evaluate_attribute(slot, &have_sym, Some(job));
-            let request = vm.evaluate_attribute(job, &Symbol::new(want), Some(slot));
+        for ((have_sym, want_sym), have) in NAMES.iter().zip(["Cpus", "Memory", "Disk"]) {
+            let current = vm.evaluate_attribute(slot, have_sym, Some(job));
+            let request = vm.evaluate_attribute(job, want_sym, Some(slot));
             let left = match (current, request) {
                 (Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_sub(b)),
                 (Value::Int(a), Value::Bool(b)) => Value::Int(a.wrapping_sub(i64::from(b))),
@@ -1216,8 +1257,8 @@ impl Engine {
             let Ok(program) = classad::compile(&expr) else {
                 continue;
             };
-            let name = match body.get(have) {
-                Some(a) => a.name.clone(),
+            let name = match body.slot(have_sym) {
+                Some(k) => body.attribute(k).name.clone(),
                 None => classad::syntax::Name::new(have),
             };
             body.insert(Attribute {

@@ -485,6 +485,7 @@ impl Pool {
         let mut out = Negotiation::default();
         let mut evaluated_pairs = 0u64;
         let initial_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
+        let (mut carve_time, mut add_time, mut pair_time) = (0f64, 0f64, 0f64);
         for j in self.negotiation_order() {
             let jc = engine.info[JOB][j].cluster;
             let key_unit = engine.cluster_reps[JOB][jc as usize];
@@ -538,7 +539,9 @@ impl Pool {
                         evaluated_pairs += 1;
                         let srep = engine.cluster_reps[SLOT][sc as usize];
                         // The invariant clauses passed (checked above).
+                        let t = Instant::now();
                         let r = engine.pair_checking(&mut vm, key_unit, srep, true);
+                        pair_time += t.elapsed().as_secs_f64();
                         memo.insert((jc, sc), r);
                         r
                     }
@@ -593,8 +596,12 @@ impl Pool {
                     });
                     if self.slots[candidates[si]].partitionable {
                         let current = engine.units[SLOT][unit_of[si] as usize].clone();
+                        let t = Instant::now();
                         let carved = Engine::carve(&mut vm, &current, &self.jobs[j].ad);
+                        carve_time += t.elapsed().as_secs_f64();
+                        let t = Instant::now();
                         unit_of[si] = engine.add_slot(carved);
+                        add_time += t.elapsed().as_secs_f64();
                         version[si] += 1;
                         carve_log.push(s);
                     } else {
@@ -613,6 +620,7 @@ impl Pool {
                 evaluated_pairs,
                 engine.clusters_inexact
             );
+            eprintln!("  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s");
         }
         let (_, instances, _) = engine.stats();
         let pairs = self.jobs.len() as u64 * n_slots as u64;
