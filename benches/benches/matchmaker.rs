@@ -16,7 +16,10 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Duration;
 
 fn pool(jobs: &str, slots: &str, threads: usize) -> Pool {
-    let mut pool = Pool::new(Options { strict: false, threads });
+    let mut pool = Pool::new(Options {
+        strict: false,
+        threads,
+    });
     for (_, ad) in read_ad_text(jobs.as_bytes(), "jobs").ads {
         pool.add_job(ad).expect("a job id");
     }
@@ -31,11 +34,17 @@ fn matchmaker(c: &mut Criterion) {
         Ok((m, j)) => ("workload", m, j),
         Err(why) => {
             eprintln!("note: {why}; using the built-in generator's pool");
-            ("generated", generate::slots(2000, 1), generate::jobs(2000, 1))
+            (
+                "generated",
+                generate::slots(2000, 1),
+                generate::jobs(2000, 1),
+            )
         }
     };
     let mut group = c.benchmark_group("matchmaker");
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     for threads in [1, 2] {
         let p = pool(&jobs, &machines, threads);
         let pairs = p.jobs().len() as u64 * p.slots().len() as u64;

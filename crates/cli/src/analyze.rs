@@ -63,17 +63,34 @@ pub fn run(args: &[String]) -> ExitCode {
             .filter(|a| a.slot.is_none())
             .map(|a| a.job)
             .collect();
-        println!("{} of {} jobs got no slot in a negotiation cycle{}", idle.len(), pool.jobs().len(),
-            if idle.len() > 10 { "; the first ten:" } else { ":" });
+        println!(
+            "{} of {} jobs got no slot in a negotiation cycle{}",
+            idle.len(),
+            pool.jobs().len(),
+            if idle.len() > 10 {
+                "; the first ten:"
+            } else {
+                ":"
+            }
+        );
         indices.extend(idle.into_iter().take(10));
     }
     for j in indices {
         let a = pool.analyze(j);
         println!("\nJob {}:", a.job);
-        println!("  {} slots: {} claimed or not Unclaimed", a.slots, a.claimed);
+        println!(
+            "  {} slots: {} claimed or not Unclaimed",
+            a.slots, a.claimed
+        );
         println!("  {} rejected by the job's Requirements", a.rejected_by_job);
-        println!("  {} reject the job by their own Requirements", a.rejecting_job);
-        println!("  {} match both ways, {} of them unclaimed (available now)", a.matching, a.available);
+        println!(
+            "  {} reject the job by their own Requirements",
+            a.rejecting_job
+        );
+        println!(
+            "  {} match both ways, {} of them unclaimed (available now)",
+            a.matching, a.available
+        );
         println!("  The job's Requirements, clause by clause (slots each clause alone rejects):");
         for c in &a.job_clauses {
             println!("    {:>7}  {}", c.rejects, c.clause);
@@ -85,8 +102,12 @@ pub fn run(args: &[String]) -> ExitCode {
             }
         }
         match &a.suggestion {
-            Some((clause, n)) => println!("  Suggestion: relaxing `{clause}` would open {n} more unclaimed slot(s)."),
-            None => println!("  Suggestion: no single job clause, relaxed, opens an unclaimed slot."),
+            Some((clause, n)) => {
+                println!("  Suggestion: relaxing `{clause}` would open {n} more unclaimed slot(s).")
+            }
+            None => {
+                println!("  Suggestion: no single job clause, relaxed, opens an unclaimed slot.")
+            }
         }
     }
     ExitCode::SUCCESS

@@ -6,13 +6,14 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: classad demo [--jobs N] [--slots M] [--seed S] [--threads N] [--write DIR]";
+const USAGE: &str =
+    "usage: classad demo [--jobs N] [--slots M] [--seed S] [--threads N] [--write DIR]";
 
 fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -21,7 +22,8 @@ fn thousands(n: u64) -> String {
 }
 
 pub fn run(args: &[String]) -> ExitCode {
-    let (mut jobs, mut slots, mut seed, mut threads, mut write) = (10_000usize, 10_000usize, 1u64, 0usize, None);
+    let (mut jobs, mut slots, mut seed, mut threads, mut write) =
+        (10_000usize, 10_000usize, 1u64, 0usize, None);
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).cloned().unwrap_or_default();
@@ -40,7 +42,9 @@ pub fn run(args: &[String]) -> ExitCode {
         i += 2;
     }
     if threads == 0 {
-        threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::match_cmd::MAX_THREADS);
+        threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(crate::match_cmd::MAX_THREADS);
     }
     let started = Instant::now();
     let (job_text, slot_text) = (generate::jobs(jobs, seed), generate::slots(slots, seed));
@@ -56,7 +60,10 @@ pub fn run(args: &[String]) -> ExitCode {
     }
     let job_file = read_ad_text(job_text.as_bytes(), "<demo jobs>");
     let slot_file = read_ad_text(slot_text.as_bytes(), "<demo slots>");
-    let mut pool = Pool::new(Options { strict: false, threads });
+    let mut pool = Pool::new(Options {
+        strict: false,
+        threads,
+    });
     for (_, ad) in job_file.ads {
         let _ = pool.add_job(ad);
     }
@@ -76,40 +83,77 @@ pub fn run(args: &[String]) -> ExitCode {
     let matched = result.stats.matches;
     let mut reasons: HashMap<&str, u64> = HashMap::new();
     let mut per_slot: HashMap<usize, u64> = HashMap::new();
-    let mut per_owner: HashMap<&str, (u64, u64)> = HashMap::new();
+    let mut per_owner: HashMap<String, (u64, u64)> = HashMap::new();
     for a in &result.assignments {
         match a.slot {
             Some(s) => *per_slot.entry(s).or_default() += 1,
             None => *reasons.entry(a.reason.unwrap_or("no match")).or_default() += 1,
         }
-        let owner = match pool.jobs()[a.job].ad.body.get("Owner").map(|x| classad::syntax::unparse(&x.source)) {
+        let owner = match pool.jobs()[a.job]
+            .ad
+            .body
+            .get("Owner")
+            .map(|x| classad::syntax::unparse(&x.source))
+        {
             Some(o) => o,
             None => "?".into(),
         };
-        let leaked: &str = Box::leak(owner.trim_matches('"').to_string().into_boxed_str());
-        let e = per_owner.entry(leaked).or_default();
+        let e = per_owner
+            .entry(owner.trim_matches('"').to_string())
+            .or_default();
         e.0 += 1;
         e.1 += u64::from(a.slot.is_some());
     }
-    let carved = per_slot.keys().filter(|&&s| pool.slots()[s].partitionable).count() as u64;
-    let jobs_on_carved: u64 = per_slot.iter().filter(|(s, _)| pool.slots()[**s].partitionable).map(|(_, n)| n).sum();
+    let carved = per_slot
+        .keys()
+        .filter(|&&s| pool.slots()[s].partitionable)
+        .count() as u64;
+    let jobs_on_carved: u64 = per_slot
+        .iter()
+        .filter(|(s, _)| pool.slots()[**s].partitionable)
+        .map(|(_, n)| n)
+        .sum();
     let static_claimed = per_slot.len() as u64 - carved;
-    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
     let s = &result.stats;
-    println!("Negotiation cycle over a built-in pool (seed {seed}): {} jobs, {} slots ({} unclaimed)", thousands(n_jobs), thousands(n_slots), thousands(unclaimed));
+    println!(
+        "Negotiation cycle over a built-in pool (seed {seed}): {} jobs, {} slots ({} unclaimed)",
+        thousands(n_jobs),
+        thousands(n_slots),
+        thousands(unclaimed)
+    );
     println!();
-    println!("  matched     {:>8} jobs ({:.1}%)", thousands(matched), pct(matched, n_jobs));
+    println!(
+        "  matched     {:>8} jobs ({:.1}%)",
+        thousands(matched),
+        pct(matched, n_jobs)
+    );
     for (reason, n) in {
         let mut r: Vec<_> = reasons.into_iter().collect();
-        r.sort_by(|a, b| b.1.cmp(&a.1));
+        r.sort_by_key(|x| std::cmp::Reverse(x.1));
         r
     } {
         println!("  unmatched   {:>8} jobs: {reason}", thousands(n));
     }
-    println!("  slots used  {:>8} partitionable slots carved into {} jobs, {} static slots claimed", thousands(carved), thousands(jobs_on_carved), thousands(static_claimed));
+    println!(
+        "  slots used  {:>8} partitionable slots carved into {} jobs, {} static slots claimed",
+        thousands(carved),
+        thousands(jobs_on_carved),
+        thousands(static_claimed)
+    );
     let mut owners: Vec<_> = per_owner.into_iter().collect();
-    owners.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-    let top: Vec<String> = owners.iter().take(4).map(|(o, (n, m))| format!("{o} {}/{}", thousands(*m), thousands(*n))).collect();
+    owners.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    let top: Vec<String> = owners
+        .iter()
+        .take(4)
+        .map(|(o, (n, m))| format!("{o} {}/{}", thousands(*m), thousands(*n)))
+        .collect();
     println!("  top owners  matched/submitted: {}", top.join(", "));
     println!();
     println!(
@@ -125,7 +169,9 @@ pub fn run(args: &[String]) -> ExitCode {
         s.seconds * 1e9 / s.pairs.max(1) as f64
     );
     if let Some(dir) = &write {
-        println!("\n  pool written to {dir}/jobs.ads and {dir}/slots.ads; try:\n    classad match --jobs {dir}/jobs.ads --slots {dir}/slots.ads\n    classad analyze --jobs {dir}/jobs.ads --slots {dir}/slots.ads");
+        println!(
+            "\n  pool written to {dir}/jobs.ads and {dir}/slots.ads; try:\n    classad match --jobs {dir}/jobs.ads --slots {dir}/slots.ads\n    classad analyze --jobs {dir}/jobs.ads --slots {dir}/slots.ads"
+        );
     }
     ExitCode::SUCCESS
 }

@@ -49,7 +49,11 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                 let v = value()?;
                 a.threads = match v.parse::<usize>() {
                     Ok(n) if (1..=MAX_THREADS).contains(&n) => n,
-                    _ => return Err(format!("--threads must be a number from 1 to {MAX_THREADS}, not `{v}`")),
+                    _ => {
+                        return Err(format!(
+                            "--threads must be a number from 1 to {MAX_THREADS}, not `{v}`"
+                        ));
+                    }
                 };
             }
             "all-pairs" => a.all_pairs = true,
@@ -75,7 +79,11 @@ pub fn load_pool(jobs: &str, slots: &str, options: Options) -> Result<(Pool, usi
     let (job_file, slot_file) = std::thread::scope(|scope| {
         let j = scope.spawn(|| read_ad_file(jobs));
         let s = read_ad_file(slots);
-        (j.join().unwrap_or_else(|_| Err(format!("{jobs}: reader failed"))), s)
+        (
+            j.join()
+                .unwrap_or_else(|_| Err(format!("{jobs}: reader failed"))),
+            s,
+        )
     });
     let (job_file, slot_file): (AdFile, AdFile) = (job_file?, slot_file?);
     let mut pool = Pool::new(options);
@@ -96,7 +104,9 @@ pub fn load_pool(jobs: &str, slots: &str, options: Options) -> Result<(Pool, usi
     }
     for (n, ad) in slot_file.ads {
         if ad.body.slot(&requirements).is_none() {
-            eprintln!("classad match: {slots}: ad {n}: slot has no Requirements; it matches nothing");
+            eprintln!(
+                "classad match: {slots}: ad {n}: slot has no Requirements; it matches nothing"
+            );
         }
         if let Err(e) = pool.add_slot(ad) {
             eprintln!("classad match: {slots}: ad {n}: {e}; skipped");
@@ -132,7 +142,11 @@ fn json_string(s: &str) -> String {
 }
 
 fn json_number(x: f64) -> String {
-    if x.is_finite() { format!("{x}") } else { "null".into() }
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        "null".into()
+    }
 }
 
 /// A spinner on stderr, only on a terminal and only after a second.
@@ -305,7 +319,11 @@ pub fn run(args: &[String]) -> ExitCode {
         "{} jobs, {} slots{}: {} pairs ({} pruned by autoclusters: {} job x {} slot clusters), {} matches; parse {parse_seconds:.3} s, match {:.3} s on {} thread(s), {:.3e} pairs/s ({:.1} ns per pair){}",
         pool.jobs().len(),
         pool.slots().len(),
-        if bad > 0 { format!(" ({bad} bad ads skipped)") } else { String::new() },
+        if bad > 0 {
+            format!(" ({bad} bad ads skipped)")
+        } else {
+            String::new()
+        },
         stats.pairs,
         stats.pairs_pruned,
         stats.job_clusters,
@@ -315,7 +333,11 @@ pub fn run(args: &[String]) -> ExitCode {
         args.threads,
         pairs_per_second,
         stats.seconds * 1e9 / (stats.pairs.max(1) as f64),
-        if extra.is_empty() { String::new() } else { format!("; {extra}") }
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!("; {extra}")
+        }
     );
     ExitCode::SUCCESS
 }

@@ -156,7 +156,10 @@ pub(crate) fn analyze(pool: &Pool, j: usize) -> Analysis {
         .into_iter()
         .map(|(clause, rejects)| ClauseCount { clause, rejects })
         .collect();
-    if let Some((k, &n)) = opens.iter().enumerate().max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(&x.0)))
+    if let Some((k, &n)) = opens
+        .iter()
+        .enumerate()
+        .max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(&x.0)))
         && n > 0
     {
         a.suggestion = Some((job_parts[k].0.clone(), n));

@@ -443,7 +443,13 @@ impl Engine {
             for p in &engine.preds {
                 let own = &engine.projections[p.own as usize].symbols;
                 let tg = &engine.projections[p.target as usize].symbols;
-                eprintln!("    side {} own {:?} target {:?}: {}", p.side, own.as_ref().map(|v| v.len()), tg.as_ref().map(|v| v.len()), p.text);
+                eprintln!(
+                    "    side {} own {:?} target {:?}: {}",
+                    p.side,
+                    own.as_ref().map(|v| v.len()),
+                    tg.as_ref().map(|v| v.len()),
+                    p.text
+                );
             }
         }
         let mut used = vec![false; engine.projections.len()];
@@ -466,7 +472,15 @@ impl Engine {
                 let t = std::time::Instant::now();
                 p.assign_all(&units[p.side]);
                 if trace && t.elapsed().as_millis() > 5 {
-                    eprintln!("    projection side {} {:?}: {} groups, {:.3} s", p.side, p.symbols.as_ref().map(|v| v.iter().map(|s| s.as_str().to_string()).collect::<Vec<_>>()), p.reps.len(), t.elapsed().as_secs_f64());
+                    eprintln!(
+                        "    projection side {} {:?}: {} groups, {:.3} s",
+                        p.side,
+                        p.symbols
+                            .as_ref()
+                            .map(|v| v.iter().map(|s| s.as_str().to_string()).collect::<Vec<_>>()),
+                        p.reps.len(),
+                        t.elapsed().as_secs_f64()
+                    );
                 }
             });
         if trace {
@@ -491,7 +505,10 @@ impl Engine {
             let mut list: Vec<_> = cost.into_iter().collect();
             list.sort_by_key(|x| std::cmp::Reverse(x.1.1));
             for (p, (n, total)) in list.iter().take(8) {
-                eprintln!("    cost {total} ({n} instances): {}", engine.preds[*p as usize].text);
+                eprintln!(
+                    "    cost {total} ({n} instances): {}",
+                    engine.preds[*p as usize].text
+                );
             }
         }
         Ok(engine)
@@ -522,7 +539,8 @@ impl Engine {
                     None => classad::compile(&source).ok().map(|program| {
                         let mut start = Refs::default();
                         refs::collect(&source, &self.registry, self.strict, &mut start);
-                        let p = self.make_pred(side, text, PredKind::Clause(Arc::new(program)), &start);
+                        let p =
+                            self.make_pred(side, text, PredKind::Clause(Arc::new(program)), &start);
                         self.preds[p as usize].rank = true;
                         self.preds[p as usize].text = classad::syntax::unparse(&source);
                         p
@@ -546,7 +564,8 @@ impl Engine {
         for (list, preds) in [(&mut info.requirements, reqs), (&mut info.values, values)] {
             for &p in preds {
                 let own = self.preds[p as usize].own;
-                let g = self.projections[own as usize].group(unit, &self.units[side][unit as usize]);
+                let g =
+                    self.projections[own as usize].group(unit, &self.units[side][unit as usize]);
                 let next = self.instances.len() as u32;
                 let i = *self.instance_index.entry((p, g)).or_insert(next);
                 if i == next {
@@ -591,7 +610,11 @@ impl Engine {
         self.units[SLOT].push(ad);
         let reqs = self.requirement_preds(SLOT, unit as usize);
         let values = self.value_preds(SLOT, unit as usize);
-        if reqs.iter().chain(&values).any(|p| !self.used_preds.contains(p)) {
+        if reqs
+            .iter()
+            .chain(&values)
+            .any(|p| !self.used_preds.contains(p))
+        {
             self.clusters_inexact = true;
         }
         let info = self.unit_info(SLOT, unit, &reqs, &values);
@@ -666,11 +689,12 @@ impl Engine {
         let mut sets: [BTreeSet<String>; 2] = [BTreeSet::new(), BTreeSet::new()];
         let mut all = [false, false];
         let mut queue: Vec<(usize, String)> = Vec::new();
-        let add = |s: usize, n: &str, sets: &mut [BTreeSet<String>; 2], q: &mut Vec<(usize, String)>| {
-            if sets[s].insert(n.to_string()) {
-                q.push((s, n.to_string()));
-            }
-        };
+        let add =
+            |s: usize, n: &str, sets: &mut [BTreeSet<String>; 2], q: &mut Vec<(usize, String)>| {
+                if sets[s].insert(n.to_string()) {
+                    q.push((s, n.to_string()));
+                }
+            };
         if start.opaque {
             all = [true, true];
         }
@@ -854,7 +878,15 @@ impl Engine {
         out
     }
 
-    fn flatten(&mut self, side: usize, ad: &AdRef, name: &Symbol, fallback: u32, depth: u32, out: &mut Vec<u32>) {
+    fn flatten(
+        &mut self,
+        side: usize,
+        ad: &AdRef,
+        name: &Symbol,
+        fallback: u32,
+        depth: u32,
+        out: &mut Vec<u32>,
+    ) {
         let Some(slot) = ad.body.slot(name) else {
             out.push(fallback);
             return;
@@ -911,35 +943,37 @@ impl Engine {
                     .map_init(Vm::default, |vm, p| (p, this.target_operands(vm, p)))
                     .collect();
                 let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
-                instances.par_iter_mut().for_each_init(Vm::default, |vm, inst| {
-                    let pred = &this.preds[inst.pred as usize];
-                    let my = &this.units[pred.side][inst.rep as usize];
-                    let target = &this.projections[pred.target as usize];
-                    inst.values.grow(target.reps.len());
-                    let split = pred.split.as_ref().and_then(|split| {
-                        let operand = this.own_operand(vm, split, my, target)?;
-                        Some((split, operand, sides.get(&inst.pred)?))
-                    });
-                    for g in 0..inst.values.len() {
-                        if inst.values.get(g).is_some() {
-                            continue;
-                        }
-                        if let Some((split, operand, sides)) = &split
-                            && let Some(Some(other)) = sides.get(g)
-                        {
-                            let v = if split.target_left {
-                                apply(split.op, other, operand)
-                            } else {
-                                apply(split.op, operand, other)
-                            };
+                instances
+                    .par_iter_mut()
+                    .for_each_init(Vm::default, |vm, inst| {
+                        let pred = &this.preds[inst.pred as usize];
+                        let my = &this.units[pred.side][inst.rep as usize];
+                        let target = &this.projections[pred.target as usize];
+                        inst.values.grow(target.reps.len());
+                        let split = pred.split.as_ref().and_then(|split| {
+                            let operand = this.own_operand(vm, split, my, target)?;
+                            Some((split, operand, sides.get(&inst.pred)?))
+                        });
+                        for g in 0..inst.values.len() {
+                            if inst.values.get(g).is_some() {
+                                continue;
+                            }
+                            if let Some((split, operand, sides)) = &split
+                                && let Some(Some(other)) = sides.get(g)
+                            {
+                                let v = if split.target_left {
+                                    apply(split.op, other, operand)
+                                } else {
+                                    apply(split.op, operand, other)
+                                };
+                                inst.values.set(g, this.number(inst.pred, &v));
+                                continue;
+                            }
+                            let other = &this.units[1 - pred.side][target.reps[g] as usize];
+                            let v = this.evaluate_pred(vm, inst.pred, my, other);
                             inst.values.set(g, this.number(inst.pred, &v));
-                            continue;
                         }
-                        let other = &this.units[1 - pred.side][target.reps[g] as usize];
-                        let v = this.evaluate_pred(vm, inst.pred, my, other);
-                        inst.values.set(g, this.number(inst.pred, &v));
-                    }
-                });
+                    });
             })
         };
         self.instances = instances;
@@ -948,8 +982,20 @@ impl Engine {
 
     /// The operand of a split predicate in `my`, if it reads only `my` and
     /// is a scalar.
-    fn own_operand(&self, vm: &mut Vm, split: &Split, my: &AdRef, target: &Projection) -> Option<Value> {
-        if !refs::self_contained(my, &split.operand, &self.registry, self.strict, &mut Vec::new()) {
+    fn own_operand(
+        &self,
+        vm: &mut Vm,
+        split: &Split,
+        my: &AdRef,
+        target: &Projection,
+    ) -> Option<Value> {
+        if !refs::self_contained(
+            my,
+            &split.operand,
+            &self.registry,
+            self.strict,
+            &mut Vec::new(),
+        ) {
             return None;
         }
         let any = &self.units[1 - target.side_of_my()][*target.reps.first()? as usize];
@@ -977,7 +1023,13 @@ impl Engine {
                     None => Some(Value::Undefined),
                     Some(slot) => {
                         let source = ad.body.attribute(slot).source.clone();
-                        if refs::self_contained(ad, &source, &self.registry, self.strict, &mut vec![split.name.as_str().to_string()]) {
+                        if refs::self_contained(
+                            ad,
+                            &source,
+                            &self.registry,
+                            self.strict,
+                            &mut vec![split.name.as_str().to_string()],
+                        ) {
                             scalar(vm.evaluate_attribute(ad, &split.name, Some(any_my)))
                         } else {
                             None
@@ -997,7 +1049,8 @@ impl Engine {
             let p = &self.preds[pred as usize];
             (p.side, p.target)
         };
-        let g = self.projections[target as usize].group(unit, &self.units[1 - side][unit as usize]) as usize;
+        let g = self.projections[target as usize].group(unit, &self.units[1 - side][unit as usize])
+            as usize;
         let inst = &mut self.instances[i as usize];
         if let Some(v) = inst.values.get(g) {
             return v;
@@ -1019,16 +1072,29 @@ impl Engine {
 
     /// A split predicate's value for instance `i` and TARGET group `g`
     /// (whose representative is `other`), by the operator alone.
-    fn split_value(&mut self, vm: &mut Vm, i: u32, g: u32, my: &AdRef, other: &AdRef) -> Option<Value> {
+    fn split_value(
+        &mut self,
+        vm: &mut Vm,
+        i: u32,
+        g: u32,
+        my: &AdRef,
+        other: &AdRef,
+    ) -> Option<Value> {
         let p = self.instances[i as usize].pred;
         let pred = &self.preds[p as usize];
         let split = pred.split.as_ref()?;
         let operand = match &self.instances[i as usize].operand {
             Some(o) => o.clone(),
             None => {
-                let o = refs::self_contained(my, &split.operand, &self.registry, self.strict, &mut Vec::new())
-                    .then(|| scalar(vm.evaluate_in_match(&split.program, my, other)))
-                    .flatten();
+                let o = refs::self_contained(
+                    my,
+                    &split.operand,
+                    &self.registry,
+                    self.strict,
+                    &mut Vec::new(),
+                )
+                .then(|| scalar(vm.evaluate_in_match(&split.program, my, other)))
+                .flatten();
                 self.instances[i as usize].operand = Some(o.clone());
                 o
             }
@@ -1040,9 +1106,15 @@ impl Engine {
                     None => Some(Value::Undefined),
                     Some(slot) => {
                         let source = other.body.attribute(slot).source.clone();
-                        refs::self_contained(other, &source, &self.registry, self.strict, &mut vec![split.name.as_str().to_string()])
-                            .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
-                            .flatten()
+                        refs::self_contained(
+                            other,
+                            &source,
+                            &self.registry,
+                            self.strict,
+                            &mut vec![split.name.as_str().to_string()],
+                        )
+                        .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
+                        .flatten()
                     }
                 };
                 self.target_operands.insert((p, g), t.clone());
@@ -1062,7 +1134,9 @@ impl Engine {
     pub fn cached_value(&self, i: u32, unit: u32) -> Option<f64> {
         let inst = &self.instances[i as usize];
         let p = &self.preds[inst.pred as usize];
-        let g = *self.projections[p.target as usize].group_of.get(unit as usize)?;
+        let g = *self.projections[p.target as usize]
+            .group_of
+            .get(unit as usize)?;
         if g == NONE {
             return None;
         }
@@ -1076,7 +1150,13 @@ impl Engine {
 
     /// As [`Engine::pair`]; with `carved_only`, the instances carving
     /// cannot change are taken as true (the caller knows they are).
-    pub fn pair_checking(&mut self, vm: &mut Vm, j: u32, s: u32, carved_only: bool) -> Option<RankTuple> {
+    pub fn pair_checking(
+        &mut self,
+        vm: &mut Vm,
+        j: u32,
+        s: u32,
+        carved_only: bool,
+    ) -> Option<RankTuple> {
         for k in 0..self.info[JOB][j as usize].requirements.len() {
             let i = self.info[JOB][j as usize].requirements[k];
             if carved_only && !self.reads_carved(i) {
@@ -1102,7 +1182,11 @@ impl Engine {
     /// the attributes carving changes.
     fn reads_carved(&self, i: u32) -> bool {
         let pred = &self.preds[self.instances[i as usize].pred as usize];
-        let projection = if pred.side == SLOT { pred.own } else { pred.target };
+        let projection = if pred.side == SLOT {
+            pred.own
+        } else {
+            pred.target
+        };
         self.projections[projection as usize].reads_carved
     }
 
@@ -1183,7 +1267,11 @@ impl Engine {
                 .map(|c| {
                     let u = self.cluster_reps[SLOT][c];
                     let mut acc = vec![!0u64; nj.div_ceil(64)];
-                    for i in self.info[SLOT][u as usize].requirements.iter().filter(|i| counts(i)) {
+                    for i in self.info[SLOT][u as usize]
+                        .requirements
+                        .iter()
+                        .filter(|i| counts(i))
+                    {
                         for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
                             *a &= b;
                         }
@@ -1196,7 +1284,11 @@ impl Engine {
                 .map(|c| {
                     let u = self.cluster_reps[JOB][c];
                     let mut acc = vec![!0u64; ns.div_ceil(64)];
-                    for i in self.info[JOB][u as usize].requirements.iter().filter(|i| counts(i)) {
+                    for i in self.info[JOB][u as usize]
+                        .requirements
+                        .iter()
+                        .filter(|i| counts(i))
+                    {
                         for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
                             *a &= b;
                         }
@@ -1238,8 +1330,12 @@ impl Engine {
     /// job's requests (evaluated MY = job, TARGET = slot).
     pub fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
         static NAMES: std::sync::LazyLock<[(Symbol, Symbol); 3]> = std::sync::LazyLock::new(|| {
-            [("Cpus", "RequestCpus"), ("Memory", "RequestMemory"), ("Disk", "RequestDisk")]
-                .map(|(a, b)| (Symbol::new(a), Symbol::new(b)))
+            [
+                ("Cpus", "RequestCpus"),
+                ("Memory", "RequestMemory"),
+                ("Disk", "RequestDisk"),
+            ]
+            .map(|(a, b)| (Symbol::new(a), Symbol::new(b)))
         });
         let mut body = (*slot.body).clone();
         for ((have_sym, want_sym), have) in NAMES.iter().zip(["Cpus", "Memory", "Disk"]) {
@@ -1280,7 +1376,10 @@ fn apply(op: classad::syntax::BinaryOp, left: &Value, right: &Value) -> Value {
     let ordering = match (left, right) {
         (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),
         (Value::Int(_) | Value::Real(_), Value::Int(_) | Value::Real(_)) => {
-            let (a, b) = (left.as_number().unwrap_or(0.0), right.as_number().unwrap_or(0.0));
+            let (a, b) = (
+                left.as_number().unwrap_or(0.0),
+                right.as_number().unwrap_or(0.0),
+            );
             match op {
                 B::Less => return Value::Bool(a < b),
                 B::LessEqual => return Value::Bool(a <= b),
@@ -1343,7 +1442,16 @@ mod tests {
             Value::Undefined,
             Value::string("a"),
         ];
-        for op in [B::Less, B::LessEqual, B::Greater, B::GreaterEqual, B::Equal, B::NotEqual, B::Is, B::Isnt] {
+        for op in [
+            B::Less,
+            B::LessEqual,
+            B::Greater,
+            B::GreaterEqual,
+            B::Equal,
+            B::NotEqual,
+            B::Is,
+            B::Isnt,
+        ] {
             for a in &values {
                 for b in &values {
                     let fast = apply(op, a, b);

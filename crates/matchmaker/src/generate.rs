@@ -35,7 +35,13 @@ const USERS: [&str; 24] = [
     "nina", "oscar", "peggy", "quinn", "rupert", "sybil", "trent", "ursula", "victor", "wendy",
     "xavier", "yolanda", "zoe",
 ];
-const GROUPS: [&str; 5] = ["group_physics", "group_bio", "group_lab", "group_chem", "group_cs"];
+const GROUPS: [&str; 5] = [
+    "group_physics",
+    "group_bio",
+    "group_lab",
+    "group_chem",
+    "group_cs",
+];
 const OSES: [(&str, i64); 5] = [
     ("AlmaLinux9", 9),
     ("AlmaLinux8", 8),
@@ -93,7 +99,14 @@ pub fn slots(slots: usize, seed: u64) -> String {
         } else {
             "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk"
         };
-        let slot = |rng: &mut Rng, out: &mut String, name: &str, kind: &str, cpus: u64, memory: u64, state: &str, draining: bool| {
+        let slot = |rng: &mut Rng,
+                    out: &mut String,
+                    name: &str,
+                    kind: &str,
+                    cpus: u64,
+                    memory: u64,
+                    state: &str,
+                    draining: bool| {
             let _ = write!(
                 out,
                 "Activity = \"Idle\"\nAllowLongJobs = {}\nArch = \"{arch}\"\nClockMin = {}\nCondorLoadAvg = 0.0\nCpus = {cpus}\nDisk = {}\nFileSystemDomain = \"pool.example.org\"\nHasFileTransfer = true\nHasSingularity = {}\nKeyboardIdle = {}\nKFlops = {kflops}\nLoadAvg = {:.2}\nMachine = \"{machine}\"\nMemory = {memory}\nMips = {mips}\nMyType = \"Machine\"\nName = \"{name}\"\nOpSys = \"LINUX\"\nOpSysAndVer = \"{os}\"\nOpSysMajorVer = {major}\nPartitionableSlot = {}\nRank = {}\nRequirements = {}\nSlotType = \"{kind}\"\nStart = {start}\nState = \"{state}\"\nWithinResourceLimits = {wrl}\n",
@@ -101,11 +114,23 @@ pub fn slots(slots: usize, seed: u64) -> String {
                 rng.below(1440),
                 cpus * 20_000_000,
                 rng.chance(70),
-                if prefix == "ws" { rng.below(100_000) } else { 10_000_000 + rng.below(1000) },
+                if prefix == "ws" {
+                    rng.below(100_000)
+                } else {
+                    10_000_000 + rng.below(1000)
+                },
                 rng.below(100) as f64 / 100.0,
                 kind == "Partitionable",
-                if rng.chance(20) { format!("TARGET.AcctGroup =?= \"{}\"", rng.pick(&GROUPS)) } else { "0.0".into() },
-                if draining { "false" } else { "START && WithinResourceLimits" },
+                if rng.chance(20) {
+                    format!("TARGET.AcctGroup =?= \"{}\"", rng.pick(&GROUPS))
+                } else {
+                    "0.0".into()
+                },
+                if draining {
+                    "false"
+                } else {
+                    "START && WithinResourceLimits"
+                },
             );
             if gpus > 0 {
                 let _ = write!(
@@ -121,7 +146,16 @@ pub fn slots(slots: usize, seed: u64) -> String {
         if prefix == "ws" {
             for k in 1..=1 + rng.below(4) {
                 let state = if rng.chance(70) { "Unclaimed" } else { "Owner" };
-                slot(&mut rng, &mut out, &format!("slot{k}@{machine}"), "Static", 1, 4096, state, false);
+                slot(
+                    &mut rng,
+                    &mut out,
+                    &format!("slot{k}@{machine}"),
+                    "Static",
+                    1,
+                    4096,
+                    state,
+                    false,
+                );
                 made += 1;
             }
         } else {
@@ -142,10 +176,28 @@ pub fn slots(slots: usize, seed: u64) -> String {
                 }
                 left_cpus -= c;
                 left_memory -= m;
-                slot(&mut rng, &mut out, &format!("slot1_{k}@{machine}"), "Dynamic", c, m, "Claimed", false);
+                slot(
+                    &mut rng,
+                    &mut out,
+                    &format!("slot1_{k}@{machine}"),
+                    "Dynamic",
+                    c,
+                    m,
+                    "Claimed",
+                    false,
+                );
                 made += 1;
             }
-            slot(&mut rng, &mut out, &format!("slot1@{machine}"), "Partitionable", left_cpus, left_memory, "Unclaimed", draining);
+            slot(
+                &mut rng,
+                &mut out,
+                &format!("slot1@{machine}"),
+                "Partitionable",
+                left_cpus,
+                left_memory,
+                "Unclaimed",
+                draining,
+            );
             made += 1;
         }
     }
@@ -161,7 +213,11 @@ pub fn jobs(jobs: usize, seed: u64) -> String {
     while made < jobs {
         cluster += 1;
         let owner = user(&mut rng);
-        let group = if owner % 5 == 4 { None } else { Some(GROUPS[owner % GROUPS.len()]) };
+        let group = if owner % 5 == 4 {
+            None
+        } else {
+            Some(GROUPS[owner % GROUPS.len()])
+        };
         let cpus = *rng.pick(&[1u64, 1, 1, 1, 2, 4, 8]);
         let memory = *rng.pick(&[1024u64, 2048, 2048, 4096, 8192, 16384, 65536]);
         let gpus = rng.chance(8).then(|| 1 + rng.below(2));
@@ -171,19 +227,42 @@ pub fn jobs(jobs: usize, seed: u64) -> String {
             0 => "(TARGET.OpSysMajorVer >= 9) && ".to_string(),
             1 => "(TARGET.HasSingularity == true) && ".to_string(),
             2 => "(TARGET.CUDACapability >= 8.0) && ".to_string(),
-            3 => format!("(TARGET.Machine != \"exec-{:05}.pool.example.org\") && !regexp(\"^ws-\", TARGET.Machine) && ", rng.below(500)),
+            3 => format!(
+                "(TARGET.Machine != \"exec-{:05}.pool.example.org\") && !regexp(\"^ws-\", TARGET.Machine) && ",
+                rng.below(500)
+            ),
             4 => "regexp(\"^(gpu|hm)-\", TARGET.Machine) && ".to_string(),
             5 => "(TARGET.Arch == \"aarch64\") && ".to_string(),
             6 => "member(TARGET.OpSysAndVer, {\"AlmaLinux9\", \"Rocky9\"}) && ".to_string(),
             _ => String::new(),
         };
-        let arch = if user_part.contains("aarch64") { "" } else { "(TARGET.Arch == \"X86_64\") && " };
+        let arch = if user_part.contains("aarch64") {
+            ""
+        } else {
+            "(TARGET.Arch == \"X86_64\") && "
+        };
         let requirements = format!(
             "{user_part}{arch}(TARGET.OpSys == \"LINUX\") && (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory){}{} && (TARGET.HasFileTransfer)",
-            if cpus > 1 { " && (TARGET.Cpus >= RequestCpus)" } else { "" },
-            if gpus.is_some() { " && (TARGET.GPUs >= RequestGPUs)" } else { "" },
+            if cpus > 1 {
+                " && (TARGET.Cpus >= RequestCpus)"
+            } else {
+                ""
+            },
+            if gpus.is_some() {
+                " && (TARGET.GPUs >= RequestGPUs)"
+            } else {
+                ""
+            },
         );
-        let rank = *rng.pick(&["0.0", "0.0", "0.0", "TARGET.KFlops", "TARGET.Memory", "TARGET.Mips", "-TARGET.LoadAvg"]);
+        let rank = *rng.pick(&[
+            "0.0",
+            "0.0",
+            "0.0",
+            "TARGET.KFlops",
+            "TARGET.Memory",
+            "TARGET.Mips",
+            "-TARGET.LoadAvg",
+        ]);
         let procs = 1 + rng.below(100).min(rng.below(100));
         for proc in 0..procs {
             if made >= jobs {
@@ -194,7 +273,11 @@ pub fn jobs(jobs: usize, seed: u64) -> String {
                 "{}ClusterId = {cluster}\nCmd = \"/home/{}/run.sh\"\n{}JobPrio = {prio}\nJobUniverse = 5\nMyType = \"Job\"\nOwner = \"{}\"\nProcId = {proc}\nRank = {rank}\nRequestCpus = {cpus}\nRequestDisk = {}\n{}RequestMemory = {memory}\nRequirements = {requirements}\n\n",
                 group.map_or(String::new(), |g| format!("AcctGroup = \"{g}\"\n")),
                 USERS[owner],
-                if duration.is_empty() { String::new() } else { format!("JobDurationCategory = \"{duration}\"\n") },
+                if duration.is_empty() {
+                    String::new()
+                } else {
+                    format!("JobDurationCategory = \"{duration}\"\n")
+                },
                 USERS[owner],
                 1_000_000 + 100_000 * rng.below(20),
                 gpus.map_or(String::new(), |g| format!("RequestGPUs = {g}\n")),

@@ -28,8 +28,8 @@ pub use engine::{
     truthy,
 };
 
-use classad::vm::{Symbol, Value, Vm};
 use classad::AdRef;
+use classad::vm::{Symbol, Value, Vm};
 use engine::{Engine, JOB, SLOT};
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -37,8 +37,16 @@ use std::time::Instant;
 /// Process CPU seconds (user + system), for traces on a shared machine.
 fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks: f64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<f64>().ok()).sum();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<f64>().ok())
+        .sum();
     ticks / 100.0
 }
 
@@ -104,8 +112,8 @@ impl Job {
     /// `JobPrio` default to 0.
     pub fn new(ad: AdRef) -> Result<Job, String> {
         let mut vm = Vm::default();
-        let cluster = int_attribute(&mut vm, &ad, "ClusterId")
-            .ok_or("job has no integer ClusterId")?;
+        let cluster =
+            int_attribute(&mut vm, &ad, "ClusterId").ok_or("job has no integer ClusterId")?;
         let proc = int_attribute(&mut vm, &ad, "ProcId").unwrap_or(0);
         let prio = int_attribute(&mut vm, &ad, "JobPrio").unwrap_or(0);
         Ok(Job {
@@ -128,7 +136,8 @@ impl Slot {
             vm.evaluate_attribute(&ad, &Symbol::new("State"), None),
             Value::Str(s) if &*s == b"Unclaimed"
         );
-        let partitionable = truthy(&vm.evaluate_attribute(&ad, &Symbol::new("PartitionableSlot"), None));
+        let partitionable =
+            truthy(&vm.evaluate_attribute(&ad, &Symbol::new("PartitionableSlot"), None));
         Ok(Slot {
             ad,
             name,
@@ -379,7 +388,11 @@ impl Pool {
         }
         let mut engine = self.engine(&slots)?;
         if trace {
-            eprintln!("built {:.3} s {:?}", started.elapsed().as_secs_f64(), engine.stats());
+            eprintln!(
+                "built {:.3} s {:?}",
+                started.elapsed().as_secs_f64(),
+                engine.stats()
+            );
         }
         engine.evaluate_all(self.threads())?;
         if trace {
@@ -387,7 +400,11 @@ impl Pool {
         }
         let matrix = engine.matrix(self.threads(), false)?;
         if trace {
-            eprintln!("matrix {:.3} s (cpu {:.2} s)", started.elapsed().as_secs_f64(), cpu_seconds());
+            eprintln!(
+                "matrix {:.3} s (cpu {:.2} s)",
+                started.elapsed().as_secs_f64(),
+                cpu_seconds()
+            );
         }
         let slot_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
         let mut lists: Vec<Vec<(u32, f64)>> = Vec::new();
@@ -430,7 +447,9 @@ impl Pool {
         };
         let cluster_pairs = result.stats.job_clusters as u64 * result.stats.slot_clusters as u64;
         result.stats.pairs_pruned = result.stats.pairs.saturating_sub(cluster_pairs);
-        result.stats.matches = (0..self.jobs.len()).map(|j| result.of_job(j).len() as u64).sum();
+        result.stats.matches = (0..self.jobs.len())
+            .map(|j| result.of_job(j).len() as u64)
+            .sum();
         result.stats.seconds = started.elapsed().as_secs_f64();
         Ok(result)
     }
@@ -438,14 +457,20 @@ impl Pool {
     /// One negotiation cycle over the unclaimed slots.
     pub fn negotiate(&self) -> Result<Negotiation, String> {
         let started = Instant::now();
-        let candidates: Vec<usize> = (0..self.slots.len()).filter(|&s| self.slots[s].unclaimed).collect();
+        let candidates: Vec<usize> = (0..self.slots.len())
+            .filter(|&s| self.slots[s].unclaimed)
+            .collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         if trace {
             eprintln!("start (cpu {:.2} s)", cpu_seconds());
         }
         let mut engine = self.engine(&candidates)?;
         if trace {
-            eprintln!("built {:.3} s {:?}", started.elapsed().as_secs_f64(), engine.stats());
+            eprintln!(
+                "built {:.3} s {:?}",
+                started.elapsed().as_secs_f64(),
+                engine.stats()
+            );
         }
         engine.evaluate_all(self.threads())?;
         if trace {
@@ -456,7 +481,11 @@ impl Pool {
         // looked at again when a slot is carved.
         let invariant = engine.matrix(self.threads(), true)?;
         if trace {
-            eprintln!("matrix {:.3} s (cpu {:.2} s)", started.elapsed().as_secs_f64(), cpu_seconds());
+            eprintln!(
+                "matrix {:.3} s (cpu {:.2} s)",
+                started.elapsed().as_secs_f64(),
+                cpu_seconds()
+            );
         }
         // Carving replaces constants only, so it makes no new predicate and
         // every job autocluster keeps standing for its jobs.
@@ -517,7 +546,12 @@ impl Pool {
             });
             // Slots carved since this cluster last looked: evaluate them now.
             let mut seen = std::collections::HashSet::new();
-            let pending: Vec<u32> = carve_log[state.log_pos..].iter().rev().copied().filter(|s| seen.insert(*s)).collect();
+            let pending: Vec<u32> = carve_log[state.log_pos..]
+                .iter()
+                .rev()
+                .copied()
+                .filter(|s| seen.insert(*s))
+                .collect();
             state.log_pos = carve_log.len();
             for s in pending {
                 if claimed[s as usize] {
@@ -548,7 +582,11 @@ impl Pool {
                 };
                 if let Some(t) = result {
                     state.had_any = true;
-                    state.fresh.push(Fresh { ranks: t, slot: s, version: version[s as usize] });
+                    state.fresh.push(Fresh {
+                        ranks: t,
+                        slot: s,
+                        version: version[s as usize],
+                    });
                 }
             }
             // The best valid entry of the sorted list and of the fresh heap.
@@ -571,7 +609,11 @@ impl Pool {
             let from_list = state.sorted.get(state.cursor).copied();
             let from_heap = state.fresh.peek().map(|f| (f.ranks, f.slot));
             let best = match (from_list, from_heap) {
-                (Some(a), Some(b)) => Some(if order(&a.0, a.1, &b.0, b.1).is_le() { a } else { b }),
+                (Some(a), Some(b)) => Some(if order(&a.0, a.1, &b.0, b.1).is_le() {
+                    a
+                } else {
+                    b
+                }),
                 (a, b) => a.or(b),
             };
             let had_any = state.had_any;
@@ -620,7 +662,9 @@ impl Pool {
                 evaluated_pairs,
                 engine.clusters_inexact
             );
-            eprintln!("  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s");
+            eprintln!(
+                "  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s"
+            );
         }
         let (_, instances, _) = engine.stats();
         let pairs = self.jobs.len() as u64 * n_slots as u64;
@@ -639,7 +683,9 @@ impl Pool {
 
     /// The unclaimed slots matching job `j` (an index), best first.
     pub fn candidates(&self, j: usize) -> Result<Vec<Candidate>, String> {
-        let slots: Vec<usize> = (0..self.slots.len()).filter(|&s| self.slots[s].unclaimed).collect();
+        let slots: Vec<usize> = (0..self.slots.len())
+            .filter(|&s| self.slots[s].unclaimed)
+            .collect();
         let mut engine = self.engine(&slots)?;
         let mut vm = Vm::default();
         let mut out = Vec::new();
@@ -664,7 +710,11 @@ impl Pool {
 
 /// A rank for ordering: -0.0 equals 0.0 (as `==` has it), NaN ranks lowest.
 fn rank_key(x: f64) -> f64 {
-    if x.is_nan() { f64::NEG_INFINITY } else { x + 0.0 }
+    if x.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        x + 0.0
+    }
 }
 
 /// Best first: larger rank tuple, then earlier slot. A total order.

@@ -19,7 +19,10 @@ pub(crate) struct Refs {
 const SPECIAL: [&str; 6] = ["my", "target", "self", "parent", "root", "toplevel"];
 
 fn special(name: &str) -> Option<&'static str> {
-    SPECIAL.iter().copied().find(|s| name.eq_ignore_ascii_case(s))
+    SPECIAL
+        .iter()
+        .copied()
+        .find(|s| name.eq_ignore_ascii_case(s))
 }
 
 fn strip(expr: &Expr) -> &Expr {
@@ -217,13 +220,17 @@ pub(crate) fn self_contained(
     match &expr.kind {
         ExprKind::Literal(_) => true,
         ExprKind::Attribute(name) => {
-            special(name.as_str()).is_none() && !ad.body.shadows_special_names() && own(name.as_str(), true, visiting)
+            special(name.as_str()).is_none()
+                && !ad.body.shadows_special_names()
+                && own(name.as_str(), true, visiting)
         }
         ExprKind::RootAttribute(name) => own(name.as_str(), false, visiting),
         ExprKind::Select { base, name } => match &strip(base).kind {
             ExprKind::Attribute(b)
-                if matches!(special(b.as_str()), Some("my" | "self" | "root" | "toplevel"))
-                    && !ad.body.shadows_special_names() =>
+                if matches!(
+                    special(b.as_str()),
+                    Some("my" | "self" | "root" | "toplevel")
+                ) && !ad.body.shadows_special_names() =>
             {
                 own(name.as_str(), false, visiting)
             }
@@ -271,14 +278,23 @@ pub(crate) fn self_contained(
 
 /// A comparison with `TARGET.name` on one side: `(op, other operand, name,
 /// whether TARGET.name is the left operand)`.
-pub(crate) fn target_comparison(expr: &Expr) -> Option<(classad::syntax::BinaryOp, &Expr, String, bool)> {
+pub(crate) fn target_comparison(
+    expr: &Expr,
+) -> Option<(classad::syntax::BinaryOp, &Expr, String, bool)> {
     use classad::syntax::BinaryOp as B;
     let ExprKind::Binary { op, lhs, rhs } = &strip(expr).kind else {
         return None;
     };
     if !matches!(
         op,
-        B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual | B::Is | B::Isnt
+        B::Equal
+            | B::NotEqual
+            | B::Less
+            | B::LessEqual
+            | B::Greater
+            | B::GreaterEqual
+            | B::Is
+            | B::Isnt
     ) {
         return None;
     }

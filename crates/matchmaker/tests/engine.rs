@@ -43,10 +43,19 @@ pub fn generated(machines: usize, jobs: usize) -> Option<(Vec<AdRef>, Vec<AdRef>
         .arg(&generator)
         .arg("--out")
         .arg(&dir)
-        .args(["--machines", &machines.to_string(), "--jobs", &jobs.to_string()])
+        .args([
+            "--machines",
+            &machines.to_string(),
+            "--jobs",
+            &jobs.to_string(),
+        ])
         .output()
         .ok()?;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
     let job_ads = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
@@ -58,7 +67,8 @@ fn get(vm: &mut Vm, ad: &AdRef, name: &str, target: Option<&AdRef>) -> Value {
 }
 
 fn plain_match(vm: &mut Vm, job: &AdRef, slot: &AdRef) -> bool {
-    truthy(&get(vm, slot, "Requirements", Some(job))) && truthy(&get(vm, job, "Requirements", Some(slot)))
+    truthy(&get(vm, slot, "Requirements", Some(job)))
+        && truthy(&get(vm, job, "Requirements", Some(slot)))
 }
 
 fn literal(value: Value) -> Attribute {
@@ -67,7 +77,10 @@ fn literal(value: Value) -> Attribute {
         Value::Real(r) => Literal::Real(r),
         _ => Literal::Undefined,
     };
-    let expr = Expr { kind: ExprKind::Literal(lit), span: Span::default() };
+    let expr = Expr {
+        kind: ExprKind::Literal(lit),
+        span: Span::default(),
+    };
     let program = classad::compile(&expr).unwrap();
     Attribute {
         name: classad::syntax::Name::new("x"),
@@ -78,8 +91,15 @@ fn literal(value: Value) -> Attribute {
 
 fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
     let mut body = (*slot.body).clone();
-    for (have, want) in [("Cpus", "RequestCpus"), ("Memory", "RequestMemory"), ("Disk", "RequestDisk")] {
-        let left = match (get(vm, slot, have, Some(job)), get(vm, job, want, Some(slot))) {
+    for (have, want) in [
+        ("Cpus", "RequestCpus"),
+        ("Memory", "RequestMemory"),
+        ("Disk", "RequestDisk"),
+    ] {
+        let left = match (
+            get(vm, slot, have, Some(job)),
+            get(vm, job, want, Some(slot)),
+        ) {
             (Value::Int(a), Value::Int(b)) => Value::Int(a - b),
             (Value::Int(a), Value::Bool(b)) => Value::Int(a - i64::from(b)),
             (a @ (Value::Int(_) | Value::Real(_)), b) => match (a.as_number(), b.as_number()) {
@@ -89,7 +109,9 @@ fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
             _ => continue,
         };
         let mut attribute = literal(left);
-        attribute.name = body.get(have).map_or(classad::syntax::Name::new(have), |a| a.name.clone());
+        attribute.name = body
+            .get(have)
+            .map_or(classad::syntax::Name::new(have), |a| a.name.clone());
         body.insert(attribute);
     }
     AdValue::top_level(Arc::new(body))
@@ -97,7 +119,11 @@ fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
 
 /// The rules, plainly: jobs in order, each pair evaluated, best by the
 /// rank tuple with ties to the earlier slot.
-fn reference(jobs: &[AdRef], slots: &[AdRef], policy: (Option<&Program>, Option<&Program>)) -> Vec<(usize, Option<(usize, RankTuple)>)> {
+fn reference(
+    jobs: &[AdRef],
+    slots: &[AdRef],
+    policy: (Option<&Program>, Option<&Program>),
+) -> Vec<(usize, Option<(usize, RankTuple)>)> {
     let mut vm = Vm::default();
     let int = |vm: &mut Vm, ad: &AdRef, n: &str| match get(vm, ad, n, None) {
         Value::Int(i) => i,
@@ -106,7 +132,11 @@ fn reference(jobs: &[AdRef], slots: &[AdRef], policy: (Option<&Program>, Option<
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&j| {
         let ad = &jobs[j];
-        (-int(&mut vm, ad, "JobPrio"), int(&mut vm, ad, "ClusterId"), int(&mut vm, ad, "ProcId"))
+        (
+            -int(&mut vm, ad, "JobPrio"),
+            int(&mut vm, ad, "ClusterId"),
+            int(&mut vm, ad, "ProcId"),
+        )
     });
     let mut current: Vec<AdRef> = slots.to_vec();
     let mut open: Vec<bool> = slots
@@ -121,12 +151,16 @@ fn reference(jobs: &[AdRef], slots: &[AdRef], policy: (Option<&Program>, Option<
             if !open[s] || !plain_match(&mut vm, job, &current[s]) {
                 continue;
             }
-            let pre = policy.0.map_or(classad_matchmaker::LOWEST_POLICY_RANK, |p| {
-                policy_number(&vm.evaluate_in_match(p, &current[s], job))
-            });
-            let post = policy.1.map_or(classad_matchmaker::LOWEST_POLICY_RANK, |p| {
-                policy_number(&vm.evaluate_in_match(p, &current[s], job))
-            });
+            let pre = policy
+                .0
+                .map_or(classad_matchmaker::LOWEST_POLICY_RANK, |p| {
+                    policy_number(&vm.evaluate_in_match(p, &current[s], job))
+                });
+            let post = policy
+                .1
+                .map_or(classad_matchmaker::LOWEST_POLICY_RANK, |p| {
+                    policy_number(&vm.evaluate_in_match(p, &current[s], job))
+                });
             let rank = rank_number(&get(&mut vm, job, "Rank", Some(&current[s])));
             let t = (pre, rank, post);
             if best.is_none_or(|(_, b)| better(&t, &b)) {
@@ -146,7 +180,10 @@ fn reference(jobs: &[AdRef], slots: &[AdRef], policy: (Option<&Program>, Option<
 }
 
 fn engine(jobs: &[AdRef], slots: &[AdRef], policy: Policy, threads: usize) -> Pool {
-    let mut pool = Pool::new(Options { strict: false, threads });
+    let mut pool = Pool::new(Options {
+        strict: false,
+        threads,
+    });
     pool.set_policy(policy);
     for j in jobs {
         pool.add_job(j.clone()).unwrap();
@@ -185,16 +222,25 @@ fn check_all_pairs(jobs: &[AdRef], slots: &[AdRef]) {
         let mut want: Vec<(u32, f64)> = Vec::new();
         for (s, slot) in slots.iter().enumerate() {
             if plain_match(&mut vm, job, slot) {
-                want.push((s as u32, rank_number(&get(&mut vm, job, "Rank", Some(slot)))));
+                want.push((
+                    s as u32,
+                    rank_number(&get(&mut vm, job, "Rank", Some(slot))),
+                ));
             }
         }
-        assert_eq!(format!("{:?}", got.of_job(j)), format!("{want:?}"), "job {j}");
+        assert_eq!(
+            format!("{:?}", got.of_job(j)),
+            format!("{want:?}"),
+            "job {j}"
+        );
     }
 }
 
 #[test]
 fn negotiation_of_a_generated_300_by_300_pool_equals_the_reference() {
-    let Some((jobs, slots)) = generated(300, 300) else { return };
+    let Some((jobs, slots)) = generated(300, 300) else {
+        return;
+    };
     check_negotiation(&jobs, &slots, "");
     check_negotiation(
         &jobs,
@@ -205,7 +251,9 @@ fn negotiation_of_a_generated_300_by_300_pool_equals_the_reference() {
 
 #[test]
 fn all_pairs_of_a_generated_300_by_300_pool_equal_plain_evaluation() {
-    let Some((jobs, slots)) = generated(300, 300) else { return };
+    let Some((jobs, slots)) = generated(300, 300) else {
+        return;
+    };
     check_all_pairs(&jobs, &slots);
 }
 
@@ -247,7 +295,10 @@ fn candidates_are_sorted_best_first_and_match() {
     let (jobs, slots) = (ads(SMALL_JOBS), ads(SMALL_SLOTS));
     let pool = engine(&jobs, &slots, Policy::default(), 1);
     let list = pool.candidates(0).unwrap();
-    let names: Vec<&str> = list.iter().map(|c| pool.slots()[c.slot].name.as_str()).collect();
+    let names: Vec<&str> = list
+        .iter()
+        .map(|c| pool.slots()[c.slot].name.as_str())
+        .collect();
     // Job 1.0 wants Memory >= 1024 and ranks by Mips (ties to the earlier
     // slot); s2 is claimed; s3's Requirements refers to itself, which is
     // UNDEFINED inside it, so s3 never matches; s5 is UNDEFINED too.
@@ -281,10 +332,19 @@ fn generated_dir(machines: usize, jobs: usize) -> Option<PathBuf> {
         .arg(&generator)
         .arg("--out")
         .arg(&dir)
-        .args(["--machines", &machines.to_string(), "--jobs", &jobs.to_string()])
+        .args([
+            "--machines",
+            &machines.to_string(),
+            "--jobs",
+            &jobs.to_string(),
+        ])
         .output()
         .ok()?;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     Some(dir)
 }
 
@@ -298,7 +358,9 @@ fn pool_from(dir: &Path, threads: usize) -> Pool {
 /// Python bindings (../shared/workloads/README.md), on 1 and 2 threads.
 #[test]
 fn all_pairs_of_the_default_pool_give_htcondor_checksums_on_one_and_two_threads() {
-    let Some(dir) = generated_dir(2000, 2000) else { return };
+    let Some(dir) = generated_dir(2000, 2000) else {
+        return;
+    };
     for threads in [1, 2] {
         let pool = pool_from(&dir, threads);
         let (matches, rank_sum, hash) = pool.all_pairs().unwrap().checksums();
@@ -320,7 +382,9 @@ fn all_pairs_of_a_200_by_200_pool_equal_htcondors_pair_set() {
         eprintln!("SKIPPED: {} not found", setup.display());
         return;
     }
-    let Some(dir) = generated_dir(200, 200) else { return };
+    let Some(dir) = generated_dir(200, 200) else {
+        return;
+    };
     let python = Command::new("sh").arg(&setup).output().ok();
     let python = python
         .filter(|o| o.status.success())
@@ -341,7 +405,11 @@ fn all_pairs_of_a_200_by_200_pool_equal_htcondors_pair_set() {
         .arg(dir.join("machines.ads"))
         .output()
         .expect("oracle python runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let want = String::from_utf8_lossy(&output.stdout).into_owned();
     let pool = pool_from(&dir, 2);
     let pairs = pool.all_pairs().unwrap();
@@ -352,6 +420,10 @@ fn all_pairs_of_a_200_by_200_pool_equal_htcondors_pair_set() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(got.lines().count(), 11543, "the README's count for 200 x 200");
+    assert_eq!(
+        got.lines().count(),
+        11543,
+        "the README's count for 200 x 200"
+    );
     assert!(got == want, "pair sets differ from HTCondor's");
 }
