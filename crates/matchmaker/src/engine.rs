@@ -21,7 +21,8 @@ use crate::refs::{self, Refs};
 use classad::syntax::{Expr, ExprKind, Literal, Span};
 use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, Vm};
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use ahash::AHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The job side.
@@ -390,22 +391,22 @@ impl Engine {
             registry: classad::stdlib::shared_registry(),
             units: [jobs, slots],
             info: [Vec::new(), Vec::new()],
-            edges: [HashMap::new(), HashMap::new()],
-            refs_memo: HashMap::new(),
+            edges: [HashMap::default(), HashMap::default()],
+            refs_memo: HashMap::default(),
             projections: Vec::new(),
-            projection_index: HashMap::new(),
+            projection_index: HashMap::default(),
             preds: Vec::new(),
-            pred_index: HashMap::new(),
-            items_memo: HashMap::new(),
+            pred_index: HashMap::default(),
+            items_memo: HashMap::default(),
             instances: Vec::new(),
-            instance_index: HashMap::new(),
+            instance_index: HashMap::default(),
             read_through: [BTreeSet::new(), BTreeSet::new()],
-            clusters: [HashMap::new(), HashMap::new()],
+            clusters: [HashMap::default(), HashMap::default()],
             cluster_reps: [Vec::new(), Vec::new()],
             policy: [None, None],
             rank_pred: None,
             used_preds: Default::default(),
-            target_operands: HashMap::new(),
+            target_operands: HashMap::default(),
             clusters_inexact: false,
             requirements: Symbol::new("requirements"),
         };
@@ -495,7 +496,7 @@ impl Engine {
         }
         if trace {
             eprintln!("  instances {:.3} s", t0.elapsed().as_secs_f64());
-            let mut cost: HashMap<u32, (usize, usize)> = HashMap::new();
+            let mut cost: HashMap<u32, (usize, usize)> = HashMap::default();
             for inst in &engine.instances {
                 let p = &engine.preds[inst.pred as usize];
                 let e = cost.entry(inst.pred).or_default();
@@ -747,10 +748,10 @@ impl Engine {
         self.projections.push(Projection {
             side,
             reads_carved,
-            canon: HashMap::new(),
-            texts: HashMap::new(),
+            canon: HashMap::default(),
+            texts: HashMap::default(),
             symbols,
-            groups: HashMap::new(),
+            groups: HashMap::default(),
             group_of: Vec::new(),
             reps: Vec::new(),
         });
@@ -1259,7 +1260,8 @@ impl Engine {
             }
             let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
                 let list: Vec<u32> = used[side].iter().copied().collect();
-                list.par_iter().map(|&i| (i, bits(i, side))).collect()
+                let pairs: Vec<(u32, Vec<u64>)> = list.par_iter().map(|&i| (i, bits(i, side))).collect();
+                pairs.into_iter().collect()
             });
             // Slot side, transposed: per slot cluster, the job clusters it accepts.
             let slot_accepts: Vec<Vec<u64>> = (0..ns)

@@ -417,7 +417,7 @@ impl Pool {
                     let row = &matrix[c];
                     let j = engine_ref.cluster_reps[JOB][c];
                     let mut list = Vec::new();
-                    let mut rank_of: std::collections::HashMap<u32, f64> = Default::default();
+                    let mut rank_of: ahash::AHashMap<u32, f64> = Default::default();
                     for (s, &sc) in slot_cluster.iter().enumerate() {
                         if row[sc as usize / 64] & (1 << (sc % 64)) != 0 {
                             let rank = *rank_of.entry(sc).or_insert_with(|| {
@@ -506,7 +506,7 @@ impl Pool {
         }
         let nj = engine.cluster_reps[JOB].len();
         let mut states: Vec<Option<ClusterState>> = (0..nj).map(|_| None).collect();
-        let mut memo: std::collections::HashMap<(u32, u32), Option<RankTuple>> = Default::default();
+        let mut memo: ahash::AHashMap<(u32, u32), Option<RankTuple>> = Default::default();
         let mut vm = Vm::new(classad::Options {
             strict: self.options.strict,
             ..Default::default()
@@ -545,7 +545,7 @@ impl Pool {
                 }
             });
             // Slots carved since this cluster last looked: evaluate them now.
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = ahash::AHashSet::new();
             let pending: Vec<u32> = carve_log[state.log_pos..]
                 .iter()
                 .rev()
