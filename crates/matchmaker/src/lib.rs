@@ -497,6 +497,9 @@ impl Pool {
         let mut claimed = vec![false; n_slots];
         let mut version = vec![0u32; n_slots];
         let mut carve_log: Vec<u32> = Vec::new();
+        // Each slot carved so far, once: what a job cluster seen for the
+        // first time must look at beyond its sorted list.
+        let mut carved_slots: Vec<u32> = Vec::new();
         struct ClusterState {
             sorted: Vec<(RankTuple, u32)>,
             cursor: usize,
@@ -518,6 +521,7 @@ impl Pool {
         for j in self.negotiation_order() {
             let jc = engine.info[JOB][j].cluster;
             let key_unit = engine.cluster_reps[JOB][jc as usize];
+            let new_state = states[jc as usize].is_none();
             let state = states[jc as usize].get_or_insert_with(|| {
                 let row = &matrix[jc as usize];
                 let rep = engine.cluster_reps[JOB][jc as usize];
@@ -541,17 +545,21 @@ impl Pool {
                     cursor: 0,
                     fresh: BinaryHeap::new(),
                     // Carved slots so far are checked below.
-                    log_pos: 0,
+                    log_pos: carve_log.len(),
                 }
             });
             // Slots carved since this cluster last looked: evaluate them now.
-            let mut seen = ahash::AHashSet::new();
-            let pending: Vec<u32> = carve_log[state.log_pos..]
-                .iter()
-                .rev()
-                .copied()
-                .filter(|s| seen.insert(*s))
-                .collect();
+            let pending: Vec<u32> = if new_state {
+                carved_slots.clone()
+            } else {
+                let mut seen = ahash::AHashSet::new();
+                carve_log[state.log_pos..]
+                    .iter()
+                    .rev()
+                    .copied()
+                    .filter(|s| seen.insert(*s))
+                    .collect()
+            };
             state.log_pos = carve_log.len();
             for s in pending {
                 if claimed[s as usize] {
@@ -645,6 +653,9 @@ impl Pool {
                         unit_of[si] = engine.add_slot(carved);
                         add_time += t.elapsed().as_secs_f64();
                         version[si] += 1;
+                        if version[si] == 1 {
+                            carved_slots.push(s);
+                        }
                         carve_log.push(s);
                     } else {
                         claimed[si] = true;
