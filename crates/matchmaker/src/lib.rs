@@ -517,24 +517,33 @@ impl Pool {
         let mut out = Negotiation::default();
         let mut evaluated_pairs = 0u64;
         let initial_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
-        let (mut carve_time, mut add_time, mut pair_time) = (0f64, 0f64, 0f64);
+        let mut slots_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); engine.cluster_reps[SLOT].len()];
+        for (s, &c) in initial_cluster.iter().enumerate() {
+            slots_of_cluster[c as usize].push(s as u32);
+        }
+        let (mut carve_time, mut add_time, mut pair_time, mut build_time) = (0f64, 0f64, 0f64, 0f64);
         for j in self.negotiation_order() {
             let jc = engine.info[JOB][j].cluster;
             let key_unit = engine.cluster_reps[JOB][jc as usize];
             let new_state = states[jc as usize].is_none();
+            let t_build = Instant::now();
             let state = states[jc as usize].get_or_insert_with(|| {
                 let row = &matrix[jc as usize];
                 let rep = engine.cluster_reps[JOB][jc as usize];
                 let mut sorted = Vec::new();
-                for s in 0..n_slots {
-                    if claimed[s] || version[s] != 0 {
-                        continue;
-                    }
-                    let sc = initial_cluster[s];
-                    if row[sc as usize / 64] & (1 << (sc % 64)) != 0 {
-                        let srep = engine.cluster_reps[SLOT][sc as usize];
-                        if let Some(t) = engine.cached_ranks(rep, srep) {
-                            sorted.push((t, s as u32));
+                for (w, &word) in row.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let sc = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let srep = engine.cluster_reps[SLOT][sc];
+                        let Some(t) = engine.cached_ranks(rep, srep) else {
+                            continue;
+                        };
+                        for &s in &slots_of_cluster[sc] {
+                            if !claimed[s as usize] && version[s as usize] == 0 {
+                                sorted.push((t, s));
+                            }
                         }
                     }
                 }
@@ -549,6 +558,7 @@ impl Pool {
                 }
             });
             // Slots carved since this cluster last looked: evaluate them now.
+            build_time += t_build.elapsed().as_secs_f64();
             let pending: Vec<u32> = if new_state {
                 carved_slots.clone()
             } else {
@@ -674,7 +684,7 @@ impl Pool {
                 engine.clusters_inexact
             );
             eprintln!(
-                "  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s"
+                "  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s, lists {build_time:.3} s"
             );
         }
         let (_, instances, _) = engine.stats();
