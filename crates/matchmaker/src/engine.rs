@@ -142,14 +142,18 @@ impl Projection {
     }
 
     fn key(&mut self, ad: &AdRef) -> Vec<Atom> {
-        match self.symbols.clone() {
-            Some(symbols) => symbols
-                .iter()
-                .map(|s| {
-                    let a = atom(ad, s);
-                    self.canonical(ad, s, a)
-                })
-                .collect(),
+        match self.symbols.take() {
+            Some(symbols) => {
+                let key = symbols
+                    .iter()
+                    .map(|s| {
+                        let a = atom(ad, s);
+                        self.canonical(ad, s, a)
+                    })
+                    .collect();
+                self.symbols = Some(symbols);
+                key
+            }
             None => {
                 let mut pairs: Vec<(Symbol, Atom)> = ad
                     .body
@@ -340,6 +344,8 @@ pub(crate) struct Engine {
     pub cluster_reps: [Vec<u32>; 2],
     policy: [Option<u32>; 2],
     rank_pred: Option<u32>,
+    /// The whole-`Requirements` predicate of each side.
+    root_pred: [Option<u32>; 2],
     /// `TARGET.name` of split predicates per (predicate, TARGET group),
     /// for groups made after the parallel phase.
     target_operands: HashMap<(u32, u32), Option<Value>>,
@@ -405,6 +411,7 @@ impl Engine {
             cluster_reps: [Vec::new(), Vec::new()],
             policy: [None, None],
             rank_pred: None,
+            root_pred: [None, None],
             used_preds: Default::default(),
             target_operands: HashMap::default(),
             clusters_inexact: false,
@@ -524,7 +531,8 @@ impl Engine {
         if ad.body.shadows_special_names() {
             return fallback;
         }
-        let Some(attribute) = ad.body.get("rank") else {
+        static RANK: std::sync::LazyLock<Symbol> = std::sync::LazyLock::new(|| Symbol::new("rank"));
+        let Some(attribute) = ad.body.slot(&RANK).map(|k| ad.body.attribute(k)) else {
             return fallback;
         };
         // The job's own Rank expression, so that its groups are over the
@@ -866,7 +874,14 @@ impl Engine {
 
     fn requirement_preds(&mut self, side: usize, unit: usize) -> Vec<u32> {
         let ad = self.units[side][unit].clone();
-        let root = self.attr_pred(side, "requirements");
+        let root = match self.root_pred[side] {
+            Some(p) => p,
+            None => {
+                let p = self.attr_pred(side, "requirements");
+                self.root_pred[side] = Some(p);
+                p
+            }
+        };
         let mut out = Vec::new();
         if ad.body.shadows_special_names() {
             out.push(root);
