@@ -18,10 +18,10 @@
 //! computed between autoclusters.
 
 use crate::refs::{self, Refs};
+use ahash::AHashMap as HashMap;
 use classad::syntax::{Expr, ExprKind, Literal, Span};
 use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, Vm};
 use rayon::prelude::*;
-use ahash::AHashMap as HashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -1275,7 +1275,8 @@ impl Engine {
             }
             let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
                 let list: Vec<u32> = used[side].iter().copied().collect();
-                let pairs: Vec<(u32, Vec<u64>)> = list.par_iter().map(|&i| (i, bits(i, side))).collect();
+                let pairs: Vec<(u32, Vec<u64>)> =
+                    list.par_iter().map(|&i| (i, bits(i, side))).collect();
                 pairs.into_iter().collect()
             });
             // Slot side, transposed: per slot cluster, the job clusters it accepts.

@@ -521,7 +521,8 @@ impl Pool {
         for (s, &c) in initial_cluster.iter().enumerate() {
             slots_of_cluster[c as usize].push(s as u32);
         }
-        let (mut carve_time, mut add_time, mut pair_time, mut build_time) = (0f64, 0f64, 0f64, 0f64);
+        let (mut carve_time, mut add_time, mut pair_time, mut build_time) =
+            (0f64, 0f64, 0f64, 0f64);
         for j in self.negotiation_order() {
             let jc = engine.info[JOB][j].cluster;
             let key_unit = engine.cluster_reps[JOB][jc as usize];
