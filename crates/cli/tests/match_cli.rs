@@ -160,3 +160,24 @@ fn analyze_explains_a_job_and_demo_summarises() {
         "{text}"
     );
 }
+
+#[test]
+fn a_pool_too_large_for_memory_is_refused_with_a_message() {
+    let d = dir("huge");
+    let j = write(&d, "jobs.ads", JOBS);
+    let slots = d.join("slots.ads");
+    // A sparse file of 4 TB: its ads could never fit.
+    let file = std::fs::File::create(&slots).unwrap();
+    if file.set_len(1 << 42).is_err() {
+        eprintln!("SKIPPED: no sparse files here");
+        return;
+    }
+    let out = classad(&["match", "--jobs", &j, "--slots", &slots.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("slots.ads") && err.contains("do not fit"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&slots);
+}
