@@ -417,9 +417,7 @@ impl Engine {
             clusters_inexact: false,
             requirements: Symbol::new("requirements"),
         };
-        let rank = engine.attr_pred(JOB, "rank");
-        engine.preds[rank as usize].rank = true;
-        engine.rank_pred = Some(rank);
+
         if let Some(pre) = &policy.pre {
             engine.policy[0] = Some(
                 engine
@@ -526,14 +524,13 @@ impl Engine {
         if side == SLOT {
             return self.policy.iter().flatten().copied().collect();
         }
-        let fallback = self.rank_pred.into_iter().collect();
         let ad = self.units[side][unit].clone();
         if ad.body.shadows_special_names() {
-            return fallback;
+            return vec![self.rank_fallback()];
         }
         static RANK: std::sync::LazyLock<Symbol> = std::sync::LazyLock::new(|| Symbol::new("rank"));
         let Some(attribute) = ad.body.slot(&RANK).map(|k| ad.body.attribute(k)) else {
-            return fallback;
+            return vec![self.rank_fallback()];
         };
         // The job's own Rank expression, so that its groups are over the
         // names it reads, not over every job's Rank.
@@ -564,7 +561,7 @@ impl Engine {
         };
         match items.as_deref() {
             Some([Item::Pred(p)]) => vec![*p],
-            _ => fallback,
+            _ => vec![self.rank_fallback()],
         }
     }
 
@@ -661,7 +658,7 @@ impl Engine {
         let mut own = BTreeSet::new();
         let mut target = BTreeSet::new();
         let mut opaque = false;
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = ahash::AHashSet::new();
         for u in 0..self.units[side].len() {
             let ad = self.units[side][u].clone();
             if ad.body.shadows_special_names() {
@@ -874,24 +871,52 @@ impl Engine {
 
     fn requirement_preds(&mut self, side: usize, unit: usize) -> Vec<u32> {
         let ad = self.units[side][unit].clone();
-        let root = match self.root_pred[side] {
+        let mut out = Vec::new();
+        if ad.body.shadows_special_names() {
+            out.push(self.root(side));
+            return out;
+        }
+        let requirements = self.requirements.clone();
+        // NONE stands for the whole-Requirements predicate, made only when
+        // some ad needs it (its closure reaches every name).
+        self.flatten(side, &ad, &requirements, NONE, 0, &mut out);
+        if out.contains(&NONE) {
+            let root = self.root(side);
+            for p in &mut out {
+                if *p == NONE {
+                    *p = root;
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The predicate of a side's whole `Requirements`, evaluated as an
+    /// attribute.
+    fn root(&mut self, side: usize) -> u32 {
+        match self.root_pred[side] {
             Some(p) => p,
             None => {
                 let p = self.attr_pred(side, "requirements");
                 self.root_pred[side] = Some(p);
                 p
             }
-        };
-        let mut out = Vec::new();
-        if ad.body.shadows_special_names() {
-            out.push(root);
-            return out;
         }
-        let requirements = self.requirements.clone();
-        self.flatten(side, &ad, &requirements, root, 0, &mut out);
-        out.sort_unstable();
-        out.dedup();
-        out
+    }
+
+    /// The predicate of a job's whole `Rank`, evaluated as an attribute.
+    fn rank_fallback(&mut self) -> u32 {
+        match self.rank_pred {
+            Some(p) => p,
+            None => {
+                let p = self.attr_pred(JOB, "rank");
+                self.preds[p as usize].rank = true;
+                self.rank_pred = Some(p);
+                p
+            }
+        }
     }
 
     fn flatten(
