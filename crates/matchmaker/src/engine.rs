@@ -312,7 +312,7 @@ pub(crate) struct UnitInfo {
 }
 
 /// Policy expressions evaluated with MY = slot, TARGET = job.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PolicyExprs {
     /// `NEGOTIATOR_PRE_JOB_RANK`.
     pub pre: Option<Expr>,
@@ -608,6 +608,14 @@ impl Engine {
         }
         info.cluster = c;
         info
+    }
+
+    /// A VM with the engine's scoping rule.
+    pub fn vm(&self) -> Vm {
+        Vm::new(classad::Options {
+            strict: self.strict,
+            ..Default::default()
+        })
     }
 
     /// Adds a slot ad (a carved slot) and describes it.
@@ -981,12 +989,12 @@ impl Engine {
                 let sides: Vec<(u32, Vec<Option<Value>>)> = (0..this.preds.len() as u32)
                     .into_par_iter()
                     .filter(|&p| this.preds[p as usize].split.is_some())
-                    .map_init(Vm::default, |vm, p| (p, this.target_operands(vm, p)))
+                    .map_init(|| this.vm(), |vm, p| (p, this.target_operands(vm, p)))
                     .collect();
                 let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
-                instances
-                    .par_iter_mut()
-                    .for_each_init(Vm::default, |vm, inst| {
+                instances.par_iter_mut().for_each_init(
+                    || this.vm(),
+                    |vm, inst| {
                         let pred = &this.preds[inst.pred as usize];
                         let my = &this.units[pred.side][inst.rep as usize];
                         let target = &this.projections[pred.target as usize];
@@ -1014,7 +1022,8 @@ impl Engine {
                             let v = this.evaluate_pred(vm, inst.pred, my, other);
                             inst.values.set(g, this.number(inst.pred, &v));
                         }
-                    });
+                    },
+                );
             })
         };
         self.instances = instances;

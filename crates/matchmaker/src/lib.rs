@@ -709,7 +709,7 @@ impl Pool {
             .filter(|&s| self.slots[s].unclaimed)
             .collect();
         let mut engine = self.engine(&slots)?;
-        let mut vm = Vm::default();
+        let mut vm = engine.vm();
         let mut out = Vec::new();
         for (unit, &s) in slots.iter().enumerate() {
             if let Some(ranks) = engine.pair(&mut vm, j as u32, unit as u32) {
