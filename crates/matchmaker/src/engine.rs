@@ -144,12 +144,13 @@ impl Projection {
     fn key(&mut self, ad: &AdRef) -> Vec<Atom> {
         match self.symbols.take() {
             Some(symbols) => {
-                let key = symbols
-                    .iter()
-                    .map(|s| {
+                // An ad that defines `target` or `my` reads even its
+                // clauses' constants differently: never in another's group.
+                let key = std::iter::once(Atom::Bool(ad.body.shadows_special_names()))
+                    .chain(symbols.iter().map(|s| {
                         let a = atom(ad, s);
                         self.canonical(ad, s, a)
-                    })
+                    }))
                     .collect();
                 self.symbols = Some(symbols);
                 key

@@ -498,3 +498,37 @@ fn pools_take_and_give_back_ads_and_policies_report_bad_lines() {
             .is_some()
     );
 }
+
+const ODD_SLOTS: &str = r#"
+[ Name = "h1"; State = "Unclaimed"; target = 3; Requirements = target == 3; Mips = 1 ]
+[ Name = "h2"; State = "Unclaimed"; Requirements = a; a = b; b = a; Mips = 2 ]
+[ Name = "h3"; State = "Unclaimed"; Requirements = TARGET["Owner"] == "alice"; Mips = 3 ]
+[ Name = "h4"; State = "Unclaimed"; Requirements = [x = TARGET.RequestCpus].x <= 2; Mips = 4 ]
+[ Name = "h5"; State = "Unclaimed"; Requirements = MY[strcat("Na", "me")] == "h5"; Mips = 5 ]
+[ Name = "h6"; State = "Unclaimed"; Requirements = eval("TARGET.Owner") == "bob" || Mips > 5; Mips = 6 ]
+[ Name = "h7"; State = "Unclaimed"; Requirements = {TARGET.RequestCpus, 2}[0] == 1 && Start; Start = Mips > 1; Mips = 7 ]
+"#;
+
+const ODD_JOBS: &str = r#"
+[ ClusterId = 7; Owner = "alice"; RequestCpus = 1; Requirements = TARGET.Name isnt undefined && R2; R2 = size(TARGET.Name) > 0; Rank = TARGET.Mips ]
+[ ClusterId = 8; Owner = "bob"; RequestCpus = 2; Requirements = true; Rank = size(unparse(Requirements)) + TARGET.Mips ]
+[ ClusterId = 9; Owner = "carol"; RequestCpus = 1; Requirements = MY.Owner == "carol" && Requirements; Rank = 1 ]
+[ ClusterId = 10; Owner = "dave"; RequestCpus = 1; Requirements = TARGET.Mips > RequestCpus; Rank = TARGET ]
+[ ClusterId = 11; Owner = "erin"; RequestCpus = 1; my = 2; Requirements = my == 2 && TARGET.Mips > 3; Rank = TARGET.Mips ]
+[ ClusterId = 12; Owner = "erin"; RequestCpus = 1; Requirements = TARGET.Mips > 3; Rank = TARGET.Mips ]
+[ ClusterId = 13; Owner = "frank"; RequestCpus = 1; Requirements = parent.Owner == "frank" && toplevel.RequestCpus == 1; Rank = .RequestCpus ]
+"#;
+
+#[test]
+fn unanalyzable_expressions_still_give_the_reference_answers() {
+    // Shadowed special names, cycles, subscripts by computed names, nested
+    // ads, eval, lists, whole ads as values, self-references.
+    let (jobs, slots) = (ads(ODD_JOBS), ads(ODD_SLOTS));
+    check_negotiation(&jobs, &slots, "");
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_PRE_JOB_RANK = TARGET.RequestCpus\n",
+    );
+    check_all_pairs(&jobs, &slots);
+}
