@@ -1040,6 +1040,10 @@ impl Engine {
         my: &AdRef,
         target: &Projection,
     ) -> Option<Value> {
+        // In an ad that defines `target`, `TARGET.x` is not the other ad's.
+        if my.body.shadows_special_names() {
+            return None;
+        }
         if !refs::self_contained(
             my,
             &split.operand,
@@ -1134,6 +1138,9 @@ impl Engine {
         let p = self.instances[i as usize].pred;
         let pred = &self.preds[p as usize];
         let split = pred.split.as_ref()?;
+        if my.body.shadows_special_names() {
+            return None;
+        }
         let operand = match &self.instances[i as usize].operand {
             Some(o) => o.clone(),
             None => {

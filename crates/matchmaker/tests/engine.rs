@@ -507,6 +507,8 @@ const ODD_SLOTS: &str = r#"
 [ Name = "h5"; State = "Unclaimed"; Requirements = MY[strcat("Na", "me")] == "h5"; Mips = 5 ]
 [ Name = "h6"; State = "Unclaimed"; Requirements = eval("TARGET.Owner") == "bob" || Mips > 5; Mips = 6 ]
 [ Name = "h7"; State = "Unclaimed"; Requirements = {TARGET.RequestCpus, 2}[0] == 1 && Start; Start = Mips > 1; Mips = 7 ]
+[ Name = "h8"; State = "Unclaimed"; target = [Arch = "X86_64"]; Requirements = TARGET.Arch == "X86_64"; Mips = 8 ]
+[ Name = "h9"; State = "Unclaimed"; Requirements = TARGET.Arch == "X86_64"; Mips = 9 ]
 "#;
 
 const ODD_JOBS: &str = r#"
@@ -529,6 +531,12 @@ fn unanalyzable_expressions_still_give_the_reference_answers() {
         &jobs,
         &slots,
         "NEGOTIATOR_PRE_JOB_RANK = TARGET.RequestCpus\n",
+    );
+    // A split comparison in a slot that defines `target` (h8).
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_POST_JOB_RANK = TARGET.Arch == \"X86_64\"\n",
     );
     check_all_pairs(&jobs, &slots);
 }
