@@ -540,3 +540,41 @@ fn unanalyzable_expressions_still_give_the_reference_answers() {
     );
     check_all_pairs(&jobs, &slots);
 }
+
+#[test]
+fn built_in_generator_pools_equal_the_reference() {
+    // Runs without ../shared: the demo's own shapes, three seeds.
+    for seed in 1..=3 {
+        let jobs = ads(&classad_matchmaker::generate::jobs(250, seed));
+        let slots = ads(&classad_matchmaker::generate::slots(250, seed));
+        check_negotiation(&jobs, &slots, "");
+        check_all_pairs(&jobs, &slots);
+    }
+}
+
+#[test]
+fn another_seed_of_the_workload_generator_equals_the_reference() {
+    let generator = shared_dir().join("workloads/gen_pool.py");
+    if !generator.exists() {
+        eprintln!("SKIPPED: {} not found", generator.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("classad-matchmaker-seed-{}", std::process::id()));
+    let ok = Command::new("python3")
+        .arg(&generator)
+        .arg("--out")
+        .arg(&dir)
+        .args(["--machines", "250", "--jobs", "250", "--seed", "7"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(ok, "gen_pool.py --seed 7");
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_PRE_JOB_RANK = MY.Cpus - TARGET.RequestCpus\n",
+    );
+    check_all_pairs(&jobs, &slots);
+}
