@@ -1473,10 +1473,27 @@ fn scalar(value: Value) -> Option<Value> {
 /// Runs `f` on a rayon pool of `threads` threads (the global pool when
 /// `threads` is 0), reporting a worker's panic as an error.
 pub(crate) fn run_pool<F: FnOnce() + Send>(threads: usize, f: F) -> Result<(), String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    // One pool per thread count, kept: a cycle runs several parallel
+    // phases, and starting threads for each costs more than small phases.
+    static POOLS: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<usize, Arc<rayon::ThreadPool>>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let pool = {
+        let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+        match pools.get(&threads) {
+            Some(pool) => pool.clone(),
+            None => {
+                let pool = Arc::new(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .map_err(|e| format!("cannot start {threads} threads: {e}"))?,
+                );
+                pools.insert(threads, pool.clone());
+                pool
+            }
+        }
+    };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(f)))
         .map_err(|_| "a match worker failed".to_string())
 }
