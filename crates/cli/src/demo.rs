@@ -1,102 +1,177 @@
-//! `classad demo`: a small negotiator-style match on built-in ads, to see
-//! the whole pipeline (parse, compile, evaluate in MY/TARGET pairs) work.
+//! `classad demo`: negotiate a realistic pool the program makes itself
+//! (about 10,000 jobs and 10,000 slots by default), and summarise it.
 
-use classad::syntax::Parser;
-use classad::vm::{Symbol, Value};
-use classad::{AdRef, Vm};
+use classad_matchmaker::{Options, Pool, generate, read_ad_text};
+use std::collections::HashMap;
 use std::process::ExitCode;
+use std::time::Instant;
 
-const MACHINES: &str = r#"[ Name = "slot1@node1"; Arch = "X86_64"; OpSys = "LINUX"; Memory = 16384; Cpus = 8;
-    Disk = 100000000; KeyboardIdle = 3600; LoadAvg = 0.05; Mips = 20000;
-    Start = KeyboardIdle > 15 * 60 && LoadAvg < 0.3;
-    Requirements = START && TARGET.RequestMemory <= Memory; Rank = TARGET.Owner == "alice" ]
-[ Name = "slot1@gpu1"; Arch = "X86_64"; OpSys = "LINUX"; Memory = 65536; Cpus = 32; GPUs = 4;
-    Disk = 500000000; Mips = 40000; Start = TARGET.RequestGPUs >= 1;
-    Requirements = Start; Rank = 0 ]
-[ Name = "slot1@arm1"; Arch = "aarch64"; OpSys = "LINUX"; Memory = 8192; Cpus = 4;
-    Disk = 50000000; Mips = 9000; Requirements = true; Rank = 0 ]"#;
+const USAGE: &str =
+    "usage: classad demo [--jobs N] [--slots M] [--seed S] [--threads N] [--write DIR]";
 
-const JOBS: &str = r#"[ Owner = "alice"; RequestMemory = 2048; RequestCpus = 1;
-    Requirements = TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory;
-    Rank = TARGET.Mips ]
-[ Owner = "bob"; RequestMemory = 4096; RequestGPUs = 1;
-    Requirements = TARGET.GPUs >= RequestGPUs && TARGET.Memory >= RequestMemory; Rank = TARGET.Memory ]
-[ Owner = "carol"; RequestMemory = 1024;
-    Requirements = member(TARGET.Arch, {"aarch64", "ARM64"}); Rank = 0 ]"#;
-
-fn load(text: &str) -> Result<Vec<AdRef>, String> {
-    let parser = Parser::new(Default::default());
-    let mut ads = Vec::new();
-    for chunk in text.split("]\n") {
-        let chunk = chunk.trim();
-        let source = if chunk.ends_with(']') {
-            chunk.to_string()
-        } else {
-            format!("{chunk} ]")
-        };
-        let ad = parser
-            .parse_ad(&source)
-            .map_err(|e| e.render(&source, "<demo>"))?;
-        ads.push(classad::ad_from_ast(&ad).map_err(|e| e.to_string())?);
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
     }
-    Ok(ads)
+    out
 }
 
-fn name_of(ad: &AdRef, vm: &mut Vm) -> String {
-    match vm.evaluate_attribute(ad, &Symbol::new("Name"), None) {
-        Value::Str(s) => String::from_utf8_lossy(&s).into_owned(),
-        _ => "?".into(),
+pub fn run(args: &[String]) -> ExitCode {
+    let (mut jobs, mut slots, mut seed, mut threads, mut write) =
+        (10_000usize, 10_000usize, 1u64, 0usize, None);
+    let mut i = 0;
+    while i < args.len() {
+        let value = args.get(i + 1).cloned().unwrap_or_default();
+        let number = value.parse::<usize>();
+        match (args[i].trim_start_matches('-'), number) {
+            ("jobs", Ok(n)) if n <= 5_000_000 => jobs = n,
+            ("slots" | "machines", Ok(n)) if n <= 5_000_000 => slots = n,
+            ("seed", Ok(n)) => seed = n as u64,
+            ("threads", Ok(n)) if (1..=crate::match_cmd::MAX_THREADS).contains(&n) => threads = n,
+            ("write", _) if !value.is_empty() => write = Some(value),
+            (other, _) => {
+                eprintln!("classad demo: bad option `{other}` `{value}`\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+        i += 2;
     }
-}
-
-pub fn run(_args: &[String]) -> ExitCode {
-    let (machines, jobs) = match (load(MACHINES), load(JOBS)) {
-        (Ok(m), Ok(j)) => (m, j),
-        (Err(e), _) | (_, Err(e)) => {
-            eprint!("{e}");
+    if threads == 0 {
+        threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(crate::match_cmd::MAX_THREADS);
+    }
+    let started = Instant::now();
+    let (job_text, slot_text) = (generate::jobs(jobs, seed), generate::slots(slots, seed));
+    if let Some(dir) = &write {
+        let dir = std::path::Path::new(dir);
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|_| std::fs::write(dir.join("jobs.ads"), &job_text))
+            .and_then(|_| std::fs::write(dir.join("slots.ads"), &slot_text));
+        if let Err(e) = written {
+            eprintln!("classad demo: cannot write {}: {e}", dir.display());
+            return ExitCode::from(1);
+        }
+    }
+    let job_file = read_ad_text(job_text.as_bytes(), "<demo jobs>");
+    let slot_file = read_ad_text(slot_text.as_bytes(), "<demo slots>");
+    let mut pool = Pool::new(Options {
+        strict: false,
+        threads,
+    });
+    for (_, ad) in job_file.ads {
+        let _ = pool.add_job(ad);
+    }
+    for (_, ad) in slot_file.ads {
+        let _ = pool.add_slot(ad);
+    }
+    let made = started.elapsed().as_secs_f64();
+    let result = match pool.negotiate() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("classad demo: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut vm = Vm::default();
-    let requirements = Symbol::new("Requirements");
-    let rank = Symbol::new("Rank");
-    let owner = Symbol::new("Owner");
+    let (n_jobs, n_slots) = (pool.jobs().len() as u64, pool.slots().len() as u64);
+    let unclaimed = pool.slots().iter().filter(|s| s.unclaimed).count() as u64;
+    let matched = result.stats.matches;
+    let mut reasons: HashMap<&str, u64> = HashMap::new();
+    let mut per_slot: HashMap<usize, u64> = HashMap::new();
+    let mut per_owner: HashMap<String, (u64, u64)> = HashMap::new();
+    for a in &result.assignments {
+        match a.slot {
+            Some(s) => *per_slot.entry(s).or_default() += 1,
+            None => *reasons.entry(a.reason.unwrap_or("no match")).or_default() += 1,
+        }
+        let owner = match pool.jobs()[a.job]
+            .ad
+            .body
+            .get("Owner")
+            .map(|x| classad::syntax::unparse(&x.source))
+        {
+            Some(o) => o,
+            None => "?".into(),
+        };
+        let e = per_owner
+            .entry(owner.trim_matches('"').to_string())
+            .or_default();
+        e.0 += 1;
+        e.1 += u64::from(a.slot.is_some());
+    }
+    let carved = per_slot
+        .keys()
+        .filter(|&&s| pool.slots()[s].partitionable)
+        .count() as u64;
+    let jobs_on_carved: u64 = per_slot
+        .iter()
+        .filter(|(s, _)| pool.slots()[**s].partitionable)
+        .map(|(_, n)| n)
+        .sum();
+    let static_claimed = per_slot.len() as u64 - carved;
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
+    let s = &result.stats;
     println!(
-        "{} jobs x {} machines (built-in demo pool)\n",
-        jobs.len(),
-        machines.len()
+        "Negotiation cycle over a built-in pool (seed {seed}): {} jobs, {} slots ({} unclaimed)",
+        thousands(n_jobs),
+        thousands(n_slots),
+        thousands(unclaimed)
     );
-    for job in &jobs {
-        let who = classad::vm::print::value_to_string(&vm.evaluate_attribute(job, &owner, None));
-        let mut best: Option<(f64, String)> = None;
-        for machine in &machines {
-            let job_ok = vm.evaluate_attribute(job, &requirements, Some(machine));
-            let machine_ok = vm.evaluate_attribute(machine, &requirements, Some(job));
-            let matched =
-                matches!(job_ok, Value::Bool(true)) && matches!(machine_ok, Value::Bool(true));
-            let name = name_of(machine, &mut vm);
-            println!(
-                "  job {who:8} machine {name:14} job.Requirements={:<9} machine.Requirements={:<9} {}",
-                classad::vm::print::value_to_string(&job_ok),
-                classad::vm::print::value_to_string(&machine_ok),
-                if matched { "MATCH" } else { "" }
-            );
-            if matched {
-                let score = match vm.evaluate_attribute(job, &rank, Some(machine)) {
-                    Value::Int(i) => i as f64,
-                    Value::Real(r) => r,
-                    Value::Bool(b) => f64::from(u8::from(b)),
-                    _ => 0.0,
-                };
-                if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                    best = Some((score, name));
-                }
-            }
-        }
-        match best {
-            Some((score, name)) => println!("  => job {who} goes to {name} (rank {score})\n"),
-            None => println!("  => job {who} matches no machine\n"),
-        }
+    println!();
+    println!(
+        "  matched     {:>8} jobs ({:.1}%)",
+        thousands(matched),
+        pct(matched, n_jobs)
+    );
+    for (reason, n) in {
+        let mut r: Vec<_> = reasons.into_iter().collect();
+        r.sort_by_key(|x| std::cmp::Reverse(x.1));
+        r
+    } {
+        println!("  unmatched   {:>8} jobs: {reason}", thousands(n));
+    }
+    println!(
+        "  slots used  {:>8} partitionable slots carved into {} jobs, {} static slots claimed",
+        thousands(carved),
+        thousands(jobs_on_carved),
+        thousands(static_claimed)
+    );
+    let mut owners: Vec<_> = per_owner.into_iter().collect();
+    owners.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    let top: Vec<String> = owners
+        .iter()
+        .take(4)
+        .map(|(o, (n, m))| format!("{o} {}/{}", thousands(*m), thousands(*n)))
+        .collect();
+    println!("  top owners  matched/submitted: {}", top.join(", "));
+    println!();
+    println!(
+        "  {} job x slot pairs; {} job and {} slot autoclusters; {} clause instances",
+        thousands(s.pairs),
+        thousands(s.job_clusters as u64),
+        thousands(s.slot_clusters as u64),
+        thousands(s.instances as u64)
+    );
+    println!(
+        "  made and read the pool in {made:.2} s; matched in {:.3} s on {threads} thread(s) ({:.1} ns per pair)",
+        s.seconds,
+        s.seconds * 1e9 / s.pairs.max(1) as f64
+    );
+    if let Some(dir) = &write {
+        println!(
+            "\n  pool written to {dir}/jobs.ads and {dir}/slots.ads; try:\n    classad match --jobs {dir}/jobs.ads --slots {dir}/slots.ads\n    classad analyze --jobs {dir}/jobs.ads --slots {dir}/slots.ads"
+        );
     }
     ExitCode::SUCCESS
 }

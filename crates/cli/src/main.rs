@@ -20,7 +20,8 @@ const USAGE: &str = "\
 usage: classad <command> [arguments]
 
 commands:
-  demo               match built-in job ads against built-in machine ads
+  demo [--jobs N] [--slots M] [--seed S] [--threads N] [--write DIR]
+                     negotiate a realistic pool made on the spot (10,000 x 10,000 by default)
   convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]
                      read ads (standard input when no FILE) and write them in another form
   parse EXPR         print the tree and the canonical unparse of EXPR

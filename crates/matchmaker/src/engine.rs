@@ -18,10 +18,11 @@
 //! computed between autoclusters.
 
 use crate::refs::{self, Refs};
+use ahash::AHashMap as HashMap;
 use classad::syntax::{Expr, ExprKind, Literal, Span};
 use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, Vm};
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The job side.
@@ -108,6 +109,8 @@ enum Names {
 
 struct Projection {
     side: usize,
+    /// Whether a slot's `Cpus`, `Memory` or `Disk` is in it.
+    reads_carved: bool,
     /// A program to the first program seen with the same text: ads
     /// compiled on different threads hold different copies.
     canon: HashMap<usize, usize>,
@@ -139,14 +142,19 @@ impl Projection {
     }
 
     fn key(&mut self, ad: &AdRef) -> Vec<Atom> {
-        match self.symbols.clone() {
-            Some(symbols) => symbols
-                .iter()
-                .map(|s| {
-                    let a = atom(ad, s);
-                    self.canonical(ad, s, a)
-                })
-                .collect(),
+        match self.symbols.take() {
+            Some(symbols) => {
+                // An ad that defines `target` or `my` reads even its
+                // clauses' constants differently: never in another's group.
+                let key = std::iter::once(Atom::Bool(ad.body.shadows_special_names()))
+                    .chain(symbols.iter().map(|s| {
+                        let a = atom(ad, s);
+                        self.canonical(ad, s, a)
+                    }))
+                    .collect();
+                self.symbols = Some(symbols);
+                key
+            }
             None => {
                 let mut pairs: Vec<(Symbol, Atom)> = ad
                     .body
@@ -233,11 +241,55 @@ struct Pred {
     text: String,
 }
 
+/// An instance's values per TARGET group: a byte per group for truth
+/// values (most instances), a double for ranks.
+enum Values {
+    Truth(Vec<u8>),
+    Number(Vec<Option<f64>>),
+}
+
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::Truth(v) => v.len(),
+            Values::Number(v) => v.len(),
+        }
+    }
+    fn grow(&mut self, n: usize) {
+        match self {
+            Values::Truth(v) if v.len() < n => v.resize(n, 0),
+            Values::Number(v) if v.len() < n => v.resize(n, None),
+            _ => {}
+        }
+    }
+    #[inline]
+    fn get(&self, g: usize) -> Option<f64> {
+        match self {
+            Values::Truth(v) => match v.get(g)? {
+                0 => None,
+                1 => Some(0.0),
+                _ => Some(1.0),
+            },
+            Values::Number(v) => v.get(g).copied().flatten(),
+        }
+    }
+    fn set(&mut self, g: usize, x: f64) {
+        self.grow(g + 1);
+        match self {
+            Values::Truth(v) => v[g] = if x != 0.0 { 2 } else { 1 },
+            Values::Number(v) => v[g] = Some(x),
+        }
+    }
+}
+
 /// One predicate in one group of ads: its values per TARGET group.
 pub(crate) struct Instance {
     pred: u32,
     rep: u32,
-    values: Vec<Option<f64>>,
+    values: Values,
+    /// For a split predicate: the own operand, once known (None inside:
+    /// not separable).
+    operand: Option<Option<Value>>,
 }
 
 #[derive(Clone)]
@@ -261,7 +313,7 @@ pub(crate) struct UnitInfo {
 }
 
 /// Policy expressions evaluated with MY = slot, TARGET = job.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PolicyExprs {
     /// `NEGOTIATOR_PRE_JOB_RANK`.
     pub pre: Option<Expr>,
@@ -293,6 +345,11 @@ pub(crate) struct Engine {
     pub cluster_reps: [Vec<u32>; 2],
     policy: [Option<u32>; 2],
     rank_pred: Option<u32>,
+    /// The whole-`Requirements` predicate of each side.
+    root_pred: [Option<u32>; 2],
+    /// `TARGET.name` of split predicates per (predicate, TARGET group),
+    /// for groups made after the parallel phase.
+    target_operands: HashMap<(u32, u32), Option<Value>>,
     /// The predicates some unit used when the engine was built: the
     /// autoclusters account for their projections only.
     used_preds: std::collections::HashSet<u32>,
@@ -341,27 +398,27 @@ impl Engine {
             registry: classad::stdlib::shared_registry(),
             units: [jobs, slots],
             info: [Vec::new(), Vec::new()],
-            edges: [HashMap::new(), HashMap::new()],
-            refs_memo: HashMap::new(),
+            edges: [HashMap::default(), HashMap::default()],
+            refs_memo: HashMap::default(),
             projections: Vec::new(),
-            projection_index: HashMap::new(),
+            projection_index: HashMap::default(),
             preds: Vec::new(),
-            pred_index: HashMap::new(),
-            items_memo: HashMap::new(),
+            pred_index: HashMap::default(),
+            items_memo: HashMap::default(),
             instances: Vec::new(),
-            instance_index: HashMap::new(),
+            instance_index: HashMap::default(),
             read_through: [BTreeSet::new(), BTreeSet::new()],
-            clusters: [HashMap::new(), HashMap::new()],
+            clusters: [HashMap::default(), HashMap::default()],
             cluster_reps: [Vec::new(), Vec::new()],
             policy: [None, None],
             rank_pred: None,
+            root_pred: [None, None],
             used_preds: Default::default(),
+            target_operands: HashMap::default(),
             clusters_inexact: false,
             requirements: Symbol::new("requirements"),
         };
-        let rank = engine.attr_pred(JOB, "rank");
-        engine.preds[rank as usize].rank = true;
-        engine.rank_pred = Some(rank);
+
         if let Some(pre) = &policy.pre {
             engine.policy[0] = Some(
                 engine
@@ -445,7 +502,7 @@ impl Engine {
         }
         if trace {
             eprintln!("  instances {:.3} s", t0.elapsed().as_secs_f64());
-            let mut cost: HashMap<u32, (usize, usize)> = HashMap::new();
+            let mut cost: HashMap<u32, (usize, usize)> = HashMap::default();
             for inst in &engine.instances {
                 let p = &engine.preds[inst.pred as usize];
                 let e = cost.entry(inst.pred).or_default();
@@ -468,13 +525,13 @@ impl Engine {
         if side == SLOT {
             return self.policy.iter().flatten().copied().collect();
         }
-        let fallback = self.rank_pred.into_iter().collect();
         let ad = self.units[side][unit].clone();
         if ad.body.shadows_special_names() {
-            return fallback;
+            return vec![self.rank_fallback()];
         }
-        let Some(attribute) = ad.body.get("rank") else {
-            return fallback;
+        static RANK: std::sync::LazyLock<Symbol> = std::sync::LazyLock::new(|| Symbol::new("rank"));
+        let Some(attribute) = ad.body.slot(&RANK).map(|k| ad.body.attribute(k)) else {
+            return vec![self.rank_fallback()];
         };
         // The job's own Rank expression, so that its groups are over the
         // names it reads, not over every job's Rank.
@@ -505,7 +562,7 @@ impl Engine {
         };
         match items.as_deref() {
             Some([Item::Pred(p)]) => vec![*p],
-            _ => fallback,
+            _ => vec![self.rank_fallback()],
         }
     }
 
@@ -524,7 +581,12 @@ impl Engine {
                     self.instances.push(Instance {
                         pred: p,
                         rep: unit,
-                        values: vec![None; groups],
+                        values: if self.preds[p as usize].rank || self.policy.contains(&Some(p)) {
+                            Values::Number(vec![None; groups])
+                        } else {
+                            Values::Truth(vec![0; groups])
+                        },
+                        operand: None,
                     });
                 }
                 list.push(i);
@@ -547,6 +609,14 @@ impl Engine {
         }
         info.cluster = c;
         info
+    }
+
+    /// A VM with the engine's scoping rule.
+    pub fn vm(&self) -> Vm {
+        Vm::new(classad::Options {
+            strict: self.strict,
+            ..Default::default()
+        })
     }
 
     /// Adds a slot ad (a carved slot) and describes it.
@@ -597,7 +667,7 @@ impl Engine {
         let mut own = BTreeSet::new();
         let mut target = BTreeSet::new();
         let mut opaque = false;
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = ahash::AHashSet::new();
         for u in 0..self.units[side].len() {
             let ad = self.units[side][u].clone();
             if ad.body.shadows_special_names() {
@@ -685,12 +755,17 @@ impl Engine {
             Names::Some(list) => Some(list.iter().map(|n| Symbol::new(n)).collect()),
             Names::All => None,
         };
+        let reads_carved = symbols.as_ref().is_none_or(|list: &Vec<Symbol>| {
+            list.iter()
+                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk"))
+        });
         self.projections.push(Projection {
             side,
-            canon: HashMap::new(),
-            texts: HashMap::new(),
+            reads_carved,
+            canon: HashMap::default(),
+            texts: HashMap::default(),
             symbols,
-            groups: HashMap::new(),
+            groups: HashMap::default(),
             group_of: Vec::new(),
             reps: Vec::new(),
         });
@@ -805,17 +880,52 @@ impl Engine {
 
     fn requirement_preds(&mut self, side: usize, unit: usize) -> Vec<u32> {
         let ad = self.units[side][unit].clone();
-        let root = self.attr_pred(side, "requirements");
         let mut out = Vec::new();
         if ad.body.shadows_special_names() {
-            out.push(root);
+            out.push(self.root(side));
             return out;
         }
         let requirements = self.requirements.clone();
-        self.flatten(side, &ad, &requirements, root, 0, &mut out);
+        // NONE stands for the whole-Requirements predicate, made only when
+        // some ad needs it (its closure reaches every name).
+        self.flatten(side, &ad, &requirements, NONE, 0, &mut out);
+        if out.contains(&NONE) {
+            let root = self.root(side);
+            for p in &mut out {
+                if *p == NONE {
+                    *p = root;
+                }
+            }
+        }
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The predicate of a side's whole `Requirements`, evaluated as an
+    /// attribute.
+    fn root(&mut self, side: usize) -> u32 {
+        match self.root_pred[side] {
+            Some(p) => p,
+            None => {
+                let p = self.attr_pred(side, "requirements");
+                self.root_pred[side] = Some(p);
+                p
+            }
+        }
+    }
+
+    /// The predicate of a job's whole `Rank`, evaluated as an attribute.
+    fn rank_fallback(&mut self) -> u32 {
+        match self.rank_pred {
+            Some(p) => p,
+            None => {
+                let p = self.attr_pred(JOB, "rank");
+                self.preds[p as usize].rank = true;
+                self.rank_pred = Some(p);
+                p
+            }
+        }
     }
 
     fn flatten(
@@ -880,48 +990,41 @@ impl Engine {
                 let sides: Vec<(u32, Vec<Option<Value>>)> = (0..this.preds.len() as u32)
                     .into_par_iter()
                     .filter(|&p| this.preds[p as usize].split.is_some())
-                    .map_init(Vm::default, |vm, p| (p, this.target_operands(vm, p)))
+                    .map_init(|| this.vm(), |vm, p| (p, this.target_operands(vm, p)))
                     .collect();
                 let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
-                instances
-                    .par_iter_mut()
-                    .for_each_init(Vm::default, |vm, inst| {
+                instances.par_iter_mut().for_each_init(
+                    || this.vm(),
+                    |vm, inst| {
                         let pred = &this.preds[inst.pred as usize];
                         let my = &this.units[pred.side][inst.rep as usize];
                         let target = &this.projections[pred.target as usize];
-                        inst.values.resize(target.reps.len(), None);
+                        inst.values.grow(target.reps.len());
                         let split = pred.split.as_ref().and_then(|split| {
                             let operand = this.own_operand(vm, split, my, target)?;
                             Some((split, operand, sides.get(&inst.pred)?))
                         });
-                        for (g, slot) in inst.values.iter_mut().enumerate() {
-                            if slot.is_some() {
+                        for g in 0..inst.values.len() {
+                            if inst.values.get(g).is_some() {
                                 continue;
                             }
                             if let Some((split, operand, sides)) = &split
                                 && let Some(Some(other)) = sides.get(g)
                             {
                                 let v = if split.target_left {
-                                    classad::vm::ops::binary(
-                                        split.op,
-                                        other.clone(),
-                                        operand.clone(),
-                                    )
+                                    apply(split.op, other, operand)
                                 } else {
-                                    classad::vm::ops::binary(
-                                        split.op,
-                                        operand.clone(),
-                                        other.clone(),
-                                    )
+                                    apply(split.op, operand, other)
                                 };
-                                *slot = Some(this.number(inst.pred, &v));
+                                inst.values.set(g, this.number(inst.pred, &v));
                                 continue;
                             }
                             let other = &this.units[1 - pred.side][target.reps[g] as usize];
                             let v = this.evaluate_pred(vm, inst.pred, my, other);
-                            *slot = Some(this.number(inst.pred, &v));
+                            inst.values.set(g, this.number(inst.pred, &v));
                         }
-                    });
+                    },
+                );
             })
         };
         self.instances = instances;
@@ -937,6 +1040,10 @@ impl Engine {
         my: &AdRef,
         target: &Projection,
     ) -> Option<Value> {
+        // In an ad that defines `target`, `TARGET.x` is not the other ad's.
+        if my.body.shadows_special_names() {
+            return None;
+        }
         if !refs::self_contained(
             my,
             &split.operand,
@@ -1000,20 +1107,84 @@ impl Engine {
         let g = self.projections[target as usize].group(unit, &self.units[1 - side][unit as usize])
             as usize;
         let inst = &mut self.instances[i as usize];
-        if inst.values.len() <= g {
-            inst.values.resize(g + 1, None);
-        }
-        if let Some(v) = inst.values[g] {
+        if let Some(v) = inst.values.get(g) {
             return v;
         }
         let rep = inst.rep;
         let target_rep = self.projections[target as usize].reps[g];
         let my = self.units[side][rep as usize].clone();
         let other = self.units[1 - side][target_rep as usize].clone();
+        if let Some(v) = self.split_value(vm, i, g as u32, &my, &other) {
+            let n = self.number(pred, &v);
+            self.instances[i as usize].values.set(g, n);
+            return n;
+        }
         let v = self.evaluate_pred(vm, pred, &my, &other);
         let n = self.number(pred, &v);
-        self.instances[i as usize].values[g] = Some(n);
+        self.instances[i as usize].values.set(g, n);
         n
+    }
+
+    /// A split predicate's value for instance `i` and TARGET group `g`
+    /// (whose representative is `other`), by the operator alone.
+    fn split_value(
+        &mut self,
+        vm: &mut Vm,
+        i: u32,
+        g: u32,
+        my: &AdRef,
+        other: &AdRef,
+    ) -> Option<Value> {
+        let p = self.instances[i as usize].pred;
+        let pred = &self.preds[p as usize];
+        let split = pred.split.as_ref()?;
+        if my.body.shadows_special_names() {
+            return None;
+        }
+        let operand = match &self.instances[i as usize].operand {
+            Some(o) => o.clone(),
+            None => {
+                let o = refs::self_contained(
+                    my,
+                    &split.operand,
+                    &self.registry,
+                    self.strict,
+                    &mut Vec::new(),
+                )
+                .then(|| scalar(vm.evaluate_in_match(&split.program, my, other)))
+                .flatten();
+                self.instances[i as usize].operand = Some(o.clone());
+                o
+            }
+        }?;
+        let theirs = match self.target_operands.get(&(p, g)) {
+            Some(t) => t.clone(),
+            None => {
+                let t = match other.body.slot(&split.name) {
+                    None => Some(Value::Undefined),
+                    Some(slot) => {
+                        let source = other.body.attribute(slot).source.clone();
+                        refs::self_contained(
+                            other,
+                            &source,
+                            &self.registry,
+                            self.strict,
+                            &mut vec![split.name.as_str().to_string()],
+                        )
+                        .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
+                        .flatten()
+                    }
+                };
+                self.target_operands.insert((p, g), t.clone());
+                t
+            }
+        }?;
+        let split = self.preds[p as usize].split.as_ref()?;
+        Some(if split.target_left {
+            apply(split.op, &theirs, &operand)
+        } else {
+            apply(split.op, &operand, &theirs)
+        })
     }
 
     /// The value of instance `i` against the other side's unit, from the
@@ -1027,19 +1198,37 @@ impl Engine {
         if g == NONE {
             return None;
         }
-        inst.values.get(g as usize).copied().flatten()
+        inst.values.get(g as usize)
     }
 
     /// Whether job unit `j` and slot unit `s` match, and their rank tuple.
     pub fn pair(&mut self, vm: &mut Vm, j: u32, s: u32) -> Option<RankTuple> {
+        self.pair_checking(vm, j, s, false)
+    }
+
+    /// As [`Engine::pair`]; with `carved_only`, the instances carving
+    /// cannot change are taken as true (the caller knows they are).
+    pub fn pair_checking(
+        &mut self,
+        vm: &mut Vm,
+        j: u32,
+        s: u32,
+        carved_only: bool,
+    ) -> Option<RankTuple> {
         for k in 0..self.info[JOB][j as usize].requirements.len() {
             let i = self.info[JOB][j as usize].requirements[k];
+            if carved_only && !self.reads_carved(i) {
+                continue;
+            }
             if self.value(vm, i, s) == 0.0 {
                 return None;
             }
         }
         for k in 0..self.info[SLOT][s as usize].requirements.len() {
             let i = self.info[SLOT][s as usize].requirements[k];
+            if carved_only && !self.reads_carved(i) {
+                continue;
+            }
             if self.value(vm, i, j) == 0.0 {
                 return None;
             }
@@ -1056,25 +1245,22 @@ impl Engine {
         } else {
             pred.target
         };
-        match &self.projections[projection as usize].symbols {
-            None => true,
-            Some(symbols) => symbols
-                .iter()
-                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk")),
-        }
+        self.projections[projection as usize].reads_carved
     }
 
     /// The rank tuple of a job unit and a slot unit.
     pub fn ranks(&mut self, vm: &mut Vm, j: u32, s: u32) -> RankTuple {
-        let job_values = self.info[JOB][j as usize].values.clone();
-        let slot_values = self.info[SLOT][s as usize].values.clone();
-        let rank = job_values.first().map_or(0.0, |&i| self.value(vm, i, s));
+        let rank = match self.info[JOB][j as usize].values.first() {
+            Some(&i) => self.value(vm, i, s),
+            None => 0.0,
+        };
         let mut policy = [LOWEST_POLICY_RANK; 2];
         let mut k = 0;
         let present = self.policy.map(|p| p.is_some());
         for (which, p) in present.into_iter().enumerate() {
             if p {
-                policy[which] = self.value(vm, slot_values[k], j);
+                let i = self.info[SLOT][s as usize].values[k];
+                policy[which] = self.value(vm, i, j);
                 k += 1;
             }
         }
@@ -1131,7 +1317,9 @@ impl Engine {
             }
             let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
                 let list: Vec<u32> = used[side].iter().copied().collect();
-                list.par_iter().map(|&i| (i, bits(i, side))).collect()
+                let pairs: Vec<(u32, Vec<u64>)> =
+                    list.par_iter().map(|&i| (i, bits(i, side))).collect();
+                pairs.into_iter().collect()
             });
             // Slot side, transposed: per slot cluster, the job clusters it accepts.
             let slot_accepts: Vec<Vec<u64>> = (0..ns)
@@ -1201,15 +1389,18 @@ impl Engine {
     /// A copy of slot `ad` with `Cpus`, `Memory` and `Disk` reduced by the
     /// job's requests (evaluated MY = job, TARGET = slot).
     pub fn carve(vm: &mut Vm, slot: &AdRef, job: &AdRef) -> AdRef {
+        static NAMES: std::sync::LazyLock<[(Symbol, Symbol); 3]> = std::sync::LazyLock::new(|| {
+            [
+                ("Cpus", "RequestCpus"),
+                ("Memory", "RequestMemory"),
+                ("Disk", "RequestDisk"),
+            ]
+            .map(|(a, b)| (Symbol::new(a), Symbol::new(b)))
+        });
         let mut body = (*slot.body).clone();
-        for (have, want) in [
-            ("Cpus", "RequestCpus"),
-            ("Memory", "RequestMemory"),
-            ("Disk", "RequestDisk"),
-        ] {
-            let have_sym = Symbol::new(have);
-            let current = vm.evaluate_attribute(slot, &have_sym, Some(job));
-            let request = vm.evaluate_attribute(job, &Symbol::new(want), Some(slot));
+        for ((have_sym, want_sym), have) in NAMES.iter().zip(["Cpus", "Memory", "Disk"]) {
+            let current = vm.evaluate_attribute(slot, have_sym, Some(job));
+            let request = vm.evaluate_attribute(job, want_sym, Some(slot));
             let left = match (current, request) {
                 (Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_sub(b)),
                 (Value::Int(a), Value::Bool(b)) => Value::Int(a.wrapping_sub(i64::from(b))),
@@ -1222,8 +1413,8 @@ impl Engine {
             let Ok(program) = classad::compile(&expr) else {
                 continue;
             };
-            let name = match body.get(have) {
-                Some(a) => a.name.clone(),
+            let name = match body.slot(have_sym) {
+                Some(k) => body.attribute(k).name.clone(),
                 None => classad::syntax::Name::new(have),
             };
             body.insert(Attribute {
@@ -1233,6 +1424,42 @@ impl Engine {
             });
         }
         AdValue::top_level(Arc::new(body))
+    }
+}
+
+/// `left op right` for a comparison, by the operator's rules; numbers
+/// compared directly (integers as integers, otherwise as doubles, as
+/// HTCondor does), everything else through the VM's operator.
+fn apply(op: classad::syntax::BinaryOp, left: &Value, right: &Value) -> Value {
+    use classad::syntax::BinaryOp as B;
+    use std::cmp::Ordering;
+    let ordering = match (left, right) {
+        (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),
+        (Value::Int(_) | Value::Real(_), Value::Int(_) | Value::Real(_)) => {
+            let (a, b) = (
+                left.as_number().unwrap_or(0.0),
+                right.as_number().unwrap_or(0.0),
+            );
+            match op {
+                B::Less => return Value::Bool(a < b),
+                B::LessEqual => return Value::Bool(a <= b),
+                B::Greater => return Value::Bool(a > b),
+                B::GreaterEqual => return Value::Bool(a >= b),
+                B::Equal => return Value::Bool(a == b),
+                B::NotEqual => return Value::Bool(a != b),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    match (ordering, op) {
+        (Some(o), B::Less) => Value::Bool(o == Ordering::Less),
+        (Some(o), B::LessEqual) => Value::Bool(o != Ordering::Greater),
+        (Some(o), B::Greater) => Value::Bool(o == Ordering::Greater),
+        (Some(o), B::GreaterEqual) => Value::Bool(o != Ordering::Less),
+        (Some(o), B::Equal) => Value::Bool(o == Ordering::Equal),
+        (Some(o), B::NotEqual) => Value::Bool(o != Ordering::Equal),
+        _ => classad::vm::ops::binary(op, left.clone(), right.clone()),
     }
 }
 
@@ -1246,10 +1473,69 @@ fn scalar(value: Value) -> Option<Value> {
 /// Runs `f` on a rayon pool of `threads` threads (the global pool when
 /// `threads` is 0), reporting a worker's panic as an error.
 pub(crate) fn run_pool<F: FnOnce() + Send>(threads: usize, f: F) -> Result<(), String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    // One pool per thread count, kept: a cycle runs several parallel
+    // phases, and starting threads for each costs more than small phases.
+    static POOLS: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<usize, Arc<rayon::ThreadPool>>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let pool = {
+        let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+        match pools.get(&threads) {
+            Some(pool) => pool.clone(),
+            None => {
+                let pool = Arc::new(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .map_err(|e| format!("cannot start {threads} threads: {e}"))?,
+                );
+                pools.insert(threads, pool.clone());
+                pool
+            }
+        }
+    };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(f)))
         .map_err(|_| "a match worker failed".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use classad::syntax::BinaryOp as B;
+
+    #[test]
+    fn fast_comparison_equals_the_vm_operator() {
+        let values = [
+            Value::Int(3),
+            Value::Int(-2),
+            Value::Int(i64::MAX),
+            Value::Int(i64::MIN),
+            Value::Real(3.0),
+            Value::Real(-0.0),
+            Value::Real(0.0),
+            Value::Real(f64::NAN),
+            Value::Real(9.223372036854776e18),
+            Value::Bool(true),
+            Value::Undefined,
+            Value::string("a"),
+        ];
+        for op in [
+            B::Less,
+            B::LessEqual,
+            B::Greater,
+            B::GreaterEqual,
+            B::Equal,
+            B::NotEqual,
+            B::Is,
+            B::Isnt,
+        ] {
+            for a in &values {
+                for b in &values {
+                    let fast = apply(op, a, b);
+                    let vm = classad::vm::ops::binary(op, a.clone(), b.clone());
+                    assert_eq!(format!("{fast:?}"), format!("{vm:?}"), "{a:?} {op:?} {b:?}");
+                }
+            }
+        }
+    }
 }

@@ -16,6 +16,7 @@
 
 mod analyze;
 mod engine;
+pub mod generate;
 mod read;
 mod refs;
 
@@ -32,6 +33,22 @@ use classad::vm::{Symbol, Value, Vm};
 use engine::{Engine, JOB, SLOT};
 use std::collections::BinaryHeap;
 use std::time::Instant;
+
+/// Process CPU seconds (user + system), for traces on a shared machine.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
+}
 
 /// A job's identity: `ClusterId.ProcId`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -367,7 +384,7 @@ impl Pool {
         let slots: Vec<usize> = (0..self.slots.len()).collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         if trace {
-            eprintln!("start");
+            eprintln!("start (cpu {:.2} s)", cpu_seconds());
         }
         let mut engine = self.engine(&slots)?;
         if trace {
@@ -383,7 +400,11 @@ impl Pool {
         }
         let matrix = engine.matrix(self.threads(), false)?;
         if trace {
-            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+            eprintln!(
+                "matrix {:.3} s (cpu {:.2} s)",
+                started.elapsed().as_secs_f64(),
+                cpu_seconds()
+            );
         }
         let slot_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
         let mut lists: Vec<Vec<(u32, f64)>> = Vec::new();
@@ -396,7 +417,7 @@ impl Pool {
                     let row = &matrix[c];
                     let j = engine_ref.cluster_reps[JOB][c];
                     let mut list = Vec::new();
-                    let mut rank_of: std::collections::HashMap<u32, f64> = Default::default();
+                    let mut rank_of: ahash::AHashMap<u32, f64> = Default::default();
                     for (s, &sc) in slot_cluster.iter().enumerate() {
                         if row[sc as usize / 64] & (1 << (sc % 64)) != 0 {
                             let rank = *rank_of.entry(sc).or_insert_with(|| {
@@ -440,6 +461,9 @@ impl Pool {
             .filter(|&s| self.slots[s].unclaimed)
             .collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        if trace {
+            eprintln!("start (cpu {:.2} s)", cpu_seconds());
+        }
         let mut engine = self.engine(&candidates)?;
         if trace {
             eprintln!(
@@ -457,7 +481,11 @@ impl Pool {
         // looked at again when a slot is carved.
         let invariant = engine.matrix(self.threads(), true)?;
         if trace {
-            eprintln!("matrix {:.3} s", started.elapsed().as_secs_f64());
+            eprintln!(
+                "matrix {:.3} s (cpu {:.2} s)",
+                started.elapsed().as_secs_f64(),
+                cpu_seconds()
+            );
         }
         // Carving replaces constants only, so it makes no new predicate and
         // every job autocluster keeps standing for its jobs.
@@ -469,6 +497,9 @@ impl Pool {
         let mut claimed = vec![false; n_slots];
         let mut version = vec![0u32; n_slots];
         let mut carve_log: Vec<u32> = Vec::new();
+        // Each slot carved so far, once: what a job cluster seen for the
+        // first time must look at beyond its sorted list.
+        let mut carved_slots: Vec<u32> = Vec::new();
         struct ClusterState {
             sorted: Vec<(RankTuple, u32)>,
             cursor: usize,
@@ -478,7 +509,7 @@ impl Pool {
         }
         let nj = engine.cluster_reps[JOB].len();
         let mut states: Vec<Option<ClusterState>> = (0..nj).map(|_| None).collect();
-        let mut memo: std::collections::HashMap<(u32, u32), Option<RankTuple>> = Default::default();
+        let mut memo: ahash::AHashMap<(u32, u32), Option<RankTuple>> = Default::default();
         let mut vm = Vm::new(classad::Options {
             strict: self.options.strict,
             ..Default::default()
@@ -486,22 +517,34 @@ impl Pool {
         let mut out = Negotiation::default();
         let mut evaluated_pairs = 0u64;
         let initial_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
+        let mut slots_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); engine.cluster_reps[SLOT].len()];
+        for (s, &c) in initial_cluster.iter().enumerate() {
+            slots_of_cluster[c as usize].push(s as u32);
+        }
+        let (mut carve_time, mut add_time, mut pair_time, mut build_time) =
+            (0f64, 0f64, 0f64, 0f64);
         for j in self.negotiation_order() {
             let jc = engine.info[JOB][j].cluster;
             let key_unit = engine.cluster_reps[JOB][jc as usize];
+            let new_state = states[jc as usize].is_none();
+            let t_build = Instant::now();
             let state = states[jc as usize].get_or_insert_with(|| {
                 let row = &matrix[jc as usize];
                 let rep = engine.cluster_reps[JOB][jc as usize];
                 let mut sorted = Vec::new();
-                for s in 0..n_slots {
-                    if claimed[s] || version[s] != 0 {
-                        continue;
-                    }
-                    let sc = initial_cluster[s];
-                    if row[sc as usize / 64] & (1 << (sc % 64)) != 0 {
-                        let srep = engine.cluster_reps[SLOT][sc as usize];
-                        if let Some(t) = engine.cached_ranks(rep, srep) {
-                            sorted.push((t, s as u32));
+                for (w, &word) in row.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let sc = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let srep = engine.cluster_reps[SLOT][sc];
+                        let Some(t) = engine.cached_ranks(rep, srep) else {
+                            continue;
+                        };
+                        for &s in &slots_of_cluster[sc] {
+                            if !claimed[s as usize] && version[s as usize] == 0 {
+                                sorted.push((t, s));
+                            }
                         }
                     }
                 }
@@ -512,17 +555,22 @@ impl Pool {
                     cursor: 0,
                     fresh: BinaryHeap::new(),
                     // Carved slots so far are checked below.
-                    log_pos: 0,
+                    log_pos: carve_log.len(),
                 }
             });
             // Slots carved since this cluster last looked: evaluate them now.
-            let mut seen = std::collections::HashSet::new();
-            let pending: Vec<u32> = carve_log[state.log_pos..]
-                .iter()
-                .rev()
-                .copied()
-                .filter(|s| seen.insert(*s))
-                .collect();
+            build_time += t_build.elapsed().as_secs_f64();
+            let pending: Vec<u32> = if new_state {
+                carved_slots.clone()
+            } else {
+                let mut seen = ahash::AHashSet::new();
+                carve_log[state.log_pos..]
+                    .iter()
+                    .rev()
+                    .copied()
+                    .filter(|s| seen.insert(*s))
+                    .collect()
+            };
             state.log_pos = carve_log.len();
             for s in pending {
                 if claimed[s as usize] {
@@ -543,7 +591,10 @@ impl Pool {
                     None => {
                         evaluated_pairs += 1;
                         let srep = engine.cluster_reps[SLOT][sc as usize];
-                        let r = engine.pair(&mut vm, key_unit, srep);
+                        // The invariant clauses passed (checked above).
+                        let t = Instant::now();
+                        let r = engine.pair_checking(&mut vm, key_unit, srep, true);
+                        pair_time += t.elapsed().as_secs_f64();
                         memo.insert((jc, sc), r);
                         r
                     }
@@ -606,9 +657,16 @@ impl Pool {
                     });
                     if self.slots[candidates[si]].partitionable {
                         let current = engine.units[SLOT][unit_of[si] as usize].clone();
+                        let t = Instant::now();
                         let carved = Engine::carve(&mut vm, &current, &self.jobs[j].ad);
+                        carve_time += t.elapsed().as_secs_f64();
+                        let t = Instant::now();
                         unit_of[si] = engine.add_slot(carved);
+                        add_time += t.elapsed().as_secs_f64();
                         version[si] += 1;
+                        if version[si] == 1 {
+                            carved_slots.push(s);
+                        }
                         carve_log.push(s);
                     } else {
                         claimed[si] = true;
@@ -619,11 +677,15 @@ impl Pool {
         debug_assert_eq!(built_preds, engine.pred_count());
         if trace {
             eprintln!(
-                "cycle {:.3} s: {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
+                "cycle {:.3} s (cpu {:.2} s): {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
                 started.elapsed().as_secs_f64(),
+                cpu_seconds(),
                 carve_log.len(),
                 evaluated_pairs,
                 engine.clusters_inexact
+            );
+            eprintln!(
+                "  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s, lists {build_time:.3} s"
             );
         }
         let (_, instances, _) = engine.stats();
@@ -647,7 +709,7 @@ impl Pool {
             .filter(|&s| self.slots[s].unclaimed)
             .collect();
         let mut engine = self.engine(&slots)?;
-        let mut vm = Vm::default();
+        let mut vm = engine.vm();
         let mut out = Vec::new();
         for (unit, &s) in slots.iter().enumerate() {
             if let Some(ranks) = engine.pair(&mut vm, j as u32, unit as u32) {

@@ -123,8 +123,12 @@ fn reference(
     jobs: &[AdRef],
     slots: &[AdRef],
     policy: (Option<&Program>, Option<&Program>),
+    strict: bool,
 ) -> Vec<(usize, Option<(usize, RankTuple)>)> {
-    let mut vm = Vm::default();
+    let mut vm = Vm::new(classad::Options {
+        strict,
+        ..Default::default()
+    });
     let int = |vm: &mut Vm, ad: &AdRef, n: &str| match get(vm, ad, n, None) {
         Value::Int(i) => i,
         _ => 0,
@@ -180,10 +184,19 @@ fn reference(
 }
 
 fn engine(jobs: &[AdRef], slots: &[AdRef], policy: Policy, threads: usize) -> Pool {
-    let mut pool = Pool::new(Options {
-        strict: false,
-        threads,
-    });
+    engine_with(
+        jobs,
+        slots,
+        policy,
+        Options {
+            strict: false,
+            threads,
+        },
+    )
+}
+
+fn engine_with(jobs: &[AdRef], slots: &[AdRef], policy: Policy, options: Options) -> Pool {
+    let mut pool = Pool::new(options);
     pool.set_policy(policy);
     for j in jobs {
         pool.add_job(j.clone()).unwrap();
@@ -195,12 +208,16 @@ fn engine(jobs: &[AdRef], slots: &[AdRef], policy: Policy, threads: usize) -> Po
 }
 
 fn check_negotiation(jobs: &[AdRef], slots: &[AdRef], policy_text: &str) {
+    check_negotiation_with(jobs, slots, policy_text, false);
+}
+
+fn check_negotiation_with(jobs: &[AdRef], slots: &[AdRef], policy_text: &str, strict: bool) {
     let policy = Policy::parse(policy_text).unwrap();
     let pre = policy.pre.as_ref().map(|e| classad::compile(e).unwrap());
     let post = policy.post.as_ref().map(|e| classad::compile(e).unwrap());
-    let want = reference(jobs, slots, (pre.as_ref(), post.as_ref()));
+    let want = reference(jobs, slots, (pre.as_ref(), post.as_ref()), strict);
     for threads in [1, 2] {
-        let pool = engine(jobs, slots, policy.clone(), threads);
+        let pool = engine_with(jobs, slots, policy.clone(), Options { strict, threads });
         let got = pool.negotiate().unwrap();
         assert_eq!(got.assignments.len(), want.len());
         for (a, (j, w)) in got.assignments.iter().zip(&want) {
@@ -287,6 +304,7 @@ fn small_pool_edge_cases_equal_the_reference() {
     let (jobs, slots) = (ads(SMALL_JOBS), ads(SMALL_SLOTS));
     check_negotiation(&jobs, &slots, "");
     check_negotiation(&jobs, &slots, "NEGOTIATOR_PRE_JOB_RANK = MY.Cpus\n");
+    check_negotiation_with(&jobs, &slots, "NEGOTIATOR_POST_JOB_RANK = Mips\n", true);
     check_all_pairs(&jobs, &slots);
 }
 
@@ -426,4 +444,137 @@ fn all_pairs_of_a_200_by_200_pool_equal_htcondors_pair_set() {
         "the README's count for 200 x 200"
     );
     assert!(got == want, "pair sets differ from HTCondor's");
+}
+
+#[test]
+fn strict_mode_does_not_fall_back_to_target() {
+    // `Memory` is not in the job: HTCondor's default reads the slot's,
+    // strict evaluation makes it UNDEFINED.
+    let jobs = ads("[ ClusterId = 1; Requirements = Memory >= 1024 ]");
+    let slots = ads("[ Name = \"s\"; State = \"Unclaimed\"; Memory = 2048; Requirements = true ]");
+    for (strict, want) in [(false, Some(0)), (true, None)] {
+        let mut pool = Pool::new(Options { strict, threads: 1 });
+        pool.add_job(jobs[0].clone()).unwrap();
+        pool.add_slot(slots[0].clone()).unwrap();
+        let cycle = pool.negotiate().unwrap();
+        assert_eq!(cycle.assignments[0].slot, want, "strict {strict}");
+        let pairs = pool.all_pairs().unwrap();
+        assert_eq!(pairs.of_job(0).len(), usize::from(!strict));
+    }
+}
+
+#[test]
+fn pools_take_and_give_back_ads_and_policies_report_bad_lines() {
+    let (jobs, slots) = (ads(SMALL_JOBS), ads(SMALL_SLOTS));
+    let mut pool = engine(&jobs, &slots, Policy::default(), 1);
+    assert!(pool.remove_job("1.1".parse().unwrap()));
+    assert!(!pool.remove_job("9.9".parse().unwrap()));
+    assert!(pool.remove_slot("s6"));
+    assert_eq!((pool.jobs().len(), pool.slots().len()), (6, 6));
+    assert!(pool.negotiate().unwrap().assignments.len() == 6);
+    assert!(
+        Pool::default()
+            .add_job(ads("[ Owner = \"x\" ]")[0].clone())
+            .unwrap_err()
+            .contains("ClusterId")
+    );
+    assert!(
+        Pool::default()
+            .add_slot(ads("[ Cpus = 1 ]")[0].clone())
+            .unwrap_err()
+            .contains("Name")
+    );
+    let err = Policy::parse("# c\nNEGOTIATOR_PRE_JOB_RANK = (\n").unwrap_err();
+    assert!(err.starts_with("line 2"), "{err}");
+    assert!(
+        Policy::parse("OTHER = 1")
+            .unwrap_err()
+            .contains("unknown name")
+    );
+    assert!(
+        Policy::parse("NEGOTIATOR_POST_JOB_RANK = MY.Mips\n")
+            .unwrap()
+            .post
+            .is_some()
+    );
+}
+
+const ODD_SLOTS: &str = r#"
+[ Name = "h1"; State = "Unclaimed"; target = 3; Requirements = target == 3; Mips = 1 ]
+[ Name = "h2"; State = "Unclaimed"; Requirements = a; a = b; b = a; Mips = 2 ]
+[ Name = "h3"; State = "Unclaimed"; Requirements = TARGET["Owner"] == "alice"; Mips = 3 ]
+[ Name = "h4"; State = "Unclaimed"; Requirements = [x = TARGET.RequestCpus].x <= 2; Mips = 4 ]
+[ Name = "h5"; State = "Unclaimed"; Requirements = MY[strcat("Na", "me")] == "h5"; Mips = 5 ]
+[ Name = "h6"; State = "Unclaimed"; Requirements = eval("TARGET.Owner") == "bob" || Mips > 5; Mips = 6 ]
+[ Name = "h7"; State = "Unclaimed"; Requirements = {TARGET.RequestCpus, 2}[0] == 1 && Start; Start = Mips > 1; Mips = 7 ]
+[ Name = "h8"; State = "Unclaimed"; target = [Arch = "X86_64"]; Requirements = TARGET.Arch == "X86_64"; Mips = 8 ]
+[ Name = "h9"; State = "Unclaimed"; Requirements = TARGET.Arch == "X86_64"; Mips = 9 ]
+"#;
+
+const ODD_JOBS: &str = r#"
+[ ClusterId = 7; Owner = "alice"; RequestCpus = 1; Requirements = TARGET.Name isnt undefined && R2; R2 = size(TARGET.Name) > 0; Rank = TARGET.Mips ]
+[ ClusterId = 8; Owner = "bob"; RequestCpus = 2; Requirements = true; Rank = size(unparse(Requirements)) + TARGET.Mips ]
+[ ClusterId = 9; Owner = "carol"; RequestCpus = 1; Requirements = MY.Owner == "carol" && Requirements; Rank = 1 ]
+[ ClusterId = 10; Owner = "dave"; RequestCpus = 1; Requirements = TARGET.Mips > RequestCpus; Rank = TARGET ]
+[ ClusterId = 11; Owner = "erin"; RequestCpus = 1; my = 2; Requirements = my == 2 && TARGET.Mips > 3; Rank = TARGET.Mips ]
+[ ClusterId = 12; Owner = "erin"; RequestCpus = 1; Requirements = TARGET.Mips > 3; Rank = TARGET.Mips ]
+[ ClusterId = 13; Owner = "frank"; RequestCpus = 1; Requirements = parent.Owner == "frank" && toplevel.RequestCpus == 1; Rank = .RequestCpus ]
+"#;
+
+#[test]
+fn unanalyzable_expressions_still_give_the_reference_answers() {
+    // Shadowed special names, cycles, subscripts by computed names, nested
+    // ads, eval, lists, whole ads as values, self-references.
+    let (jobs, slots) = (ads(ODD_JOBS), ads(ODD_SLOTS));
+    check_negotiation(&jobs, &slots, "");
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_PRE_JOB_RANK = TARGET.RequestCpus\n",
+    );
+    // A split comparison in a slot that defines `target` (h8).
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_POST_JOB_RANK = TARGET.Arch == \"X86_64\"\n",
+    );
+    check_all_pairs(&jobs, &slots);
+}
+
+#[test]
+fn built_in_generator_pools_equal_the_reference() {
+    // Runs without ../shared: the demo's own shapes, three seeds.
+    for seed in 1..=3 {
+        let jobs = ads(&classad_matchmaker::generate::jobs(250, seed));
+        let slots = ads(&classad_matchmaker::generate::slots(250, seed));
+        check_negotiation(&jobs, &slots, "");
+        check_all_pairs(&jobs, &slots);
+    }
+}
+
+#[test]
+fn another_seed_of_the_workload_generator_equals_the_reference() {
+    let generator = shared_dir().join("workloads/gen_pool.py");
+    if !generator.exists() {
+        eprintln!("SKIPPED: {} not found", generator.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("classad-matchmaker-seed-{}", std::process::id()));
+    let ok = Command::new("python3")
+        .arg(&generator)
+        .arg("--out")
+        .arg(&dir)
+        .args(["--machines", "250", "--jobs", "250", "--seed", "7"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(ok, "gen_pool.py --seed 7");
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    check_negotiation(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_PRE_JOB_RANK = MY.Cpus - TARGET.RequestCpus\n",
+    );
+    check_all_pairs(&jobs, &slots);
 }
