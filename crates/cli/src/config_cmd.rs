@@ -2,7 +2,7 @@
 //! the configuration language (crate `classad-config`).
 //!
 //! `classad config [-f FILE] [-subsystem NAME] [-local-name NAME]
-//! [-allow-commands] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad |
+//! [-allow-commands] [-strict-functions] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad |
 //! NAME...]`: without `-f`, the configuration is found as HTCondor finds
 //! it (`CONDOR_CONFIG`, then the well-known places).
 
@@ -10,7 +10,7 @@ use classad_config::{Config, Options, SystemHost};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: classad config [-f FILE] [-subsystem NAME] [-local-name NAME] \
-[-allow-commands] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad | NAME...]";
+[-allow-commands] [-strict-functions] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad | NAME...]";
 
 fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
@@ -58,6 +58,7 @@ pub fn run(args: &[String]) -> ExitCode {
             },
             "local-name" | "local_name" => options.local_name = value(),
             "allow-commands" => options.allow_commands = true,
+            "strict-functions" => options.strict_functions = true,
             "v" | "verbose" => verbose = true,
             "raw" => raw = true,
             "eval" => eval = true,

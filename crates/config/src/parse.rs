@@ -634,7 +634,7 @@ fn read_statement(
         error(
             config,
             at,
-            format!("`use {rhs}`: configuration templates (metaknobs) are not supported"),
+            format!("`{line}`: configuration templates (metaknobs) are not supported"),
         );
         return None;
     }

@@ -84,6 +84,10 @@ fn parse(fmt: &str) -> Option<Spec> {
 /// no conversion HTCondor accepts.
 pub(crate) fn class_of(fmt: &str) -> Option<Class> {
     let spec = parse(fmt)?;
+    if parse(&fmt[spec.end..]).is_some() {
+        // More than one conversion: not a format HTCondor takes.
+        return None;
+    }
     match spec.conv {
         'd' | 'i' | 'u' | 'o' | 'x' | 'X' | 'c' => Some(Class::Int),
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a' | 'A' => Some(Class::Float),
