@@ -21,6 +21,8 @@ table types (int, bool, double): ours is then evaluated as a ClassAd
 expression with the oracle's classad2 and compared as that type. An
 empty value and an undefined one are the same to `param` (KeyError).
 
+`--generated N` adds N random files from gen.py (seed `--seed`).
+
 Prints one line per difference, then `N agree, M differ`; exit status 0
 iff M = 0. Usage: check.py [--cmd CMD] [--oracle-python PY] [FILE...]
 """
@@ -239,6 +241,9 @@ def main():
     ap.add_argument("--cmd", default=os.path.join(HERE, "..", "..", "target", "release", "classad") + " config")
     ap.add_argument("--oracle-python")
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--generated", type=int, default=0,
+                    help="also check this many random files from gen.py")
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
     py = oracle_python(args.oracle_python)
@@ -247,6 +252,12 @@ def main():
         return 0
     files = args.files or sorted(
         os.path.join(HERE, f) for f in os.listdir(HERE) if f.endswith(".conf"))
+    if args.generated:
+        import tempfile
+        gen_dir = tempfile.mkdtemp(prefix="classad-config-gen-")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), gen_dir,
+                        str(args.generated), str(args.seed)], check=True)
+        files += sorted(os.path.join(gen_dir, f) for f in os.listdir(gen_dir))
     from concurrent.futures import ThreadPoolExecutor
     total_agree, total_differ, total_known = 0, 0, 0
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

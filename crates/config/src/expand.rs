@@ -272,9 +272,10 @@ fn is_sep(c: u8) -> bool {
     c == b'/' || c == b'\\'
 }
 
-/// Start of the file name: just after the last path separator, or 0.
+/// Start of the file name: just after the last `/`, or 0 (on Unix
+/// HTCondor does not take `\` for a separator here, even after `w`).
 fn basename_start(buf: &[u8]) -> usize {
-    buf.iter().rposition(|&c| is_sep(c)).map_or(0, |i| i + 1)
+    buf.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1)
 }
 
 /// Index of the extension's `.` in the file name starting at `from`, or
@@ -785,7 +786,7 @@ impl Config {
                         }
                         let mut chain = chain.to_vec();
                         chain.push(item.to_string());
-                        self.expand_opts(raw, &chain, depth + 1, true)?
+                        self.expand_opts(raw, &chain, depth + 1, false)?
                     }
                     None => String::new(),
                 };
@@ -842,7 +843,7 @@ impl Config {
                             "$INT() error: {value} does not evaluate to an integer"
                         ));
                     };
-                    Ok(plain(printf::format_int(fmt.unwrap_or("%d"), i)))
+                    Ok(plain(printf::format_int(fmt.unwrap_or("%lld"), i)))
                 } else {
                     let Some(r) = double_param(&value) else {
                         return err(format!(
@@ -884,11 +885,14 @@ impl Config {
                     }
                     _ => (body.to_string(), chain.to_vec()),
                 };
+                let had_macros = text.contains('$');
                 let expanded = self.expand_opts(&text, &chain, depth + 1, false)?;
-                // What does not parse (or evaluate) gives nothing.
+                // What does not parse gives the expanded text if there
+                // were macros in it, else nothing (HTCondor 25).
                 let result = match evaluate(&expanded) {
                     Some(classad::Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
                     Some(v) => classad::vm::print::value_to_string(&v),
+                    None if had_macros => expanded,
                     None => String::new(),
                 };
                 Ok(plain(result))
@@ -934,5 +938,14 @@ mod tests {
             filename_function(b"nx", Func::Filename, "plain.txt"),
             "plain.txt"
         );
+    }
+
+    #[test]
+    fn regression_backslash_is_not_a_separator_for_names() {
+        // After `w` the path has no `/`: HTCondor on Unix sees one name.
+        let f = |flags: &str, p: &str| filename_function(flags.as_bytes(), Func::Filename, p);
+        assert_eq!(f("nw", "/a/b/c.txt"), "\\a\\b\\c");
+        assert_eq!(f("wp", "/a/b/c.txt"), "");
+        assert_eq!(f("qdw", "/a/b"), "\"\"");
     }
 }

@@ -575,6 +575,29 @@ fn int_and_real() {
 }
 
 #[test]
+fn regression_eval_falls_back_to_expanded_text() {
+    // HTCondor 25: text that does not parse gives the expanded text when
+    // it had macros, else nothing; a parsed value is unparsed.
+    let c = read(
+        "L = a,a,\nM = a,a,$(U)\nA = [$EVAL(L)]\nB = [$EVAL(M)]\nC = [$EVAL(foo)]\nD = [$EVAL(1+)]\nE = $EVAL(2.50)\n",
+    );
+    assert_eq!(val(&c, "A"), "[]");
+    assert_eq!(val(&c, "B"), "[a,a,]");
+    assert_eq!(val(&c, "C"), "[undefined]");
+    assert_eq!(val(&c, "D"), "[]");
+    assert_eq!(val(&c, "E"), "2.500000000000000E+00");
+}
+
+#[test]
+fn regression_int_formats_read_a_c_int() {
+    // `%x` without a length modifier reads 32 bits, as C's printf does.
+    let c = read("A = $INT(-12, %x)\nB = $INT(-12, %llx)\nC = $INT(9223372036854775807)\n");
+    assert_eq!(val(&c, "A"), " fffffff4");
+    assert_eq!(val(&c, "B"), " fffffffffffffff4");
+    assert_eq!(val(&c, "C"), "9223372036854775807");
+}
+
+#[test]
 fn random_choice_and_integer() {
     let c = read(
         "A = $RANDOM_CHOICE(0,1,2,3,4,5,6,7,8)\nB = $RANDOM_INTEGER(0, 8, 2)\nC = $RANDOM_INTEGER(3, 1)\n",
