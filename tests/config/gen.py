@@ -4,6 +4,7 @@ references (acyclic, self references allowed), defaults, function macros,
 continuations, comments, conditionals and multi-line values.
 
   gen.py DIR N [SEED]   writes DIR/gen_0000.conf ... (then run check.py DIR/*.conf)
+  gen.py DIR N -SEED    random token soup instead (mostly refused by HTCondor)
 """
 
 import os
@@ -120,9 +121,35 @@ def generate(rng):
     return "\n".join(out) + "\n"
 
 
+SOUP = ["N1", "N2", "n3", "X", " ", " ", "=", "=", ":", "@=", "$(", ")", "(", "$(N1)",
+        "$(N2:d)", "#", "\\", "[", "]", "if ", "else", "endif", "elif ", "true", "defined ",
+        "@", "$$", "$ENV(", "$INT(", ",", "tag", "\t", "a", "1", "$F", "n", "x", "!", "use ",
+        "warning", "version", ">=", "8.1", "'", '"', ".", "/", "_", "-"]
+
+
+def soup(rng):
+    """Lines of random tokens: mostly nonsense, sometimes a statement."""
+    lines = ["N1 = one", "N2 = two"]
+    for _ in range(rng.randrange(3, 12)):
+        if rng.random() < 0.85:
+            name = rng.choice(["N1", "N2", "n3", "X", "Y"])
+            lines.append(name + rng.choice([" = ", "=", " : ", " @="]) +
+                         "".join(rng.choice(SOUP) for _ in range(rng.randrange(0, 6))))
+        else:
+            lines.append("".join(rng.choice(SOUP) for _ in range(rng.randrange(1, 7))))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     out_dir, count = sys.argv[1], int(sys.argv[2])
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    if seed < 0:
+        os.makedirs(out_dir, exist_ok=True)
+        for n in range(count):
+            rng = random.Random(-seed * 100003 + n)
+            with open(os.path.join(out_dir, f"soup_{n:04d}.conf"), "w") as f:
+                f.write("# check: N1 N2 n3 X Y tag\n" + soup(rng))
+        return
     os.makedirs(out_dir, exist_ok=True)
     for n in range(count):
         rng = random.Random(seed * 100003 + n)
