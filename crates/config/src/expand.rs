@@ -494,7 +494,7 @@ impl Config {
     ) -> Result<String, ExpandError> {
         // One budget for the whole expansion, function arguments included.
         self.budget.set((0, 0));
-        self.expand_opts(text, chain, depth, false)
+        self.expand_opts(text, chain, depth)
     }
 
     fn expand_opts(
@@ -502,7 +502,6 @@ impl Config {
         text: &str,
         chain: &[String],
         depth: usize,
-        keep_dollar: bool,
     ) -> Result<String, ExpandError> {
         if depth > MAX_FUNCTION_DEPTH {
             return Err(ExpandError(format!(
@@ -545,13 +544,13 @@ impl Config {
             }
             pos = rescan_from(buf.as_bytes(), found.dollar);
         }
-        if !keep_dollar {
-            let only_dollar = |f: Func, body: &[u8]| !is_dollar_body(f, body);
-            let mut at = 0;
-            while let Some(found) = next_macro(buf.as_bytes(), at, &only_dollar) {
-                buf.replace_range(found.dollar..found.right, "$");
-                at = found.dollar;
-            }
+        // Function arguments get `$(DOLLAR)` replaced too (HTCondor 25), so
+        // a function can give `$` that makes a macro with what follows.
+        let only_dollar = |f: Func, body: &[u8]| !is_dollar_body(f, body);
+        let mut at = 0;
+        while let Some(found) = next_macro(buf.as_bytes(), at, &only_dollar) {
+            buf.replace_range(found.dollar..found.right, "$");
+            at = found.dollar;
         }
         Ok(buf)
     }
@@ -646,7 +645,7 @@ impl Config {
             }
             _ => item.to_string(),
         };
-        self.expand_opts(&value, &chain, depth + 1, true).map(Some)
+        self.expand_opts(&value, &chain, depth + 1).map(Some)
     }
 
     fn evaluate_macro(
@@ -699,7 +698,7 @@ impl Config {
                             }
                             let mut chain = chain.to_vec();
                             chain.push(body.to_string());
-                            self.expand_opts(raw, &chain, depth + 1, true)?
+                            self.expand_opts(raw, &chain, depth + 1)?
                         } else {
                             raw.to_string()
                         }
@@ -765,7 +764,7 @@ impl Config {
                         }
                         let mut chain = chain.to_vec();
                         chain.push(list_name.to_string());
-                        self.expand_opts(raw, &chain, depth + 1, true)?
+                        self.expand_opts(raw, &chain, depth + 1)?
                     } else {
                         raw.to_string()
                     }
@@ -786,7 +785,7 @@ impl Config {
                         }
                         let mut chain = chain.to_vec();
                         chain.push(item.to_string());
-                        self.expand_opts(raw, &chain, depth + 1, false)?
+                        self.expand_opts(raw, &chain, depth + 1)?
                     }
                     None => String::new(),
                 };
@@ -886,7 +885,7 @@ impl Config {
                     _ => (body.to_string(), chain.to_vec()),
                 };
                 let had_macros = text.contains('$');
-                let expanded = self.expand_opts(&text, &chain, depth + 1, false)?;
+                let expanded = self.expand_opts(&text, &chain, depth + 1)?;
                 // What does not parse gives the expanded text if there
                 // were macros in it, else nothing (HTCondor 25).
                 let result = match evaluate(&expanded) {

@@ -589,6 +589,16 @@ fn regression_eval_falls_back_to_expanded_text() {
 }
 
 #[test]
+fn regression_dollar_in_function_arguments() {
+    // The argument's `$(DOLLAR)` becomes `$` before the function sees it;
+    // the `$` then joins what follows into a new macro.
+    let c = read("D = $(DOLLAR)\nX = x\nA = $BASENAME(D)(X)\nB = $Fq(D)\nC = $SUBSTR(D, 0)$(X)\n");
+    assert_eq!(val(&c, "A"), "x");
+    assert_eq!(val(&c, "B"), "\"$\"");
+    assert_eq!(val(&c, "C"), "$$(X)");
+}
+
+#[test]
 fn regression_int_formats_read_a_c_int() {
     // `%x` without a length modifier reads 32 bits, as C's printf does.
     let c = read("A = $INT(-12, %x)\nB = $INT(-12, %llx)\nC = $INT(9223372036854775807)\n");
