@@ -245,7 +245,15 @@ pub(crate) fn long_param(text: &str) -> Option<i64> {
     }
     match evaluate(t)? {
         classad::Value::Int(i) => Some(i),
-        classad::Value::Real(r) if r.is_finite() => Some(r as i64),
+        // C's conversion of an out-of-range double on x86-64 gives the
+        // "integer indefinite" value, i64::MIN; HTCondor does that cast.
+        classad::Value::Real(r) if r.is_finite() => Some(
+            if r >= -9.223_372_036_854_776e18 && r < 9.223_372_036_854_776e18 {
+                r as i64
+            } else {
+                i64::MIN
+            },
+        ),
         classad::Value::Bool(b) => Some(i64::from(b)),
         _ => None,
     }

@@ -605,6 +605,9 @@ fn regression_int_formats_read_a_c_int() {
     assert_eq!(val(&c, "A"), " fffffff4");
     assert_eq!(val(&c, "B"), " fffffffffffffff4");
     assert_eq!(val(&c, "C"), "9223372036854775807");
+    // A real out of range converts as x86-64 does: i64::MIN.
+    let c = read("D = $INT(1e20)\n");
+    assert_eq!(val(&c, "D"), "-9223372036854775808");
 }
 
 #[test]
