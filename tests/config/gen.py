@@ -63,7 +63,9 @@ def value(rng, i):
     return rng.choice([" ", "", "-", ","]).join(parts)
 
 
-def condition(rng):
+def condition(rng, macros=True):
+    if not macros:
+        return rng.choice(["true", "no", "1", "defined N0", "! defined N1", "version >= 8.1.6"])
     return rng.choice([
         "true", "false", "yes", "no", "1", "0", "defined N0", "defined UNDEF1", "! defined N1",
         "version >= 8.1.6", "version < 9.0", "version == 25.14", "$(N0)", "$(UNDEF2)", "! $(N1)",
@@ -71,17 +73,17 @@ def condition(rng):
     ])
 
 
-def generate(rng):
+def generate(rng, macros=True):
     lines = ["LISTX = p, q, r, s"]
     depth = 0
     for i, name in enumerate(NAMES):
         for _ in range(rng.randrange(1, 3)):
             kind = rng.random()
             if kind < 0.08 and depth < 3:
-                lines.append("if " + condition(rng))
+                lines.append("if " + condition(rng, macros))
                 depth += 1
             elif kind < 0.13 and depth > 0:
-                lines.append(rng.choice(["else", "endif", "elif " + condition(rng)]))
+                lines.append(rng.choice(["else", "endif", "elif " + condition(rng, macros)]))
                 if lines[-1] == "endif":
                     depth -= 1
             elif kind < 0.18:
@@ -100,7 +102,10 @@ def generate(rng):
                 lines.append(f"   {b}")
             else:
                 sep = rng.choice([" = ", "=", "  =  ", "\t=\t"])
-                lines.append(f"{name}{sep}{lines_value}")
+                prefix = ""
+                if rng.random() < 0.15:
+                    prefix = rng.choice(["MASTER.", "TOOL.", "SCHEDD.", "master."])
+                lines.append(f"{prefix}{name}{sep}{lines_value}")
     # Close an `else` opened after another `else` by never emitting two.
     out, stack = [], []
     for line in lines:
@@ -153,7 +158,13 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     for n in range(count):
         rng = random.Random(seed * 100003 + n)
-        text = "# check: " + " ".join(NAMES) + "\n" + generate(rng)
+        text = "# check: " + " ".join(NAMES) + "\n"
+        # With a subsystem, no macros in conditions: the oracle reads the
+        # file as TOOL first, and both readings must be valid.
+        with_subsystem = rng.random() < 0.3
+        if with_subsystem:
+            text += "# subsystem: " + rng.choice(["MASTER", "SCHEDD", "STARTD"]) + "\n"
+        text += generate(rng, not with_subsystem)
         with open(os.path.join(out_dir, f"gen_{n:04d}.conf"), "w") as f:
             f.write(text)
 

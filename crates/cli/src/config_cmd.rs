@@ -102,6 +102,7 @@ pub fn run(args: &[String]) -> ExitCode {
     if dump {
         let mut entries: Vec<_> = config.entries().iter().collect();
         entries.sort_by_key(|e| e.name.to_ascii_uppercase());
+        let mut items = Vec::new();
         for entry in entries {
             let text = if raw {
                 entry.raw.clone()
@@ -111,7 +112,18 @@ pub fn run(args: &[String]) -> ExitCode {
                     Err(e) => format!("<error: {e}>"),
                 }
             };
-            println!("{} = {}", entry.name, text);
+            if json {
+                items.push(format!(
+                    "{}: {}",
+                    json_string(&entry.name),
+                    json_string(&text)
+                ));
+            } else {
+                println!("{} = {}", entry.name, text);
+            }
+        }
+        if json {
+            println!("{{{}}}", items.join(", "));
         }
         return status;
     }
