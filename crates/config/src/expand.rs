@@ -248,7 +248,7 @@ pub(crate) fn long_param(text: &str) -> Option<i64> {
         // C's conversion of an out-of-range double on x86-64 gives the
         // "integer indefinite" value, i64::MIN; HTCondor does that cast.
         classad::Value::Real(r) if r.is_finite() => Some(
-            if r >= -9.223_372_036_854_776e18 && r < 9.223_372_036_854_776e18 {
+            if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
                 r as i64
             } else {
                 i64::MIN
