@@ -149,14 +149,19 @@ pub fn run(args: &[String]) -> ExitCode {
         match result {
             Ok(Some(v)) => {
                 let shown = if eval { evaluate(&v) } else { v };
-                println!("{shown}");
+                if verbose {
+                    // condor_config_val -v: the name, where, and the raw value.
+                    println!("{name} = {shown}");
+                } else {
+                    println!("{shown}");
+                }
                 if verbose && let Some((raw_value, source)) = config.lookup(name) {
                     if source.line > 0 {
                         println!(" # at: {}, line {}", source.file, source.line);
                     } else {
                         println!(" # at: {}", source.file);
                     }
-                    println!(" # raw: {raw_value}");
+                    println!(" # raw: {name} = {raw_value}");
                 }
             }
             Ok(None) => {
