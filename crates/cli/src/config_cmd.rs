@@ -2,7 +2,7 @@
 //! the configuration language (crate `classad-config`).
 //!
 //! `classad config [-f FILE] [-subsystem NAME] [-local-name NAME]
-//! [-allow-commands] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad |
+//! [-allow-commands] [-strict-functions] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad |
 //! NAME...]`: without `-f`, the configuration is found as HTCondor finds
 //! it (`CONDOR_CONFIG`, then the well-known places).
 
@@ -10,7 +10,7 @@ use classad_config::{Config, Options, SystemHost};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: classad config [-f FILE] [-subsystem NAME] [-local-name NAME] \
-[-allow-commands] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad | NAME...]";
+[-allow-commands] [-strict-functions] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad | NAME...]";
 
 fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
@@ -58,6 +58,7 @@ pub fn run(args: &[String]) -> ExitCode {
             },
             "local-name" | "local_name" => options.local_name = value(),
             "allow-commands" => options.allow_commands = true,
+            "strict-functions" => options.strict_functions = true,
             "v" | "verbose" => verbose = true,
             "raw" => raw = true,
             "eval" => eval = true,
@@ -101,6 +102,7 @@ pub fn run(args: &[String]) -> ExitCode {
     if dump {
         let mut entries: Vec<_> = config.entries().iter().collect();
         entries.sort_by_key(|e| e.name.to_ascii_uppercase());
+        let mut items = Vec::new();
         for entry in entries {
             let text = if raw {
                 entry.raw.clone()
@@ -110,7 +112,18 @@ pub fn run(args: &[String]) -> ExitCode {
                     Err(e) => format!("<error: {e}>"),
                 }
             };
-            println!("{} = {}", entry.name, text);
+            if json {
+                items.push(format!(
+                    "{}: {}",
+                    json_string(&entry.name),
+                    json_string(&text)
+                ));
+            } else {
+                println!("{} = {}", entry.name, text);
+            }
+        }
+        if json {
+            println!("{{{}}}", items.join(", "));
         }
         return status;
     }
@@ -136,14 +149,19 @@ pub fn run(args: &[String]) -> ExitCode {
         match result {
             Ok(Some(v)) => {
                 let shown = if eval { evaluate(&v) } else { v };
-                println!("{shown}");
+                if verbose {
+                    // condor_config_val -v: the name, where, and the raw value.
+                    println!("{name} = {shown}");
+                } else {
+                    println!("{shown}");
+                }
                 if verbose && let Some((raw_value, source)) = config.lookup(name) {
                     if source.line > 0 {
                         println!(" # at: {}, line {}", source.file, source.line);
                     } else {
                         println!(" # at: {}", source.file);
                     }
-                    println!(" # raw: {raw_value}");
+                    println!(" # raw: {name} = {raw_value}");
                 }
             }
             Ok(None) => {

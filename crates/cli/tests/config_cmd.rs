@@ -41,7 +41,7 @@ fn values_and_where_they_were_defined() {
     let o = classad(&["config", "-f", f, "-v", "B"]);
     assert_eq!(
         stdout(&o),
-        format!("xxxyyy\n # at: {f}, line 2\n # raw: $(A)\n")
+        format!("B = xxxyyy\n # at: {f}, line 2\n # raw: B = $(A)\n")
     );
     let o = classad(&["config", "-f", f, "-eval", "E"]);
     assert_eq!(stdout(&o), "9\n");

@@ -245,7 +245,15 @@ pub(crate) fn long_param(text: &str) -> Option<i64> {
     }
     match evaluate(t)? {
         classad::Value::Int(i) => Some(i),
-        classad::Value::Real(r) if r.is_finite() => Some(r as i64),
+        // C's conversion of an out-of-range double on x86-64 gives the
+        // "integer indefinite" value, i64::MIN; HTCondor does that cast.
+        classad::Value::Real(r) if r.is_finite() => Some(
+            if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+                r as i64
+            } else {
+                i64::MIN
+            },
+        ),
         classad::Value::Bool(b) => Some(i64::from(b)),
         _ => None,
     }
@@ -262,7 +270,7 @@ pub(crate) fn double_param(text: &str) -> Option<f64> {
     }
     match evaluate(t)? {
         classad::Value::Int(i) => Some(i as f64),
-        classad::Value::Real(r) => Some(r),
+        classad::Value::Real(r) if r.is_finite() => Some(r),
         classad::Value::Bool(b) => Some(if b { 1.0 } else { 0.0 }),
         _ => None,
     }
@@ -272,9 +280,10 @@ fn is_sep(c: u8) -> bool {
     c == b'/' || c == b'\\'
 }
 
-/// Start of the file name: just after the last path separator, or 0.
+/// Start of the file name: just after the last `/`, or 0 (on Unix
+/// HTCondor does not take `\` for a separator here, even after `w`).
 fn basename_start(buf: &[u8]) -> usize {
-    buf.iter().rposition(|&c| is_sep(c)).map_or(0, |i| i + 1)
+    buf.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1)
 }
 
 /// Index of the extension's `.` in the file name starting at `from`, or
@@ -460,6 +469,21 @@ fn rescan_from(buf: &[u8], dollar: usize) -> usize {
     0
 }
 
+/// Why a macro could not be evaluated. A function macro's own error
+/// (`$INT(abc)`, `$CHOICE` out of range) is soft: HTCondor 25 replaces
+/// the macro with nothing and goes on (unless `Options::strict_functions`);
+/// recursion and the limits are hard.
+enum Failure {
+    Soft(String),
+    Hard(ExpandError),
+}
+
+impl From<ExpandError> for Failure {
+    fn from(e: ExpandError) -> Failure {
+        Failure::Hard(e)
+    }
+}
+
 /// What evaluating one macro gives.
 struct Replacement {
     text: String,
@@ -478,7 +502,7 @@ impl Config {
     ) -> Result<String, ExpandError> {
         // One budget for the whole expansion, function arguments included.
         self.budget.set((0, 0));
-        self.expand_opts(text, chain, depth, false)
+        self.expand_opts(text, chain, depth)
     }
 
     fn expand_opts(
@@ -486,7 +510,6 @@ impl Config {
         text: &str,
         chain: &[String],
         depth: usize,
-        keep_dollar: bool,
     ) -> Result<String, ExpandError> {
         if depth > MAX_FUNCTION_DEPTH {
             return Err(ExpandError(format!(
@@ -511,7 +534,8 @@ impl Config {
             stack.retain(|(start, end, _)| *start <= found.dollar && found.dollar < *end);
             let mut active: Vec<String> = chain.to_vec();
             active.extend(stack.iter().map(|(_, _, n)| n.clone()));
-            let replacement = self.evaluate_macro(&buf, &found, &active, depth)?;
+            let replacement =
+                self.replacement(self.evaluate_macro(&buf, &found, &active, depth))?;
             let old = found.right - found.dollar;
             buf.replace_range(found.dollar..found.right, &replacement.text);
             if buf.len() > MAX_VALUE_LEN {
@@ -528,13 +552,13 @@ impl Config {
             }
             pos = rescan_from(buf.as_bytes(), found.dollar);
         }
-        if !keep_dollar {
-            let only_dollar = |f: Func, body: &[u8]| !is_dollar_body(f, body);
-            let mut at = 0;
-            while let Some(found) = next_macro(buf.as_bytes(), at, &only_dollar) {
-                buf.replace_range(found.dollar..found.right, "$");
-                at = found.dollar;
-            }
+        // Function arguments get `$(DOLLAR)` replaced too (HTCondor 25), so
+        // a function can give `$` that makes a macro with what follows.
+        let only_dollar = |f: Func, body: &[u8]| !is_dollar_body(f, body);
+        let mut at = 0;
+        while let Some(found) = next_macro(buf.as_bytes(), at, &only_dollar) {
+            buf.replace_range(found.dollar..found.right, "$");
+            at = found.dollar;
         }
         Ok(buf)
     }
@@ -584,11 +608,26 @@ impl Config {
                     "self reference to {name} keeps growing"
                 )));
             }
-            let replacement = self.evaluate_macro(&buf, &found, &[], 0)?;
+            let replacement = self.replacement(self.evaluate_macro(&buf, &found, &[], 0))?;
             buf.replace_range(found.dollar..found.right, &replacement.text);
             pos = found.dollar;
         }
         Ok(buf)
+    }
+
+    fn replacement(
+        &self,
+        result: Result<Replacement, Failure>,
+    ) -> Result<Replacement, ExpandError> {
+        match result {
+            Ok(r) => Ok(r),
+            Err(Failure::Hard(e)) => Err(e),
+            Err(Failure::Soft(msg)) if self.options.strict_functions => Err(ExpandError(msg)),
+            Err(Failure::Soft(_)) => Ok(Replacement {
+                text: String::new(),
+                name: None,
+            }),
+        }
     }
 
     /// An argument of a function macro: the `index`th item, replaced by
@@ -614,7 +653,7 @@ impl Config {
             }
             _ => item.to_string(),
         };
-        self.expand_opts(&value, &chain, depth + 1, true).map(Some)
+        self.expand_opts(&value, &chain, depth + 1).map(Some)
     }
 
     fn evaluate_macro(
@@ -623,7 +662,7 @@ impl Config {
         found: &Found,
         chain: &[String],
         depth: usize,
-    ) -> Result<Replacement, ExpandError> {
+    ) -> Result<Replacement, Failure> {
         let body = &buf[found.body..found.right - 1];
         let (name, default) = match found.colon {
             Some(c) => (&buf[found.body..c - 1], Some(&buf[c..found.right - 1])),
@@ -640,12 +679,12 @@ impl Config {
                 name: None,
             },
         };
-        let err = |msg: String| Err(ExpandError(msg));
+        let err = |msg: String| Err(Failure::Soft(msg));
         match found.func {
             Func::Normal => {
                 let value = self.lookup(name).map(|(raw, _)| raw.to_string());
                 if value.as_deref().is_some_and(|v| !v.is_empty()) && in_chain(chain, name) {
-                    return Err(recursion_error(chain, name));
+                    return Err(Failure::Hard(recursion_error(chain, name)));
                 }
                 Ok(with_default(value, Some(name.to_string())))
             }
@@ -663,11 +702,11 @@ impl Config {
                     Some((raw, _)) => {
                         if raw.contains('$') {
                             if in_chain(chain, body) {
-                                return Err(recursion_error(chain, body));
+                                return Err(Failure::Hard(recursion_error(chain, body)));
                             }
                             let mut chain = chain.to_vec();
                             chain.push(body.to_string());
-                            self.expand_opts(raw, &chain, depth + 1, true)?
+                            self.expand_opts(raw, &chain, depth + 1)?
                         } else {
                             raw.to_string()
                         }
@@ -694,23 +733,16 @@ impl Config {
                 Ok(plain(nth_item(&items, pick).unwrap_or("").to_string()))
             }
             Func::RandomInteger => {
-                let min = nth_item(body, 0)
+                // HTCondor 25 is lenient here: a bad bound counts as 0, a
+                // bad step as 1, and min > max gives max.
+                let min = nth_item(body, 0).and_then(strtol).unwrap_or(0);
+                let max = nth_item(body, 1).and_then(strtol).unwrap_or(0);
+                let step = nth_item(body, 2)
                     .and_then(strtol)
-                    .ok_or_else(|| ExpandError("$RANDOM_INTEGER() error: invalid min".into()))?;
-                let max = nth_item(body, 1)
-                    .and_then(strtol)
-                    .ok_or_else(|| ExpandError("$RANDOM_INTEGER() error: invalid max".into()))?;
-                let step = match nth_item(body, 2) {
-                    Some(s) => strtol(s).ok_or_else(|| {
-                        ExpandError("$RANDOM_INTEGER() error: invalid step".into())
-                    })?,
-                    None => 1,
-                };
-                if step < 1 {
-                    return err("$RANDOM_INTEGER() error: invalid step".into());
-                }
+                    .filter(|&s| s >= 1)
+                    .unwrap_or(1);
                 if min > max {
-                    return err("$RANDOM_INTEGER() error: min > max".into());
+                    return Ok(plain(max.to_string()));
                 }
                 let count = ((max as i128 - min as i128 + step as i128) / step as i128) as u128;
                 let pick = (self.next_random() as u128 % count.max(1)) as i128;
@@ -721,9 +753,10 @@ impl Config {
                     return err("$CHOICE() error: no list".into());
                 };
                 let index_text = self.argument(body, 0, chain, depth)?.unwrap_or_default();
+                // A bad or negative index counts as 0, as in HTCondor 25.
                 let index = match long_param(&index_text) {
                     Some(i) if (0..i64::from(i32::MAX)).contains(&i) => i as usize,
-                    _ => return err(format!("$CHOICE() error: '{index_text}' is invalid index")),
+                    _ => 0,
                 };
                 let list = if count_items(items) == 1 {
                     let list_name = nth_item(items, 0).unwrap_or("");
@@ -735,11 +768,11 @@ impl Config {
                     };
                     if raw.contains('$') {
                         if in_chain(chain, list_name) {
-                            return Err(recursion_error(chain, list_name));
+                            return Err(Failure::Hard(recursion_error(chain, list_name)));
                         }
                         let mut chain = chain.to_vec();
                         chain.push(list_name.to_string());
-                        self.expand_opts(raw, &chain, depth + 1, true)?
+                        self.expand_opts(raw, &chain, depth + 1)?
                     } else {
                         raw.to_string()
                     }
@@ -756,11 +789,11 @@ impl Config {
                 let value = match self.lookup(item) {
                     Some((raw, _)) => {
                         if in_chain(chain, item) {
-                            return Err(recursion_error(chain, item));
+                            return Err(Failure::Hard(recursion_error(chain, item)));
                         }
                         let mut chain = chain.to_vec();
                         chain.push(item.to_string());
-                        self.expand_opts(raw, &chain, depth + 1, true)?
+                        self.expand_opts(raw, &chain, depth + 1)?
                     }
                     None => String::new(),
                 };
@@ -805,9 +838,9 @@ impl Config {
                         (Some(Class::Int), true) | (Some(Class::Float), false)
                     );
                     if !ok {
-                        return err(format!(
-                            "{label} error: '{f}' is not a valid format specifier"
-                        ));
+                        // HTCondor 25 gives the format text itself.
+                        let _ = label;
+                        return Ok(plain(f.to_string()));
                     }
                 }
                 let value = self.argument(body, 0, chain, depth)?.unwrap_or_default();
@@ -817,7 +850,7 @@ impl Config {
                             "$INT() error: {value} does not evaluate to an integer"
                         ));
                     };
-                    Ok(plain(printf::format_int(fmt.unwrap_or("%d"), i)))
+                    Ok(plain(printf::format_int(fmt.unwrap_or("%lld"), i)))
                 } else {
                     let Some(r) = double_param(&value) else {
                         return err(format!(
@@ -836,9 +869,7 @@ impl Config {
                 if let Some(f) = fmt
                     && printf::class_of(f) != Some(Class::Str)
                 {
-                    return err(format!(
-                        "$STRING() error: '{f}' is not a valid format specifier"
-                    ));
+                    return Ok(plain(f.to_string()));
                 }
                 let mut value = self.argument(body, 0, chain, depth)?.unwrap_or_default();
                 if let Some(classad::Value::Str(s)) = evaluate(&value) {
@@ -853,7 +884,7 @@ impl Config {
                 let (text, chain) = match self.lookup(body) {
                     Some((raw, _)) if is_valid_name(body) => {
                         if in_chain(chain, body) {
-                            return Err(recursion_error(chain, body));
+                            return Err(Failure::Hard(recursion_error(chain, body)));
                         }
                         let mut c = chain.to_vec();
                         c.push(body.to_string());
@@ -861,11 +892,14 @@ impl Config {
                     }
                     _ => (body.to_string(), chain.to_vec()),
                 };
-                let expanded = self.expand_opts(&text, &chain, depth + 1, false)?;
-                // What does not parse (or evaluate) gives nothing.
+                let had_macros = text.contains('$');
+                let expanded = self.expand_opts(&text, &chain, depth + 1)?;
+                // What does not parse gives the expanded text if there
+                // were macros in it, else nothing (HTCondor 25).
                 let result = match evaluate(&expanded) {
                     Some(classad::Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
                     Some(v) => classad::vm::print::value_to_string(&v),
+                    None if had_macros => expanded,
                     None => String::new(),
                 };
                 Ok(plain(result))
@@ -911,5 +945,14 @@ mod tests {
             filename_function(b"nx", Func::Filename, "plain.txt"),
             "plain.txt"
         );
+    }
+
+    #[test]
+    fn regression_backslash_is_not_a_separator_for_names() {
+        // After `w` the path has no `/`: HTCondor on Unix sees one name.
+        let f = |flags: &str, p: &str| filename_function(flags.as_bytes(), Func::Filename, p);
+        assert_eq!(f("nw", "/a/b/c.txt"), "\\a\\b\\c");
+        assert_eq!(f("wp", "/a/b/c.txt"), "");
+        assert_eq!(f("qdw", "/a/b"), "\"\"");
     }
 }

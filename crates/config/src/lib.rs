@@ -60,6 +60,11 @@ pub struct Options {
     /// and a `LOCAL_CONFIG_FILE` or `CONDOR_CONFIG` ending in `|`.
     /// Off by default: configuration text then cannot run programs.
     pub allow_commands: bool,
+    /// Make a function macro's error (`$INT(abc)`, `$CHOICE` out of
+    /// range, `$SUBSTR` without a start) an error of the whole value.
+    /// HTCondor 25 silently replaces such a macro with nothing (the
+    /// default); the spec says they are errors.
+    pub strict_functions: bool,
     /// Seed of `$RANDOM_CHOICE` / `$RANDOM_INTEGER` (`None`: from the
     /// clock).
     pub random_seed: Option<u64>,
@@ -71,6 +76,7 @@ impl Default for Options {
             subsystem: "TOOL".to_string(),
             local_name: None,
             allow_commands: false,
+            strict_functions: false,
             random_seed: None,
         }
     }

@@ -631,10 +631,13 @@ fn read_statement(
         return None;
     }
     if is("use") {
-        error(
-            config,
-            at,
-            format!("`use {rhs}`: configuration templates (metaknobs) are not supported"),
+        // HTCondor applies one of its built-in templates here; we do not
+        // have them, so the configuration is still usable but incomplete.
+        config.diagnose(
+            Severity::Warning,
+            at.file,
+            at.line,
+            format!("`{line}`: configuration templates (metaknobs) are not supported; ignored"),
         );
         return None;
     }

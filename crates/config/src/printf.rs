@@ -17,6 +17,9 @@ struct Spec {
     alt: bool,
     width: usize,
     precision: Option<usize>,
+    /// Bits of the integer argument C would read: 32 without a length
+    /// modifier (HTCondor passes a long long to `%d`, which reads an int).
+    bits: u32,
     conv: char,
     start: usize,
     end: usize,
@@ -65,12 +68,18 @@ fn parse(fmt: &str) -> Option<Spec> {
             }
             spec.precision = Some(p.min(4096));
         }
+        spec.bits = 32;
+        let mut h = 0;
         while let Some(&c) = bytes.get(i) {
-            if matches!(c, b'h' | b'l' | b'L' | b'q' | b'j' | b'z' | b't') {
-                i += 1;
-            } else {
-                break;
+            match c {
+                b'h' => h += 1,
+                b'l' | b'L' | b'q' | b'j' | b'z' | b't' => spec.bits = 64,
+                _ => break,
             }
+            i += 1;
+        }
+        if h > 0 && spec.bits == 32 {
+            spec.bits = if h == 1 { 16 } else { 8 };
         }
         let conv = *bytes.get(i)? as char;
         spec.conv = conv;
@@ -84,6 +93,10 @@ fn parse(fmt: &str) -> Option<Spec> {
 /// no conversion HTCondor accepts.
 pub(crate) fn class_of(fmt: &str) -> Option<Class> {
     let spec = parse(fmt)?;
+    if parse(&fmt[spec.end..]).is_some() {
+        // More than one conversion: not a format HTCondor takes.
+        return None;
+    }
     match spec.conv {
         'd' | 'i' | 'u' | 'o' | 'x' | 'X' | 'c' => Some(Class::Int),
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a' | 'A' => Some(Class::Float),
@@ -124,9 +137,21 @@ fn sign_of(spec: &Spec, negative: bool) -> &'static str {
 }
 
 fn render_int(spec: &Spec, value: i64) -> String {
+    let value = match spec.bits {
+        8 => i64::from(value as i8),
+        16 => i64::from(value as i16),
+        32 => i64::from(value as i32),
+        _ => value,
+    };
+    let unsigned = match spec.bits {
+        8 => u64::from(value as u8),
+        16 => u64::from(value as u16),
+        32 => u64::from(value as u32),
+        _ => value as u64,
+    };
     let (negative, magnitude) = match spec.conv {
         'd' | 'i' => (value < 0, value.unsigned_abs()),
-        _ => (false, value as u64),
+        _ => (false, unsigned),
     };
     let mut digits = match spec.conv {
         'o' => format!("{magnitude:o}"),
@@ -281,6 +306,10 @@ mod tests {
         assert_eq!(format_int("%x", 255), "ff");
         assert_eq!(format_int("%-4d|", 7), "7   |");
         assert_eq!(format_int("%+d", 7), "+7");
+        assert_eq!(format_int("%x", -12), "fffffff4");
+        assert_eq!(format_int("%llx", -12), "fffffffffffffff4");
+        assert_eq!(format_int("%d", 1 << 40), "0");
+        assert_eq!(format_int("%lld", 1 << 40), "1099511627776");
     }
 
     #[test]
