@@ -18,13 +18,27 @@ pub use classad_vm::{AdRef, AdValue, Options, Program, Value, Vm};
 
 use std::sync::Arc;
 
-/// Why a text could not be turned into something runnable.
-#[derive(Debug)]
+mod classad;
+#[cfg(feature = "serde")]
+mod serde_impl;
+
+pub use classad::{
+    Ads, ClassAd, FromValue, GetError, IntoExpr, quote, read_ads, unquote, value_to_expr,
+};
+#[cfg(feature = "serde")]
+pub use serde_impl::{from_ad, to_ad};
+
+/// Why a text could not be read, or an expression not compiled.
+#[derive(Clone, Debug)]
 pub enum Error {
     /// The text is not ClassAd.
     Parse(ParseError),
     /// The expression cannot be compiled.
     Compile(compiler::CompileError),
+    /// An ad of an input could not be read: its number, line and column.
+    Read(syntax::AdError),
+    /// Anything else, in words.
+    Other(String),
 }
 
 impl std::fmt::Display for Error {
@@ -32,6 +46,8 @@ impl std::fmt::Display for Error {
         match self {
             Error::Parse(e) => e.fmt(f),
             Error::Compile(e) => e.fmt(f),
+            Error::Read(e) => e.fmt(f),
+            Error::Other(message) => f.write_str(message),
         }
     }
 }
@@ -41,6 +57,12 @@ impl std::error::Error for Error {}
 impl From<ParseError> for Error {
     fn from(e: ParseError) -> Error {
         Error::Parse(e)
+    }
+}
+
+impl From<syntax::AdError> for Error {
+    fn from(e: syntax::AdError) -> Error {
+        Error::Read(e)
     }
 }
 
