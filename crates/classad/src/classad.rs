@@ -1065,8 +1065,15 @@ impl Flattener<'_> {
                 then,
                 otherwise,
             } => match self.flatten(cond, d) {
+                // A number chooses as a boolean, nonzero true (HTCondor's `?:`).
                 Flat::Value(Value::Bool(true)) => self.flatten(then, d),
                 Flat::Value(Value::Bool(false)) => self.flatten(otherwise, d),
+                Flat::Value(Value::Int(i)) => {
+                    self.flatten(if i != 0 { then } else { otherwise }, d)
+                }
+                Flat::Value(Value::Real(r)) => {
+                    self.flatten(if r != 0.0 { then } else { otherwise }, d)
+                }
                 Flat::Value(v) => Flat::Value(self.compute(&Expr::new(ExprKind::Conditional {
                     cond: Box::new(value_to_expr(&v)),
                     then: then.clone(),
