@@ -1,7 +1,22 @@
 //! The ClassAd language: the crate users depend on.
 //!
-//! Re-exports the layers ([`syntax`], [`compiler`], [`vm`], [`stdlib`])
-//! and joins them in a few calls:
+//! [`ClassAd`] is the ad you parse (new syntax, [`ClassAd::parse_old`],
+//! [`ClassAd::from_json`], [`ClassAd::from_xml`]), insert into and get
+//! typed values from, evaluate, match, flatten and print; [`read_ads`]
+//! iterates the ads of a file in any of those forms. With the `serde`
+//! feature, `to_ad` and `from_ad` turn serde types into ads and back.
+//!
+//! ```
+//! use classad::ClassAd;
+//! let job: ClassAd = "[RequestMemory = 2048; Requirements = TARGET.Memory >= RequestMemory]"
+//!     .parse()
+//!     .unwrap();
+//! let slot = ClassAd::parse_old("Memory = 4096\nRequirements = true\n").unwrap();
+//! assert!(job.matches(&slot));
+//! ```
+//!
+//! The layers are re-exported ([`syntax`], [`compiler`], [`vm`],
+//! [`stdlib`]) for the machinery beneath, joined in a few calls:
 //!
 //! ```
 //! use classad::{evaluate_str, Value};

@@ -15,7 +15,7 @@
 //! few calls (`size`, `strcat`, `isUndefined`, `member`, `ifThenElse`,
 //! `real`, `relTime`, `absTime`).
 //!
-//! Trees are written with [`classad_syntax::unparse`]; parentheses are
+//! Trees are written with [`classad_syntax::unparse()`]; parentheses are
 //! added where precedence needs them, and every text is parsed again and
 //! dropped if it does not parse.
 
