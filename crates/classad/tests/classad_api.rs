@@ -212,6 +212,16 @@ fn serde_round_trips_a_struct_through_an_ad_and_json() {
 }
 
 #[test]
+fn serde_values_in_htcondor_shape() {
+    let ad: ClassAd = "[l = {1, \"x\", undefined, error}]".parse().unwrap();
+    let value = ad.evaluate("l");
+    let json = serde_json::to_string(&value).unwrap();
+    assert_eq!(json, r#"[1,"x",null,"/Expr(error)/"]"#);
+    let back: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, value);
+}
+
+#[test]
 fn the_example_runs() {
     // The example is built by `cargo test` (it is a target of the package);
     // run it when the binary is there.
