@@ -627,12 +627,12 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             }
         }
         let (text, cursor) = self.xml.as_mut()?;
-        let Some((start, result)) = cursor.next_ad(self.parser, text) else {
+        let Some((_, result)) = cursor.next_ad(self.parser, text) else {
             self.done = true;
             return None;
         };
         self.ordinal += 1;
-        let first_line = crate::diag::line_column(text, start).0;
+        let first_line = cursor.ad_line();
         Some(result.map_err(|error| json_error(self.ordinal, first_line, error, text)))
     }
 
