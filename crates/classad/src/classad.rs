@@ -47,6 +47,12 @@ impl ClassAd {
     }
 
     /// The ad of a tree.
+    ///
+    /// ```
+    /// let tree = classad::syntax::parse_ad("[a = 1]").unwrap();
+    /// let ad = classad::ClassAd::from_ast(tree);
+    /// assert_eq!(ad.as_ast().len(), 1);
+    /// ```
     pub fn from_ast(ast: AdExpr) -> ClassAd {
         ClassAd {
             ast,
@@ -199,6 +205,12 @@ impl ClassAd {
     }
 
     /// Whether the ad has attribute `name` (ignoring case).
+    ///
+    /// ```
+    /// let ad: classad::ClassAd = "[Memory = 1]".parse().unwrap();
+    /// assert!(ad.contains("memory") && !ad.contains("Cpus"));
+    /// assert_eq!((ad.len(), ad.is_empty()), (1, false));
+    /// ```
     pub fn contains(&self, name: &str) -> bool {
         self.ast.get(name).is_some()
     }
@@ -371,6 +383,12 @@ impl ClassAd {
     }
 
     /// [`ClassAd::flatten`] of a tree.
+    ///
+    /// ```
+    /// let ad: classad::ClassAd = "[a = 2; r = TARGET.Cpus >= a]".parse().unwrap();
+    /// let flat = ad.flatten_expr(ad.lookup("r").unwrap());
+    /// assert_eq!(classad::syntax::unparse(&flat), "TARGET.Cpus >= 2");
+    /// ```
     pub fn flatten_expr(&self, expr: &Expr) -> Expr {
         let mut flattener = Flattener {
             ad: self,
@@ -576,7 +594,27 @@ impl fmt::Display for GetError {
 
 impl std::error::Error for GetError {}
 
-/// A Rust value an attribute's value converts to, for [`ClassAd::get`].
+/// A Rust value an attribute's value converts to, for [`ClassAd::get`]:
+/// `i64`, `i32`, `u64`, `f64` (from integers too), `bool`, `String`,
+/// `Vec<T>`, `Option<T>` (UNDEFINED or missing is `None`), [`ClassAd`]
+/// and [`Value`] itself.
+///
+/// ```
+/// use classad::{FromValue, GetError, Value};
+/// struct Even(i64);
+/// impl FromValue for Even {
+///     fn from_value(value: Value) -> Result<Even, GetError> {
+///         match value.as_i64() {
+///             Some(i) if i % 2 == 0 => Ok(Even(i)),
+///             _ => Err(GetError::WrongType { name: String::new(), expected: "an even integer",
+///                                            found: value.to_string() }),
+///         }
+///     }
+/// }
+/// let ad: classad::ClassAd = "[n = 4; m = 3]".parse().unwrap();
+/// assert_eq!(ad.get::<Even>("n").unwrap().0, 4);
+/// assert!(ad.get::<Even>("m").is_err());
+/// ```
 pub trait FromValue: Sized {
     /// The conversion of an evaluated value.
     fn from_value(value: Value) -> Result<Self, GetError>;
@@ -688,7 +726,18 @@ impl FromValue for ClassAd {
 }
 
 /// A Rust value that becomes an attribute's expression, for
-/// [`ClassAd::insert`].
+/// [`ClassAd::insert`]: integers, `f64`, `bool`, strings, `Vec<T>`,
+/// `Option<T>` (`None` is UNDEFINED), [`ClassAd`] (a nested ad), [`Value`]
+/// and expression trees.
+///
+/// ```
+/// let mut ad = classad::ClassAd::new();
+/// ad.insert("inner", "[x = 1]".parse::<classad::ClassAd>().unwrap());
+/// ad.insert("maybe", None::<i64>);
+/// ad.insert("tree", classad::syntax::parse_expression("inner.x + 1").unwrap());
+/// assert_eq!(ad.to_string(), "[ inner = [ x = 1 ]; maybe = undefined; tree = inner.x + 1 ]");
+/// assert_eq!(ad.evaluate("tree"), classad::Value::Int(2));
+/// ```
 pub trait IntoExpr {
     /// The expression.
     fn into_expr(self) -> Expr;
