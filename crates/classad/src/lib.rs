@@ -1,7 +1,22 @@
 //! The ClassAd language: the crate users depend on.
 //!
-//! Re-exports the layers ([`syntax`], [`compiler`], [`vm`], [`stdlib`])
-//! and joins them in a few calls:
+//! [`ClassAd`] is the ad you parse (new syntax, [`ClassAd::parse_old`],
+//! [`ClassAd::from_json`], [`ClassAd::from_xml`]), insert into and get
+//! typed values from, evaluate, match, flatten and print; [`read_ads`]
+//! iterates the ads of a file in any of those forms. With the `serde`
+//! feature, `to_ad` and `from_ad` turn serde types into ads and back.
+//!
+//! ```
+//! use classad::ClassAd;
+//! let job: ClassAd = "[RequestMemory = 2048; Requirements = TARGET.Memory >= RequestMemory]"
+//!     .parse()
+//!     .unwrap();
+//! let slot = ClassAd::parse_old("Memory = 4096\nRequirements = true\n").unwrap();
+//! assert!(job.matches(&slot));
+//! ```
+//!
+//! The layers are re-exported ([`syntax`], [`compiler`], [`vm`],
+//! [`stdlib`]) for the machinery beneath, joined in a few calls:
 //!
 //! ```
 //! use classad::{evaluate_str, Value};
@@ -18,13 +33,27 @@ pub use classad_vm::{AdRef, AdValue, Options, Program, Value, Vm};
 
 use std::sync::Arc;
 
-/// Why a text could not be turned into something runnable.
-#[derive(Debug)]
+mod classad;
+#[cfg(feature = "serde")]
+mod serde_impl;
+
+pub use classad::{
+    Ads, ClassAd, FromValue, GetError, IntoExpr, quote, read_ads, unquote, value_to_expr,
+};
+#[cfg(feature = "serde")]
+pub use serde_impl::{from_ad, to_ad};
+
+/// Why a text could not be read, or an expression not compiled.
+#[derive(Clone, Debug)]
 pub enum Error {
     /// The text is not ClassAd.
     Parse(ParseError),
     /// The expression cannot be compiled.
     Compile(compiler::CompileError),
+    /// An ad of an input could not be read: its number, line and column.
+    Read(syntax::AdError),
+    /// Anything else, in words.
+    Other(String),
 }
 
 impl std::fmt::Display for Error {
@@ -32,6 +61,8 @@ impl std::fmt::Display for Error {
         match self {
             Error::Parse(e) => e.fmt(f),
             Error::Compile(e) => e.fmt(f),
+            Error::Read(e) => e.fmt(f),
+            Error::Other(message) => f.write_str(message),
         }
     }
 }
@@ -41,6 +72,12 @@ impl std::error::Error for Error {}
 impl From<ParseError> for Error {
     fn from(e: ParseError) -> Error {
         Error::Parse(e)
+    }
+}
+
+impl From<syntax::AdError> for Error {
+    fn from(e: syntax::AdError) -> Error {
+        Error::Read(e)
     }
 }
 

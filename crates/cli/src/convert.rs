@@ -96,6 +96,14 @@ impl<W: Write> Output<W> {
                     .push_str(if self.written == 0 { "[\n" } else { ",\n" });
                 syntax::write_ad_json(ad, true, &mut self.text);
             }
+            Format::Xml => {
+                if self.written == 0 {
+                    self.text.push_str(syntax::XML_HEADER);
+                }
+                // The pretty form ends in a newline of its own.
+                syntax::write_ad_xml(ad, true, &mut self.text);
+                self.text.pop();
+            }
         }
         self.text.push('\n');
         self.written += 1;
@@ -106,6 +114,12 @@ impl<W: Write> Output<W> {
         if self.format == Format::Json {
             self.out
                 .write_all(if self.written == 0 { b"[\n]\n" } else { b"]\n" })?;
+        }
+        if self.format == Format::Xml {
+            if self.written == 0 {
+                self.out.write_all(syntax::XML_HEADER.as_bytes())?;
+            }
+            self.out.write_all(syntax::XML_FOOTER.as_bytes())?;
         }
         self.out.flush()
     }

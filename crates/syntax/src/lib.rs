@@ -5,7 +5,7 @@
 //! new syntax (`[a = 1; b = {1, 2}]`, spec 003 and 004) and the old
 //! `Name = expr` line syntax (spec 002, as `condor_q -long` prints), the
 //! [`ast`] with source spans, the unparsers to new syntax, old syntax and
-//! HTCondor's JSON form, and [`ParseError`] diagnostics with line and
+//! HTCondor's JSON and XML forms, and [`ParseError`] diagnostics with line and
 //! column. It knows nothing of evaluation.
 //!
 //! ```
@@ -34,6 +34,11 @@ pub use unparse::{
 
 pub mod json;
 pub mod read;
+pub mod xml;
 
 pub use json::{ad_to_json, ad_to_json_compact, parse_json_ad, parse_json_ads, write_ad_json};
 pub use read::{AdError, AdReader, Format, detect_format};
+pub use xml::{
+    XML_FOOTER, XML_HEADER, ad_to_xml, ad_to_xml_compact, ads_to_xml, parse_xml_ad, parse_xml_ads,
+    write_ad_xml,
+};

@@ -22,6 +22,7 @@ use crate::ast::{AdExpr, Span};
 use crate::diag::{ParseError, describe_found};
 use crate::json::{JsonAdCursor, shift_spans};
 use crate::parser::Parser;
+use crate::xml::XmlAdCursor;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::str::FromStr;
@@ -35,6 +36,8 @@ pub enum Format {
     New,
     /// HTCondor's JSON: one object, a sequence of objects, or an array.
     Json,
+    /// HTCondor's XML: `<c>` ads, usually inside `<classads>`.
+    Xml,
 }
 
 impl Format {
@@ -44,6 +47,7 @@ impl Format {
             Format::Old => "old",
             Format::New => "new",
             Format::Json => "json",
+            Format::Xml => "xml",
         }
     }
 
@@ -54,6 +58,7 @@ impl Format {
         match first {
             Some(b'[' | b'/') => Format::New,
             Some(b'{') => Format::Json,
+            Some(b'<') => Format::Xml,
             _ => Format::Old,
         }
     }
@@ -73,8 +78,9 @@ impl FromStr for Format {
             "old" => Ok(Format::Old),
             "new" => Ok(Format::New),
             "json" => Ok(Format::Json),
+            "xml" => Ok(Format::Xml),
             _ => Err(format!(
-                "unknown ad format `{s}` (expected old, new or json)"
+                "unknown ad format `{s}` (expected old, new, json or xml)"
             )),
         }
     }
@@ -83,7 +89,7 @@ impl FromStr for Format {
 /// The format of `text`, by its first non-blank characters: `{` is JSON;
 /// `[` is new syntax unless the next non-blank character is `{` (an array
 /// of JSON ads) or the text is `[ ]` alone (an empty array); a `/` (a
-/// comment) is new syntax; anything else old syntax.
+/// comment) is new syntax; `<` XML; anything else old syntax.
 pub fn detect_format(text: &str) -> Format {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rest = text.as_bytes();
@@ -195,6 +201,7 @@ pub struct AdReader<'p, R> {
     resync_work: usize,
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
+    xml: Option<(String, XmlAdCursor)>,
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -267,6 +274,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             fresh: 0,
             resync_work: 0,
             bom_checked: false,
+            xml: None,
         }
     }
 
@@ -655,6 +663,56 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         Some(result)
     }
 
+    /// The whole input as text, for the formats read whole; `Err` is the
+    /// error to yield.
+    fn read_whole(&mut self) -> Result<String, AdError> {
+        let mut bytes = Vec::new();
+        loop {
+            match self.reader.read_to_end(&mut bytes) {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.ordinal += 1;
+                    return Err(AdError::io(self.ordinal, 1, bytes.len(), &e));
+                }
+            }
+        }
+        self.offset = bytes.len();
+        String::from_utf8(bytes).map_err(|e| {
+            self.ordinal += 1;
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let (line, column) = crate::diag::line_column(&text, at);
+            let error = ParseError {
+                message: "the input is not valid UTF-8".to_string(),
+                span: Span::new(at, at + 1),
+                line,
+                column,
+            };
+            json_error(self.ordinal, 1, error, &text)
+        })
+    }
+
+    fn next_xml(&mut self) -> Option<Result<AdExpr, AdError>> {
+        if self.xml.is_none() {
+            match self.read_whole() {
+                Ok(text) => self.xml = Some((text, XmlAdCursor::new())),
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        let (text, cursor) = self.xml.as_mut()?;
+        let Some((_, result)) = cursor.next_ad(self.parser, text) else {
+            self.done = true;
+            return None;
+        };
+        self.ordinal += 1;
+        let first_line = cursor.ad_line();
+        Some(result.map_err(|error| json_error(self.ordinal, first_line, error, text)))
+    }
+
     fn next_json(&mut self) -> Option<Result<AdExpr, AdError>> {
         if self.json.is_none() {
             let mut bytes = Vec::new();
@@ -837,6 +895,7 @@ impl<R: BufRead> Iterator for AdReader<'_, R> {
             Format::Old => self.next_old(),
             Format::New => self.next_new(),
             Format::Json => self.next_json(),
+            Format::Xml => self.next_xml(),
         }
     }
 }

@@ -317,7 +317,9 @@ fn format_detection() {
     assert_eq!(detect_format("[ ]\n[a = 1]"), Format::New);
     assert_eq!(detect_format("[]]"), Format::New);
     assert_eq!("JSON".parse::<Format>(), Ok(Format::Json));
-    assert!("xml".parse::<Format>().is_err());
+    assert_eq!("xml".parse::<Format>(), Ok(Format::Xml));
+    assert!("yaml".parse::<Format>().is_err());
+    assert_eq!(detect_format("\n<?xml version=\"1.0\"?>"), Format::Xml);
     let p = parser();
     for (text, format) in [
         ("\n\n  [a = 1]", Format::New),
@@ -325,6 +327,10 @@ fn format_detection() {
         ("\nA = 1", Format::Old),
         ("[\n {\"a\": 1}]", Format::Json),
         ("[a = [b = 1]]", Format::New),
+        (
+            "\n<classads><c><a n=\"a\"><i>1</i></a></c></classads>",
+            Format::Xml,
+        ),
     ] {
         let reader = AdReader::auto(text.as_bytes(), &p).unwrap();
         assert_eq!(reader.format(), format);
@@ -566,4 +572,15 @@ fn non_utf8_byte_in_string_is_reported_with_its_position() {
     let e = ads[1].as_ref().expect_err("not UTF-8");
     assert!(e.error.message.contains("UTF-8"), "{e:?}");
     assert_eq!((e.error.line, e.error.column), (3, 9));
+}
+
+#[test]
+fn xml_reader_positions() {
+    let text = "<classads>\n<c><a n=\"a\"><i>1</i></a></c>\n<c>\n  <a n=\"b\"><e>1 +</e></a>\n</c>\n<c><a n=\"c\"><s>x</s></a></c>\n</classads>\n";
+    let ads = read_all(text, Format::Xml);
+    assert_eq!(ads.len(), 3);
+    assert!(ads[0].is_ok() && ads[2].is_ok());
+    let err = ads[1].as_ref().unwrap_err();
+    assert_eq!((err.ordinal, err.first_line, err.error.line), (2, 3, 4));
+    assert!(err.render("pool.xml").contains("pool.xml:4:"));
 }

@@ -15,7 +15,7 @@
 //! few calls (`size`, `strcat`, `isUndefined`, `member`, `ifThenElse`,
 //! `real`, `relTime`, `absTime`).
 //!
-//! Trees are written with [`classad_syntax::unparse`]; parentheses are
+//! Trees are written with [`classad_syntax::unparse()`]; parentheses are
 //! added where precedence needs them, and every text is parsed again and
 //! dropped if it does not parse.
 
@@ -1022,6 +1022,7 @@ impl Generator {
         ]);
         text.extend_from_slice(zone);
         text
+    }
 
     /// The forms of [`GenOptions::text`].
     fn text_form(&mut self, ty: Ty, d: u32) -> Expr {

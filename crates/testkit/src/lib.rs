@@ -1,6 +1,6 @@
 //! Test kit for the ClassAd crates.
 //!
-//! * [`reference`]: a small recursive tree-walking evaluator over the AST,
+//! * [`reference`](mod@crate::reference): a small recursive tree-walking evaluator over the AST,
 //!   written to be obviously correct rather than fast, that implements the
 //!   same rules as the VM (docs/semantics.md) without bytecode or constant
 //!   folding. It shares only the pure operator functions of

@@ -17,6 +17,8 @@ pub mod interp;
 pub mod ops;
 pub mod print;
 pub mod registry;
+#[cfg(feature = "serde")]
+mod serde_impl;
 pub mod value;
 
 pub use ad::{AdBody, AdRef, AdValue, Attribute, Symbol};

@@ -140,6 +140,128 @@ impl Value {
             _ => None,
         }
     }
+
+    /// The text of a string value that is UTF-8 (octal escapes can make
+    /// one that is not: see [`Value::as_str_bytes`]).
+    ///
+    /// ```
+    /// use classad_vm::Value;
+    /// assert_eq!(Value::string("x86_64").as_str(), Some("x86_64"));
+    /// assert_eq!(Value::Int(1).as_str(), None);
+    /// ```
+    pub fn as_str(&self) -> Option<&str> {
+        self.as_str_bytes()
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+    }
+
+    /// The integer of an integer value.
+    ///
+    /// ```
+    /// use classad_vm::Value;
+    /// assert_eq!(Value::Int(42).as_i64(), Some(42));
+    /// assert_eq!(Value::Real(42.0).as_i64(), None);
+    /// ```
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The number of a real or integer value, as a double.
+    ///
+    /// ```
+    /// use classad_vm::Value;
+    /// assert_eq!(Value::Real(2.5).as_f64(), Some(2.5));
+    /// assert_eq!(Value::Int(2).as_f64(), Some(2.0));
+    /// assert_eq!(Value::Bool(true).as_f64(), None);
+    /// ```
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Int(i) => Some(i as f64),
+            Value::Real(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The truth of a boolean value.
+    ///
+    /// ```
+    /// use classad_vm::Value;
+    /// assert_eq!(Value::Bool(true).as_bool(), Some(true));
+    /// assert_eq!(Value::Int(1).as_bool(), None);
+    /// ```
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The elements of an evaluated list.
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(items) | Value::SharedList(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+/// Values are equal when they have the same type and equal contents:
+/// reals (and relative times) by `==`, so NaN differs from itself; lists
+/// element by element; ads by their attributes' names (ignoring case) and
+/// expressions as written. `1 == 1.0` is false here (different types),
+/// unlike the ClassAd `==` operator.
+///
+/// ```
+/// use classad_vm::Value;
+/// assert_eq!(Value::string("a"), Value::string("a"));
+/// assert_ne!(Value::Int(1), Value::Real(1.0));
+/// ```
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Real(a), Value::Real(b)) | (Value::RelTime(a), Value::RelTime(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
+            (Value::List(a), Value::List(b)) | (Value::SharedList(a), Value::SharedList(b)) => {
+                a == b
+            }
+            (Value::LazyList(a), Value::LazyList(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.items.len() == b.items.len()
+                        && a.items
+                            .iter()
+                            .zip(b.items.iter())
+                            .all(|(x, y)| x.source == y.source))
+            }
+            (Value::Ad(a), Value::Ad(b)) => {
+                let (a, b) = (a.body.attributes(), b.body.attributes());
+                a.len() == b.len()
+                    && a.iter().zip(b).all(|(x, y)| {
+                        x.name.eq_ignore_case(y.name.as_str()) && x.source == y.source
+                    })
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The value as a new-syntax ClassAd literal, as `classad eval` prints it.
+///
+/// ```
+/// use classad_vm::Value;
+/// assert_eq!(Value::string("a\"b").to_string(), r#""a\"b""#);
+/// assert_eq!(Value::Real(1.5).to_string(), "1.500000000000000E+00");
+/// assert_eq!(Value::Undefined.to_string(), "undefined");
+/// ```
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::print::value_to_string(self))
+    }
 }
 
 impl fmt::Debug for Value {
