@@ -86,16 +86,31 @@ fn machine_ad_matches_jobs() {
     let machines = scratch("machines.ad", &stdout(&o));
     let jobs = scratch(
         "jobs.ad",
-        "MyType = \"Job\"\nOwner = \"alice\"\nDepartment = \"physics\"\nRequestCpus = 1\nRequestMemory = 512\nRequirements = TARGET.Memory >= 512\nRank = TARGET.Cpus\n\n\
-         MyType = \"Job\"\nOwner = \"bad\"\nRequestCpus = 1\nRequestMemory = 512\nRequirements = true\nRank = 0\n\n",
+        "MyType = \"Job\"\nClusterId = 1\nProcId = 0\nOwner = \"alice\"\nDepartment = \"physics\"\nRequestCpus = 1\nRequestMemory = 512\nRequirements = TARGET.Memory >= 512\nRank = TARGET.Cpus\n\n\
+         MyType = \"Job\"\nClusterId = 2\nProcId = 0\nOwner = \"bad\"\nRequestCpus = 1\nRequestMemory = 512\nRequirements = true\nRank = 0\n\n",
     );
-    let o = classad(&[
-        "match",
-        "--jobs",
-        jobs.to_str().unwrap(),
-        "--machines",
-        machines.to_str().unwrap(),
-    ]);
-    let out = stdout(&o);
-    assert!(out.starts_with("matches=2 rank_sum=2.000000"), "{out}");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "match",
+            "--jobs",
+            jobs.to_str().unwrap(),
+            "--slots",
+            machines.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = classad(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    // Both slots take alice's job; the START policy refuses "bad".
+    let pairs = run(&["--all-pairs"]);
+    let pairs: Vec<&str> = pairs.lines().collect();
+    assert_eq!(pairs.len(), 2, "{pairs:?}");
+    assert!(pairs.iter().all(|p| p.starts_with("1.0\t")), "{pairs:?}");
+    // One negotiation cycle: alice's job gets a slot, the other none.
+    let cycle = run(&[]);
+    let lines: Vec<&str> = cycle.lines().collect();
+    assert_eq!(lines.len(), 2, "{cycle}");
+    assert!(lines[0].starts_with("1.0\t") && !lines[0].ends_with("\t-"), "{cycle}");
+    assert_eq!(lines[1], "2.0\t-", "{cycle}");
 }
