@@ -364,8 +364,14 @@ impl Generator {
         loop {
             let expr = self.expression();
             let text = classad_syntax::unparse(&expr);
+            // Parsed twice: the canonical text of a time literal whose year
+            // is below 1000 reads back as another time (as in HTCondor), so
+            // the tree returned is the one read from the text returned.
             if let Ok(parsed) = classad_syntax::parse_expression(&text) {
-                return (classad_syntax::unparse(&parsed), parsed);
+                let text = classad_syntax::unparse(&parsed);
+                if let Ok(reparsed) = classad_syntax::parse_expression(&text) {
+                    return (text, reparsed);
+                }
             }
         }
     }
