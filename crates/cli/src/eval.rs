@@ -125,7 +125,8 @@ fn read_ad_file(path: &str) -> Result<AdExpr, String> {
         Some(Err(error)) => return Err(one_line(error.render(origin).trim_end())),
         None => return Err(format!("Unable to turn file {origin} into a ClassAd.")),
     };
-    let others = reader.count();
+    // Only ads count: the `,` between condor_q -long:new's ads is no ad.
+    let others = reader.filter(Result::is_ok).count();
     if others > 0 {
         eprintln!(
             "classad eval: {origin}: the first ad is used; {others} other{} ignored",
@@ -369,11 +370,29 @@ fn write_simplified(value: &Value, out: &mut String) {
 
 /// An argument as `classad_eval` reads it: an ad, or assignments once
 /// wrapped in `[ ]`; `None` when it is neither.
+/// As HTCondor's ClassAd constructor, only the first ad counts: what
+/// follows it is ignored (`[a = 1].a` is the ad `[ a = 1 ]`).
 fn as_ad(parser: &Parser, arg: &str) -> Option<AdExpr> {
-    parser
-        .parse_ad(arg)
-        .or_else(|_| parser.parse_ad(&format!("[{arg}]")))
-        .ok()
+    let first_ad = |text: &str| match AdReader::new(text.as_bytes(), Format::New, parser).next() {
+        Some(Ok(ad)) => Some(ad),
+        _ => None,
+    };
+    first_ad(arg).or_else(|| first_ad(&format!("[{arg}]")))
+}
+
+/// An argument as `classad2.ExprTree` reads it: the value of
+/// `[expression = ARG]`, whatever follows that ad ignored (so `1]` is 1,
+/// and `1 // c` is nothing: the comment hides the closing bracket).
+fn as_expression(parser: &Parser, arg: &str) -> Option<Expr> {
+    let text = format!("[expression = {arg}]");
+    let Some(Ok(ad)) = AdReader::new(text.as_bytes(), Format::New, parser).next() else {
+        return None;
+    };
+    ad.attributes
+        .into_iter()
+        .rev()
+        .find(|(name, _)| name.eq_ignore_case("expression"))
+        .map(|(_, expr)| expr)
 }
 
 fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
@@ -412,14 +431,11 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
             changed = true;
             continue;
         }
-        let program = match parser
-            .parse_expression(arg)
-            .map_err(|e| e.to_string())
-            .and_then(|expr| {
-                classad::compile_with(&settings.registry, &expr).map_err(|e| e.to_string())
-            }) {
-            Ok(program) => program,
-            Err(_) => {
+        let program = match as_expression(&parser, arg)
+            .and_then(|expr| classad::compile_with(&settings.registry, &expr).ok())
+        {
+            Some(program) => program,
+            None => {
                 let _ = out.flush();
                 eprintln!("Unable to parse string into a ClassAd.");
                 return ExitCode::from(1);
@@ -439,10 +455,7 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
             text.push('\n');
             changed = false;
         }
-        let value = match &settings.target {
-            Some(target) => vm.evaluate_in_match(&program, &context, target),
-            None => vm.evaluate(&program, &context),
-        };
+        let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
         write_simplified(&value, &mut text);
         text.push('\n');
         if out.write_all(text.as_bytes()).is_err() {

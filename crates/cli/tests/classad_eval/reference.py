@@ -14,6 +14,11 @@ import sys
 
 import classad2 as classad
 
+# classad_eval imports htcondor2, and so does this: loading HTCondor's
+# configuration switches the library to old-ClassAd semantics (CurrentTime
+# defined, unscoped names falling back to TARGET), which changes answers.
+import htcondor2  # noqa: F401
+
 
 def make_ad(text, from_file=False):
     # condor_q -long:new: `{` alone on the first line, `}` on the last.
