@@ -1,11 +1,21 @@
 //! `classad eval`: HTCondor's `classad_eval`, and the batch mode that
 //! `../shared/oracle/difftest.py` drives.
 //!
-//! Arguments are taken left to right: an ad (`[a = 2]`) becomes the
-//! context ad, an assignment (`a = 2`) adds to it, anything else is an
-//! expression evaluated and printed. Options: `-file PATH` (the context
-//! ad from a file), `-target-file PATH` (the TARGET ad), `-quiet` (do not
-//! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION),
+//! Arguments are taken left to right, as `classad_eval` (a Python program
+//! over classad2 in HTCondor 25) takes them: an argument that reads as an
+//! ad, or as one once wrapped in `[ ]` (`a = 2`, `a = 2; b = 3`), replaces
+//! attributes of the context ad; anything else is an expression. Before
+//! an expression's value the context ad is printed on one line, when it
+//! changed since it was last printed, as `repr` of a classad2 `ClassAd`;
+//! the value is printed as `repr` of `ExprTree.simplify` (lists as
+//! written). An argument that is neither ends the command with HTCondor's
+//! message. `-quiet` is positional. `-file`/`-my-file`/`-ad-file PATH`
+//! replace the context ad and `-target-file PATH` sets the TARGET ad, from
+//! the first ad of the file in any form `classad convert` reads or
+//! `condor_q -long:new`'s (`-` is standard input; the other ads are
+//! reported as ignored, never merged). An unknown option is an error
+//! (status 255, as HTCondor's). Beyond `classad_eval`, changing nothing
+//! unless given: `--strict` (STRICT_CLASSAD_EVALUATION),
 //! `--corrections` (corrected answers where HTCondor's look like bugs:
 //! `Options::corrections`, docs/differences.md), `--read-time-strings`
 //! (read strings computed at run time in `absTime` and `relTime` as times,
