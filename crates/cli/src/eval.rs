@@ -1,11 +1,21 @@
 //! `classad eval`: HTCondor's `classad_eval`, and the batch mode that
 //! `../shared/oracle/difftest.py` drives.
 //!
-//! Arguments are taken left to right: an ad (`[a = 2]`) becomes the
-//! context ad, an assignment (`a = 2`) adds to it, anything else is an
-//! expression evaluated and printed. Options: `-file PATH` (the context
-//! ad from a file), `-target-file PATH` (the TARGET ad), `-quiet` (do not
-//! print the context ad), `--strict` (STRICT_CLASSAD_EVALUATION),
+//! Arguments are taken left to right, as `classad_eval` (a Python program
+//! over classad2 in HTCondor 25) takes them: an argument that reads as an
+//! ad, or as one once wrapped in `[ ]` (`a = 2`, `a = 2; b = 3`), replaces
+//! attributes of the context ad; anything else is an expression. Before
+//! an expression's value the context ad is printed on one line, when it
+//! changed since it was last printed, as `repr` of a classad2 `ClassAd`;
+//! the value is printed as `repr` of `ExprTree.simplify` (lists as
+//! written). An argument that is neither ends the command with HTCondor's
+//! message. `-quiet` is positional. `-file`/`-my-file`/`-ad-file PATH`
+//! replace the context ad and `-target-file PATH` sets the TARGET ad, from
+//! the first ad of the file in any form `classad convert` reads or
+//! `condor_q -long:new`'s (`-` is standard input; the other ads are
+//! reported as ignored, never merged). An unknown option is an error
+//! (status 255, as HTCondor's). Beyond `classad_eval`, changing nothing
+//! unless given: `--strict` (STRICT_CLASSAD_EVALUATION),
 //! `--corrections` (corrected answers where HTCondor's look like bugs:
 //! `Options::corrections`, docs/differences.md), `--read-time-strings`
 //! (read strings computed at run time in `absTime` and `relTime` as times,
@@ -17,10 +27,12 @@
 //! `--regexp-member-invalid-error` (an opt-in correction,
 //! docs/differences.md). Each option may be spelled with one dash or two.
 
-use classad::syntax::{self, AdExpr, Dialect, ParseOptions, Parser};
+use classad::syntax::{
+    self, AdExpr, AdReader, Dialect, Expr, ExprKind, Format, ParseOptions, Parser,
+};
 use classad::vm::Registry;
 use classad::vm::print::value_to_string;
-use classad::{AdRef, Options, Vm};
+use classad::{AdRef, Options, Value, Vm};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
@@ -48,25 +60,90 @@ fn option_name(arg: &str) -> Option<&str> {
     arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))
 }
 
+const USAGE: &str = "\
+usage: classad eval [options] <ad|assignment|expression|-quiet>...
+
+Evaluate ClassAd expressions in the context of an ad, as HTCondor's
+classad_eval does. Arguments take effect left to right: an ad
+('[ a = 1; b = 2 ]') or assignments ('a = 1', 'a = 1; b = 2') replace
+attributes of the context ad; an expression is evaluated against it, after
+the context ad is printed when it changed since it was last printed.
+
+options:
+  -help                 print this message
+  -quiet                from here on, do not print the context ad
+  -debug                accepted and ignored
+  -file FILE, -my-file FILE, -ad-file FILE
+                        the context ad from FILE (new or old syntax, JSON,
+                        condor_q -long:new; - is standard input); the first
+                        ad only
+  -target-file FILE     the TARGET ad from FILE, as above
+  --strict, --corrections, --read-time-strings, --regexp-member-invalid-error,
+  --jdl, --max-steps N, --max-memory BYTES, --max-depth N
+                        evaluation options (classad help)
+  --batch               expressions from standard input, one a line
+";
+
+/// One step of the command line, in order.
+enum Step {
+    Quiet,
+    File(String),
+    TargetFile(String),
+    Arg(String),
+}
+
+/// Whether `arg` is spelled like an option (`-word`, `--word`), so that a
+/// typo is reported rather than evaluated as an expression.
+fn looks_like_option(arg: &str) -> bool {
+    let Some(word) = option_name(arg) else {
+        return false;
+    };
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The first ad of a file (or of standard input for `-`), in any form
+/// `classad convert` reads, and `condor_q -long:new`'s (`{` alone on the
+/// first line). The other ads are ignored, with a note on standard error:
+/// merging them would mix attributes of different ads.
 fn read_ad_file(path: &str) -> Result<AdExpr, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    let parser = Parser::new(Default::default());
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('[') {
-        return parser.parse_ad(&text).map_err(|e| e.render(&text, path));
-    }
-    let mut ad = AdExpr::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
+    let text = if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?
+    };
+    let origin = if path == "-" { "<stdin>" } else { path };
+    let mut body = text.as_str();
+    let mut format = syntax::detect_format(body);
+    if let Some(rest) = body.trim_start().strip_prefix('{')
+        && rest.trim_start().starts_with('[')
+    {
+        body = rest;
+        if let Some(inner) = body.trim_end().strip_suffix('}') {
+            body = inner;
         }
-        let (name, expr) = parser
-            .parse_old_line(line)
-            .map_err(|e| format!("{path}:{}: {}", number + 1, e.message))?;
-        ad.insert(name, expr);
+        format = Format::New;
     }
-    Ok(ad)
+    let parser = Parser::new(Default::default());
+    let mut reader = AdReader::new(body.as_bytes(), format, &parser);
+    let first = match reader.next() {
+        Some(Ok(ad)) => ad,
+        Some(Err(error)) => return Err(one_line(error.render(origin).trim_end())),
+        None => return Err(format!("Unable to turn file {origin} into a ClassAd.")),
+    };
+    // Only ads count: the `,` between condor_q -long:new's ads is no ad.
+    let others = reader.filter(Result::is_ok).count();
+    if others > 0 {
+        eprintln!(
+            "classad eval: {origin}: the first ad is used; {others} other{} ignored",
+            if others == 1 { " was" } else { "s were" }
+        );
+    }
+    Ok(first)
 }
 
 pub fn run(args: &[String]) -> ExitCode {
@@ -79,12 +156,17 @@ pub fn run(args: &[String]) -> ExitCode {
         batch: false,
         options: Options::default(),
     };
-    let mut work: Vec<String> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
         match option_name(arg) {
-            Some("quiet") => settings.quiet = true,
+            Some("help" | "h") => {
+                print!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            Some("quiet") => steps.push(Step::Quiet),
+            Some("debug") => {}
             Some("batch") => settings.batch = true,
             Some("strict") => settings.options.strict = true,
             Some("corrections") => settings.options.corrections = true,
@@ -109,39 +191,77 @@ pub fn run(args: &[String]) -> ExitCode {
                     _ => limits.max_depth = u32::try_from(number).unwrap_or(u32::MAX),
                 }
             }
-            Some(flag @ ("file" | "target-file")) => {
+            Some(
+                flag @ ("file" | "my-file" | "ad-file" | "target-file" | "target-ad"
+                | "target-ad-file"),
+            ) => {
                 let Some(path) = args.get(i + 1) else {
                     eprintln!("classad eval: `{arg}` needs a file name");
                     return ExitCode::from(2);
                 };
                 i += 1;
-                match read_ad_file(path) {
-                    Ok(ad) if flag == "file" => {
-                        for (name, expr) in ad.attributes {
-                            settings.context.insert(name, expr);
-                        }
-                    }
-                    Ok(ad) => match classad::ad_from_ast_with(&settings.registry, &ad) {
-                        Ok(target) => settings.target = Some(target),
-                        Err(e) => {
-                            eprintln!("classad eval: {e}");
-                            return ExitCode::from(1);
-                        }
-                    },
-                    Err(message) => {
-                        eprintln!("classad eval: {message}");
-                        return ExitCode::from(1);
-                    }
+                if flag.starts_with("target") {
+                    steps.push(Step::TargetFile(path.clone()));
+                } else {
+                    steps.push(Step::File(path.clone()));
                 }
             }
-            _ => work.push(arg.clone()),
+            _ if looks_like_option(arg) => {
+                eprintln!("classad eval: unknown option `{arg}` (classad eval -help for usage)");
+                return ExitCode::from(255);
+            }
+            _ => steps.push(Step::Arg(arg.clone())),
         }
         i += 1;
     }
     if settings.batch {
+        for step in &steps {
+            let status = match step {
+                Step::File(path) => set_context(&mut settings, path),
+                Step::TargetFile(path) => set_target(&mut settings, path),
+                _ => Ok(()),
+            };
+            if let Err(status) = status {
+                return status;
+            }
+        }
         return batch(&settings);
     }
-    arguments(&mut settings, &work)
+    if steps.is_empty() {
+        print!("{USAGE}");
+        return ExitCode::from(255);
+    }
+    arguments(&mut settings, &steps)
+}
+
+fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
+    match read_ad_file(path) {
+        Ok(ad) => {
+            settings.context = ad;
+            Ok(())
+        }
+        Err(message) => {
+            eprintln!("classad eval: {message}");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+fn set_target(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
+    let ad = read_ad_file(path).map_err(|message| {
+        eprintln!("classad eval: {message}");
+        ExitCode::from(1)
+    })?;
+    match classad::ad_from_ast_with(&settings.registry, &ad) {
+        Ok(target) => {
+            settings.target = Some(target);
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("classad eval: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
 }
 
 fn evaluate_line(
@@ -211,53 +331,149 @@ fn batch(settings: &Settings) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn arguments(settings: &mut Settings, work: &[String]) -> ExitCode {
+/// The context ad as `repr` of a `classad2.ClassAd` prints it:
+/// `[ a = 1; b = 2 ]` in HTCondor's order, `[  ]` when empty.
+fn context_text(context: &AdExpr) -> String {
+    syntax::unparse::unparse_htcondor(&Expr::new(ExprKind::Ad(Box::new(context.clone()))))
+}
+
+/// A value as `repr` prints `ExprTree.simplify`'s literal: reals `%.15E`,
+/// relative times as HTCondor's text, lists and ads as their expressions.
+fn write_simplified(value: &Value, out: &mut String) {
+    match value {
+        Value::Real(r) => out.push_str(&syntax::unparse::format_real_htcondor(*r)),
+        Value::RelTime(r) => {
+            out.push_str("relTime(\"");
+            syntax::time::write_rel_time(*r, out);
+            out.push_str("\")");
+        }
+        Value::List(items) | Value::SharedList(items) => {
+            out.push_str("{ ");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_simplified(item, out);
+            }
+            out.push_str(" }");
+        }
+        Value::LazyList(list) => {
+            out.push_str("{ ");
+            for (i, item) in list.items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&syntax::unparse::unparse_htcondor(&item.source));
+            }
+            out.push_str(" }");
+        }
+        Value::Ad(ad) => {
+            let mut body = AdExpr::new();
+            for attribute in ad.body.attributes() {
+                body.insert(attribute.name.clone(), (*attribute.source).clone());
+            }
+            out.push_str(&context_text(&body));
+        }
+        other => out.push_str(&value_to_string(other)),
+    }
+}
+
+/// An argument as `classad_eval` reads it: an ad, or assignments once
+/// wrapped in `[ ]`; `None` when it is neither.
+/// As HTCondor's ClassAd constructor, only the first ad counts: what
+/// follows it is ignored (`[a = 1].a` is the ad `[ a = 1 ]`).
+fn as_ad(parser: &Parser, arg: &str) -> Option<AdExpr> {
+    let first_ad = |text: &str| match AdReader::new(text.as_bytes(), Format::New, parser).next() {
+        Some(Ok(ad)) => Some(ad),
+        _ => None,
+    };
+    first_ad(arg).or_else(|| first_ad(&format!("[{arg}]")))
+}
+
+/// An argument as `classad2.ExprTree` reads it: the value of
+/// `[expression = ARG]`, whatever follows that ad ignored (so `1]` is 1,
+/// and `1 // c` is nothing: the comment hides the closing bracket).
+fn as_expression(parser: &Parser, arg: &str) -> Option<Expr> {
+    let text = format!("[expression = {arg}]");
+    let Some(Ok(ad)) = AdReader::new(text.as_bytes(), Format::New, parser).next() else {
+        return None;
+    };
+    ad.attributes
+        .into_iter()
+        .rev()
+        .find(|(name, _)| name.eq_ignore_case("expression"))
+        .map(|(_, expr)| expr)
+}
+
+fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
     let parser = Parser::new(settings.parse_options());
     let mut vm = Vm::new(settings.options);
-    let mut status = ExitCode::SUCCESS;
-    for arg in work {
-        let trimmed = arg.trim_start();
-        if trimmed.starts_with('[') {
-            match parser.parse_ad(arg) {
-                Ok(ad) => {
-                    for (name, expr) in ad.attributes {
-                        settings.context.insert(name, expr);
-                    }
-                    if !settings.quiet {
-                        println!("{}", syntax::unparse_ad_pretty(&settings.context));
-                    }
-                }
-                Err(e) => {
-                    eprint!("{}", e.render(arg, "<argument>"));
-                    status = ExitCode::from(1);
-                }
+    let mut changed = true;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for step in steps {
+        let arg = match step {
+            Step::Quiet => {
+                settings.quiet = true;
+                continue;
             }
+            Step::File(path) => {
+                if let Err(status) = set_context(settings, path) {
+                    let _ = out.flush();
+                    return status;
+                }
+                changed = true;
+                continue;
+            }
+            Step::TargetFile(path) => {
+                if let Err(status) = set_target(settings, path) {
+                    let _ = out.flush();
+                    return status;
+                }
+                continue;
+            }
+            Step::Arg(arg) => arg,
+        };
+        if let Some(ad) = as_ad(&parser, arg) {
+            for (name, expr) in ad.attributes {
+                settings.context.insert(name, expr);
+            }
+            changed = true;
             continue;
         }
-        if let Ok((name, expr)) = parser.parse_old_line(arg) {
-            settings.context.insert(name, expr);
-            if !settings.quiet {
-                println!("{}", syntax::unparse_ad_pretty(&settings.context));
+        let program = match as_expression(&parser, arg)
+            .and_then(|expr| classad::compile_with(&settings.registry, &expr).ok())
+        {
+            Some(program) => program,
+            None => {
+                let _ = out.flush();
+                eprintln!("Unable to parse string into a ClassAd.");
+                return ExitCode::from(1);
             }
-            continue;
-        }
+        };
         let context = match classad::ad_from_ast_with(&settings.registry, &settings.context) {
             Ok(ad) => ad,
             Err(e) => {
+                let _ = out.flush();
                 eprintln!("classad eval: {e}");
                 return ExitCode::from(1);
             }
         };
-        match parser.parse_expression(arg) {
-            Ok(_) => println!(
-                "{}",
-                evaluate_line(settings, &mut vm, &context, &parser, arg)
-            ),
-            Err(e) => {
-                eprint!("{}", e.render(arg, "<argument>"));
-                status = ExitCode::from(1);
-            }
+        let mut text = String::new();
+        if changed && !settings.quiet {
+            text.push_str(&context_text(&settings.context));
+            text.push('\n');
+            changed = false;
+        }
+        let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
+        write_simplified(&value, &mut text);
+        text.push('\n');
+        if out.write_all(text.as_bytes()).is_err() {
+            return ExitCode::from(1);
         }
     }
-    status
+    if out.flush().is_err() {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }

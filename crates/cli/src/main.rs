@@ -26,7 +26,8 @@ commands:
                      read ads (standard input when no FILE) and write them in another form
   parse EXPR         print the tree and the canonical unparse of EXPR
   eval [-file F] [-target-file F] [-quiet] [--strict] [--corrections] [--jdl] [--batch] ARG...
-                     evaluate like classad_eval: ads, assignments, expressions, left to right;
+                     evaluate like classad_eval: ads, assignments, expressions, left to right
+                     (classad eval -help for the details);
                      --batch reads expressions from standard input, one a line;
                      budgets of each evaluation: [--max-steps N] [--max-memory BYTES]
                      [--max-depth N] (docs/limits.md); --regexp-member-invalid-error:

@@ -385,6 +385,24 @@ impl Vm {
         self.finish(value)
     }
 
+    /// Evaluates `program` in `my` (with `target` as the other ad of a
+    /// match, if any), leaving a list literal as written: its elements
+    /// unevaluated, as HTCondor's value of a list is and as
+    /// `ExprTree.simplify` prints it (`classad eval`).
+    pub fn evaluate_as_written(
+        &mut self,
+        program: &Program,
+        my: &AdRef,
+        target: Option<&AdRef>,
+    ) -> Value {
+        self.reset();
+        let env = Env {
+            pair: target.map(|target| (my, target)),
+        };
+        let value = self.run(env, program, my);
+        self.finish(value)
+    }
+
     /// Evaluates attribute `name` of `ad` (UNDEFINED if it has none), with
     /// an optional match partner.
     pub fn evaluate_attribute(

@@ -1,0 +1,72 @@
+"""classad_eval's documented behaviour, rebuilt over HTCondor's classad2.
+
+HTCondor 25 ships classad_eval as a small Python program over classad2
+that the pip package lacks; this is an independent reading of its man page
+(docs/man-pages/classad_eval.rst) and of the behaviour described in
+issue 11, used as the oracle of tests/classad_eval.rs.
+
+Usage: python reference.py ARG...   (the arguments of one invocation)
+Prints what classad_eval prints on standard output; exit status 0, or 1
+when an argument is neither an ad nor an expression.
+"""
+
+import sys
+
+import classad2 as classad
+
+# classad_eval imports htcondor2, and so does this: loading HTCondor's
+# configuration switches the library to old-ClassAd semantics (CurrentTime
+# defined, unscoped names falling back to TARGET), which changes answers.
+import htcondor2  # noqa: F401
+
+
+def make_ad(text, from_file=False):
+    # condor_q -long:new: `{` alone on the first line, `}` on the last.
+    if from_file and text.startswith("{\n") and text.endswith("\n}\n"):
+        text = text[2:]
+    try:
+        return classad.ClassAd(text)
+    except classad.ClassAdException:
+        return classad.ClassAd("[" + text + "]")
+
+
+def main(args):
+    context = classad.ClassAd()
+    target = None
+    quiet = False
+    changed = True
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-quiet":
+            quiet = True
+        elif arg in ("-file", "-my-file", "-ad-file", "-target-file"):
+            i += 1
+            with open(args[i]) as f:
+                ad = make_ad(f.read(), from_file=True)
+            if arg == "-target-file":
+                target = ad
+            else:
+                context = ad
+                changed = True
+        else:
+            try:
+                context.update(make_ad(arg))
+                changed = True
+            except classad.ClassAdException:
+                try:
+                    expr = classad.ExprTree(arg)
+                except classad.ClassAdException as e:
+                    sys.stdout.flush()
+                    print(e, file=sys.stderr)
+                    return 1
+                if changed and not quiet:
+                    print(repr(context))
+                    changed = False
+                print(repr(expr.simplify(context, target)))
+        i += 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
