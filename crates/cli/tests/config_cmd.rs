@@ -111,6 +111,9 @@ fn machine_ad_matches_jobs() {
     let cycle = run(&[]);
     let lines: Vec<&str> = cycle.lines().collect();
     assert_eq!(lines.len(), 2, "{cycle}");
-    assert!(lines[0].starts_with("1.0\t") && !lines[0].ends_with("\t-"), "{cycle}");
+    assert!(
+        lines[0].starts_with("1.0\t") && !lines[0].ends_with("\t-"),
+        "{cycle}"
+    );
     assert_eq!(lines[1], "2.0\t-", "{cycle}");
 }
