@@ -14,7 +14,9 @@ use libfuzzer_sys::fuzz_target;
 const WORK_PER_BYTE: usize = 200;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let parser = Parser::new(ParseOptions {
         work_per_byte: WORK_PER_BYTE,
         ..ParseOptions::default()
@@ -22,16 +24,30 @@ fuzz_target!(|data: &[u8]| {
     let too_complex = |e: &classad::ParseError| e.message.contains("too complex");
     let expr = parser.parse_expression(text);
     if let Err(e) = &expr {
-        assert!(!too_complex(e), "parse_expression exceeded {WORK_PER_BYTE} calls/byte: {}", e.message);
+        assert!(
+            !too_complex(e),
+            "parse_expression exceeded {WORK_PER_BYTE} calls/byte: {}",
+            e.message
+        );
     }
     if let Err(e) = parser.parse_ad(text) {
-        assert!(!too_complex(&e), "parse_ad exceeded {WORK_PER_BYTE} calls/byte: {}", e.message);
+        assert!(
+            !too_complex(&e),
+            "parse_ad exceeded {WORK_PER_BYTE} calls/byte: {}",
+            e.message
+        );
     }
     if let Err(e) = parser.parse_old_line(text) {
-        assert!(!too_complex(&e), "parse_old_line exceeded {WORK_PER_BYTE} calls/byte: {}", e.message);
+        assert!(
+            !too_complex(&e),
+            "parse_old_line exceeded {WORK_PER_BYTE} calls/byte: {}",
+            e.message
+        );
     }
     let Ok(expr) = expr else { return };
-    let Ok(program) = classad::compile(&expr) else { return };
+    let Ok(program) = classad::compile(&expr) else {
+        return;
+    };
     let len = text.len() as u64;
     let mut vm = Vm::new(Options {
         limits: Limits {

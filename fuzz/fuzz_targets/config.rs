@@ -6,7 +6,9 @@ use classad_config::{Config, MemoryHost, Options};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     // A second file and a command, so `include` lines have something to find.
     let host = MemoryHost::new()
         .file("/etc/condor/condor_config", text)

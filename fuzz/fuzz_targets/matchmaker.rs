@@ -11,7 +11,10 @@ use classad_matchmaker::{Options, Policy, Pool, generate, read_ad_text};
 use libfuzzer_sys::fuzz_target;
 
 fn overridden(generated: &str, pick: usize, extra: &str) -> String {
-    let ads: Vec<&str> = generated.split("\n\n").filter(|a| !a.trim().is_empty()).collect();
+    let ads: Vec<&str> = generated
+        .split("\n\n")
+        .filter(|a| !a.trim().is_empty())
+        .collect();
     let pick = pick % ads.len().max(1);
     let mut out = String::new();
     for (i, ad) in ads.iter().enumerate() {
@@ -47,15 +50,27 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < 3 {
         return;
     }
-    let (n_jobs, n_slots, seed) = (1 + (data[0] & 7) as usize, 1 + (data[1] & 7) as usize, data[2]);
+    let (n_jobs, n_slots, seed) = (
+        1 + (data[0] & 7) as usize,
+        1 + (data[1] & 7) as usize,
+        data[2],
+    );
     let text = String::from_utf8_lossy(&data[3..]);
     let mut parts = text.splitn(3, "%%");
     let job_extra = parts.next().unwrap_or("");
     let slot_extra = parts.next().unwrap_or("");
     let policy = parts.next().and_then(|p| Policy::parse(p).ok());
 
-    let jobs = overridden(&generate::jobs(n_jobs, u64::from(seed)), seed as usize, job_extra);
-    let slots = overridden(&generate::slots(n_slots, u64::from(seed)), seed as usize / 8, slot_extra);
+    let jobs = overridden(
+        &generate::jobs(n_jobs, u64::from(seed)),
+        seed as usize,
+        job_extra,
+    );
+    let slots = overridden(
+        &generate::slots(n_slots, u64::from(seed)),
+        seed as usize / 8,
+        slot_extra,
+    );
 
     let one = pool(&jobs, &slots, &policy, 1);
     let two = pool(&jobs, &slots, &policy, 2);
@@ -75,16 +90,19 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         (Err(_), Err(_)) => {}
-        (a, b) => panic!(
-            "all_pairs: 1 thread {:?}, 2 threads {:?}",
-            a.err(),
-            b.err()
-        ),
+        (a, b) => panic!("all_pairs: 1 thread {:?}, 2 threads {:?}", a.err(), b.err()),
     }
     if let (Ok(a), Ok(b)) = (one.negotiate(), two.negotiate()) {
         let key = |n: &classad_matchmaker::Negotiation| {
-            n.assignments.iter().map(|a| (a.job, a.slot)).collect::<Vec<_>>()
+            n.assignments
+                .iter()
+                .map(|a| (a.job, a.slot))
+                .collect::<Vec<_>>()
         };
-        assert_eq!(key(&a), key(&b), "negotiation differs between 1 and 2 threads");
+        assert_eq!(
+            key(&a),
+            key(&b),
+            "negotiation differs between 1 and 2 threads"
+        );
     }
 });
