@@ -4,9 +4,15 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(expr) = classad::syntax::parse_expression(text) else { return };
-    let Ok(program) = classad::compile(&expr) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(expr) = classad::syntax::parse_expression(text) else {
+        return;
+    };
+    let Ok(program) = classad::compile(&expr) else {
+        return;
+    };
     let mut vm = classad::Vm::default();
     let ad = classad::empty_ad();
     let _ = vm.evaluate(&program, &ad);

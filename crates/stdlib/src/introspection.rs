@@ -24,6 +24,13 @@ pub(crate) fn builtins() -> Vec<Builtin> {
 /// Steps charged for each `eval` of a string, besides its bytes.
 const EVAL_STEPS: u64 = 2_000;
 
+/// Steps charged for each ad `evalInEachContext` and `countMatches`
+/// evaluate in: finding the list and entering the ad cost tens of
+/// instructions' worth, and a self-referential call
+/// (`[a = countMatches(a, {[], []})].a`) makes 2^depth of them, which ran
+/// for seconds within the step budget when only instructions counted.
+const CONTEXT_STEPS: u64 = 64;
+
 /// `eval(s)`: `s` parsed as an expression and evaluated where the call
 /// is; a value that is not a string is returned as it is; UNDEFINED, ERROR
 /// and text that does not parse are ERROR.
@@ -298,6 +305,9 @@ fn evaluate_in_ad(
         Value::Undefined => return Value::Undefined,
         _ => return Value::Error,
     };
+    if !context.charge(CONTEXT_STEPS) {
+        return Value::Error;
+    }
     match found {
         Found::Definition(program) => context.evaluate_in_context(program, ad),
         Found::Value(value) => value.clone(),

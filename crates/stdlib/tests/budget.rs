@@ -235,3 +235,31 @@ fn eval_of_itself_is_bounded_by_the_depth() {
     assert!(eval(r#"[s = "eval(s)"; r = eval(s)].r"#).is_error());
     assert!(eval(r#"[s = "[t = eval(s)].t"; r = eval(s)].r"#).is_error());
 }
+
+/// `[l = {[], [], ...}; n = countMatches(true, l)].n` with `ads` ads.
+fn count_matches_over(ads: usize) -> String {
+    format!(
+        "[l = {{{}}}; n = countMatches(true, l)].n",
+        vec!["[]"; ads].join(", ")
+    )
+}
+
+#[test]
+fn context_evaluations_are_charged_to_the_step_budget() {
+    // Found by the fuzz target `evaluate`: each level of this
+    // self-reference evaluates it in two ads, 2^400 evaluations in all,
+    // and counting only instructions let it run for 6 s. HTCondor's
+    // answer is ERROR.
+    assert!(eval("[a = countMatches(a, {[], []})].a").is_error());
+    assert!(eval("[a = evalInEachContext(a, {[], []})].a").is_error());
+    // 100 ads cost well over 1,000 steps: each one entered is charged.
+    let limits = |max_steps| Limits {
+        max_steps,
+        ..Limits::default()
+    };
+    assert!(eval_with(&count_matches_over(100), limits(1_000)).is_error());
+    assert!(matches!(
+        eval_with(&count_matches_over(100), limits(100_000)),
+        Value::Int(100)
+    ));
+}
