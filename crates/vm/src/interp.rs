@@ -764,7 +764,12 @@ impl Vm {
                 if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
                     return Value::Error;
                 }
+                // A level of depth per nested list: a list that holds
+                // itself through an ad that lost its scope
+                // (`[c = int(a); a = {self["a"]}].c`) is a new list at every
+                // level, so the `forcing` check alone never stops it.
                 self.forcing.push(key);
+                self.depth += 1;
                 let items: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here.unwrap_or(&list.scope));
@@ -773,6 +778,7 @@ impl Vm {
                         item
                     })
                     .collect();
+                self.depth -= 1;
                 self.forcing.pop();
                 Value::List(items.into())
             }
