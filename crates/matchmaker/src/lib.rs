@@ -377,16 +377,19 @@ impl Pool {
         order
     }
 
-    /// Every symmetric match (every slot, whatever its State), with the
-    /// job Rank of each.
-    pub fn all_pairs(&self) -> Result<AllPairs, String> {
-        let started = Instant::now();
-        let slots: Vec<usize> = (0..self.slots.len()).collect();
-        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+    /// The engine over `slots` with every predicate evaluated: the first
+    /// steps of both `all_pairs` and `negotiate`, traced on stderr when
+    /// `CLASSAD_MATCH_TRACE` is set.
+    fn evaluated_engine(
+        &self,
+        slots: &[usize],
+        trace: bool,
+        started: Instant,
+    ) -> Result<Engine, String> {
         if trace {
             eprintln!("start (cpu {:.2} s)", cpu_seconds());
         }
-        let mut engine = self.engine(&slots)?;
+        let mut engine = self.engine(slots)?;
         if trace {
             eprintln!(
                 "built {:.3} s {:?}",
@@ -398,6 +401,16 @@ impl Pool {
         if trace {
             eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
         }
+        Ok(engine)
+    }
+
+    /// Every symmetric match (every slot, whatever its State), with the
+    /// job Rank of each.
+    pub fn all_pairs(&self) -> Result<AllPairs, String> {
+        let started = Instant::now();
+        let slots: Vec<usize> = (0..self.slots.len()).collect();
+        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
+        let engine = self.evaluated_engine(&slots, trace, started)?;
         let matrix = engine.matrix(self.threads(), false)?;
         if trace {
             eprintln!(
@@ -461,21 +474,7 @@ impl Pool {
             .filter(|&s| self.slots[s].unclaimed)
             .collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
-        if trace {
-            eprintln!("start (cpu {:.2} s)", cpu_seconds());
-        }
-        let mut engine = self.engine(&candidates)?;
-        if trace {
-            eprintln!(
-                "built {:.3} s {:?}",
-                started.elapsed().as_secs_f64(),
-                engine.stats()
-            );
-        }
-        engine.evaluate_all(self.threads())?;
-        if trace {
-            eprintln!("evaluated {:.3} s", started.elapsed().as_secs_f64());
-        }
+        let mut engine = self.evaluated_engine(&candidates, trace, started)?;
         let matrix = engine.matrix(self.threads(), false)?;
         // Pairs rejected by clauses that carving cannot change are never
         // looked at again when a slot is carved.
