@@ -5,35 +5,31 @@ use crate::match_cmd::load_pool;
 use classad_matchmaker::{JobId, Options};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: classad analyze --jobs FILE --slots FILE [JOB_ID...]";
+/// Why jobs match what they match, clause by clause, with a suggestion.
+///
+/// Without job ids: the jobs that get no slot in a negotiation cycle, at
+/// most ten.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:
+  classad analyze --jobs jobs.ads --slots slots.ads 17.3
+  classad analyze --jobs jobs.ads --slots slots.ads",
+    exit_status!()
+))]
+pub struct AnalyzeArgs {
+    /// The job ads.
+    #[arg(long, value_name = "FILE")]
+    jobs: String,
+    /// The slot (machine) ads.
+    #[arg(long, visible_alias = "machines", value_name = "FILE")]
+    slots: String,
+    /// Jobs to explain, as CLUSTER.PROC.
+    #[arg(value_name = "JOB_ID")]
+    ids: Vec<JobId>,
+}
 
-pub fn run(args: &[String]) -> ExitCode {
-    let (mut jobs, mut slots, mut ids) = (None, None, Vec::new());
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].trim_start_matches('-') {
-            "jobs" => {
-                i += 1;
-                jobs = args.get(i).cloned();
-            }
-            "slots" | "machines" => {
-                i += 1;
-                slots = args.get(i).cloned();
-            }
-            id => match id.parse::<JobId>() {
-                Ok(id) => ids.push(id),
-                Err(e) => {
-                    eprintln!("classad analyze: {e}\n{USAGE}");
-                    return ExitCode::from(2);
-                }
-            },
-        }
-        i += 1;
-    }
-    let (Some(jobs), Some(slots)) = (jobs, slots) else {
-        eprintln!("classad analyze: --jobs and --slots are required\n{USAGE}");
-        return ExitCode::from(2);
-    };
+pub fn run(args: AnalyzeArgs) -> ExitCode {
+    let (jobs, slots, ids) = (args.jobs, args.slots, args.ids);
     let (pool, _) = match load_pool(&jobs, &slots, Options::default()) {
         Ok(p) => p,
         Err(e) => {

@@ -9,8 +9,69 @@
 use classad_config::{Config, Options, SystemHost};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: classad config [-f FILE] [-subsystem NAME] [-local-name NAME] \
-[-allow-commands] [-strict-functions] [-v] [-raw] [-eval] [-json] [-dump | -machine-ad | NAME...]";
+/// HTCondor configuration values, like `condor_config_val`.
+///
+/// Without `-f`, the configuration is found as HTCondor finds it
+/// (`CONDOR_CONFIG`, then the well-known places). Options may be spelled
+/// with one dash, as condor_config_val spells them.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:
+  classad config -f pool.conf START RANK           expanded values, one a line
+  classad config -f pool.conf -v START             with the file and line, and the raw definition
+  classad config -f pool.conf -eval SHUTDOWN_GRACEFUL_TIMEOUT
+  classad config -f pool.conf -dump -raw           every definition
+  classad config -subsystem SCHEDD -local-name XYZZY SPOOL
+  classad config -f pool.conf -machine-ad > machines.ad
+
+A name that is not defined is reported on standard error (`Not defined: NAME`)
+and makes the status 1.",
+    exit_status!()
+))]
+pub struct ConfigArgs {
+    /// Read this configuration file instead of finding one.
+    #[arg(
+        short = 'f',
+        long = "config",
+        visible_alias = "file",
+        value_name = "FILE",
+        allow_hyphen_values = true
+    )]
+    file: Option<String>,
+    /// The subsystem whose view of the configuration to take (SCHEDD, STARTD, ...).
+    #[arg(long, value_name = "NAME")]
+    subsystem: Option<String>,
+    /// The local name (`SUBSYS.LOCALNAME.X` definitions).
+    #[arg(long = "local-name", alias = "local_name", value_name = "NAME")]
+    local_name: Option<String>,
+    /// Run the commands of `include : cmd |` and `include command : cmd` (off: configuration text cannot run programs).
+    #[arg(long = "allow-commands")]
+    allow_commands: bool,
+    /// A failing function macro ($INT(abc), ...) is an error, not nothing.
+    #[arg(long = "strict-functions")]
+    strict_functions: bool,
+    /// Print `NAME = value`, where it was defined and its raw definition.
+    #[arg(short = 'v', long, visible_alias = "verbose")]
+    verbose: bool,
+    /// Values as written, not expanded.
+    #[arg(long)]
+    raw: bool,
+    /// Evaluate each value as a ClassAd expression.
+    #[arg(long)]
+    eval: bool,
+    /// Print a JSON object of the names asked (or of every definition with -dump).
+    #[arg(long)]
+    json: bool,
+    /// Print every definition, sorted by name.
+    #[arg(long, conflicts_with = "names")]
+    dump: bool,
+    /// Print the machine ad a startd would advertise from this configuration.
+    #[arg(long = "machine-ad", conflicts_with_all = ["names", "dump"])]
+    machine_ad: bool,
+    /// The names to look up.
+    #[arg(value_name = "NAME", required_unless_present_any = ["dump", "machine_ad"])]
+    names: Vec<String>,
+}
 
 fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
@@ -36,49 +97,24 @@ fn evaluate(text: &str) -> String {
     }
 }
 
-pub fn run(args: &[String]) -> ExitCode {
+pub fn run(args: ConfigArgs) -> ExitCode {
     let mut options = Options::default();
-    let mut file = None;
-    let (mut verbose, mut raw, mut eval, mut json, mut dump, mut machine) =
-        (false, false, false, false, false, false);
-    let mut names = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        let mut value = || {
-            i += 1;
-            args.get(i).cloned()
-        };
-        match arg.trim_start_matches('-') {
-            _ if !arg.starts_with('-') => names.push(arg.to_string()),
-            "f" | "config" | "file" => file = value(),
-            "subsystem" => match value() {
-                Some(s) => options.subsystem = s.to_ascii_uppercase(),
-                None => return usage(),
-            },
-            "local-name" | "local_name" => options.local_name = value(),
-            "allow-commands" => options.allow_commands = true,
-            "strict-functions" => options.strict_functions = true,
-            "v" | "verbose" => verbose = true,
-            "raw" => raw = true,
-            "eval" => eval = true,
-            "json" => json = true,
-            "dump" => dump = true,
-            "machine-ad" => machine = true,
-            "h" | "help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            _ => {
-                eprintln!("classad config: unknown option `{arg}`");
-                return usage();
-            }
-        }
-        if file.is_none() && matches!(arg.trim_start_matches('-'), "f" | "config" | "file") {
-            return usage();
-        }
-        i += 1;
+    if let Some(subsystem) = args.subsystem {
+        options.subsystem = subsystem.to_ascii_uppercase();
     }
+    options.local_name = args.local_name;
+    options.allow_commands = args.allow_commands;
+    options.strict_functions = args.strict_functions;
+    let file = args.file;
+    let (verbose, raw, eval, json, dump, machine) = (
+        args.verbose,
+        args.raw,
+        args.eval,
+        args.json,
+        args.dump,
+        args.machine_ad,
+    );
+    let names = args.names;
     let host = SystemHost;
     let config = match &file {
         Some(path) => Config::read_file(path, &host, options),
@@ -126,9 +162,6 @@ pub fn run(args: &[String]) -> ExitCode {
             println!("{{{}}}", items.join(", "));
         }
         return status;
-    }
-    if names.is_empty() {
-        return usage();
     }
     let mut json_items = Vec::new();
     for name in &names {
@@ -178,9 +211,4 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("{{{}}}", json_items.join(", "));
     }
     status
-}
-
-fn usage() -> ExitCode {
-    eprintln!("{USAGE}");
-    ExitCode::from(2)
 }

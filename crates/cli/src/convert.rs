@@ -1,4 +1,4 @@
-//! `classad convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]`:
+//! `classad convert [--from old|new|json|xml|auto] [--to old|new|json|xml] [--pretty] [FILE...]`:
 //! ads from one text form to another.
 //!
 //! Reads each FILE (standard input when there is none, or for `-`) ad by
@@ -20,8 +20,72 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: classad convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]";
+/// A form of ads, as `--from` and `--to` name it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FormatName {
+    /// `Name = expr` lines, a blank line after each ad (`condor_q -long`)
+    Old,
+    /// `[ a = 1; b = 2 ]`, one ad a line
+    New,
+    /// an array of ads (`condor_q -long:json`)
+    Json,
+    /// `<classads><c>...</c></classads>` (`condor_q -long:xml`)
+    Xml,
+    /// found from the first characters of each input (`--from` only)
+    Auto,
+}
+
+impl FormatName {
+    pub fn format(self) -> Option<Format> {
+        match self {
+            FormatName::Old => Some(Format::Old),
+            FormatName::New => Some(Format::New),
+            FormatName::Json => Some(Format::Json),
+            FormatName::Xml => Some(Format::Xml),
+            FormatName::Auto => None,
+        }
+    }
+}
+
+/// Read ads and write them in another form.
+///
+/// Reads each FILE (standard input when there is none, or for `-`) ad by
+/// ad and writes the ads to standard output. A bad ad is reported on
+/// standard error and skipped; the others are still written.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:
+  classad convert --to json pool.ads > pool.json
+  classad convert --from old --to new --pretty jobs.ads
+  condor_q -long | classad convert --to xml",
+    exit_status!()
+))]
+pub struct ConvertArgs {
+    /// The form of the input.
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        default_value = "auto",
+        value_name = "FORM"
+    )]
+    from: FormatName,
+    /// The form of the output (`auto` is `new`).
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        default_value = "new",
+        value_name = "FORM"
+    )]
+    to: FormatName,
+    /// New syntax with one attribute a line.
+    #[arg(long)]
+    pretty: bool,
+    /// Ad files; `-` or none is standard input.
+    #[arg(value_name = "FILE")]
+    files: Vec<String>,
+}
 
 struct Options {
     from: Option<Format>,
@@ -30,53 +94,8 @@ struct Options {
     files: Vec<String>,
 }
 
-fn parse_args(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        from: None,
-        to: Format::New,
-        pretty: false,
-        files: Vec::new(),
-    };
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        match flag {
-            "--from" | "--to" => {
-                let value = match inline {
-                    Some(v) => v,
-                    None => iter
-                        .next()
-                        .cloned()
-                        .ok_or_else(|| format!("`{flag}` needs a value: old, new or json"))?,
-                };
-                if flag == "--from" && value == "auto" {
-                    options.from = None;
-                    continue;
-                }
-                let format: Format = value.parse()?;
-                if flag == "--from" {
-                    options.from = Some(format);
-                } else {
-                    options.to = format;
-                }
-            }
-            "--pretty" if inline.is_none() => options.pretty = true,
-            "-h" | "--help" => return Err(String::new()),
-            "--" => {
-                options.files.extend(iter.by_ref().cloned());
-            }
-            _ if arg.starts_with("--") => return Err(format!("unknown option `{arg}`")),
-            _ => options.files.push(arg.clone()),
-        }
-    }
-    Ok(options)
-}
-
 /// Writes ads in the output format, framing JSON as an array.
-struct Output<W: Write> {
+pub(crate) struct Output<W: Write> {
     out: W,
     format: Format,
     pretty: bool,
@@ -85,7 +104,17 @@ struct Output<W: Write> {
 }
 
 impl<W: Write> Output<W> {
-    fn ad(&mut self, ad: &AdExpr) -> io::Result<()> {
+    pub(crate) fn new(out: W, format: Format, pretty: bool) -> Output<W> {
+        Output {
+            out,
+            format,
+            pretty,
+            written: 0,
+            text: String::new(),
+        }
+    }
+
+    pub(crate) fn ad(&mut self, ad: &AdExpr) -> io::Result<()> {
         self.text.clear();
         match self.format {
             Format::New if self.pretty => self.text.push_str(&syntax::unparse_ad_pretty(ad)),
@@ -110,7 +139,7 @@ impl<W: Write> Output<W> {
         self.out.write_all(self.text.as_bytes())
     }
 
-    fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         if self.format == Format::Json {
             self.out
                 .write_all(if self.written == 0 { b"[\n]\n" } else { b"]\n" })?;
@@ -179,17 +208,12 @@ fn convert<R: BufRead, W: Write>(
 /// a binary file does not flood standard error.
 const MAX_REPORTED: usize = 20;
 
-pub fn run(args: &[String]) -> ExitCode {
-    let options = match parse_args(args) {
-        Ok(options) => options,
-        Err(message) if message.is_empty() => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("classad convert: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+pub fn run(args: ConvertArgs) -> ExitCode {
+    let options = Options {
+        from: args.from.format(),
+        to: args.to.format().unwrap_or(Format::New),
+        pretty: args.pretty,
+        files: args.files,
     };
     let parser = Parser::new(ParseOptions::default());
     let stdout = io::stdout();
@@ -247,9 +271,5 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 fn output_failed(error: &io::Error) -> ExitCode {
-    // A closed pipe (`classad convert ... | head`) is not worth a message.
-    if error.kind() != io::ErrorKind::BrokenPipe {
-        eprintln!("classad convert: cannot write the output: {error}");
-    }
-    ExitCode::from(1)
+    crate::args::output_failed("convert", error)
 }

@@ -6,8 +6,32 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str =
-    "usage: classad demo [--jobs N] [--slots M] [--seed S] [--threads N] [--write DIR]";
+/// Negotiate a realistic pool the command makes on the spot, and summarise it.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:
+  classad demo
+  classad demo --jobs 100000 --slots 20000 --threads 2
+  classad demo --write /tmp/pool     (keeps jobs.ads and slots.ads for classad match)",
+    exit_status!()
+))]
+pub struct DemoArgs {
+    /// Jobs in the pool (at most 5,000,000).
+    #[arg(long, default_value_t = 10_000, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=5_000_000))]
+    jobs: u32,
+    /// Slots in the pool (at most 5,000,000).
+    #[arg(long, visible_alias = "machines", default_value_t = 10_000, value_name = "M", value_parser = clap::value_parser!(u32).range(0..=5_000_000))]
+    slots: u32,
+    /// Seed of the pool: the same seed makes the same pool.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Worker threads (default: every core).
+    #[arg(long, value_name = "N", value_parser = crate::match_cmd::threads)]
+    threads: Option<usize>,
+    /// Also write the pool to DIR/jobs.ads and DIR/slots.ads.
+    #[arg(long, value_name = "DIR")]
+    write: Option<String>,
+}
 
 fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -21,31 +45,18 @@ fn thousands(n: u64) -> String {
     out
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let (mut jobs, mut slots, mut seed, mut threads, mut write) =
-        (10_000usize, 10_000usize, 1u64, 0usize, None);
-    let mut i = 0;
-    while i < args.len() {
-        let value = args.get(i + 1).cloned().unwrap_or_default();
-        let number = value.parse::<usize>();
-        match (args[i].trim_start_matches('-'), number) {
-            ("jobs", Ok(n)) if n <= 5_000_000 => jobs = n,
-            ("slots" | "machines", Ok(n)) if n <= 5_000_000 => slots = n,
-            ("seed", Ok(n)) => seed = n as u64,
-            ("threads", Ok(n)) if (1..=crate::match_cmd::MAX_THREADS).contains(&n) => threads = n,
-            ("write", _) if !value.is_empty() => write = Some(value),
-            (other, _) => {
-                eprintln!("classad demo: bad option `{other}` `{value}`\n{USAGE}");
-                return ExitCode::from(2);
-            }
-        }
-        i += 2;
-    }
-    if threads == 0 {
-        threads = std::thread::available_parallelism()
+pub fn run(args: DemoArgs) -> ExitCode {
+    let (jobs, slots, seed, write) = (
+        args.jobs as usize,
+        args.slots as usize,
+        args.seed,
+        args.write,
+    );
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(crate::match_cmd::MAX_THREADS);
-    }
+            .min(crate::match_cmd::MAX_THREADS)
+    });
     let started = Instant::now();
     let (job_text, slot_text) = (generate::jobs(jobs, seed), generate::slots(slots, seed));
     if let Some(dir) = &write {

@@ -56,33 +56,88 @@ impl Settings {
     }
 }
 
-fn option_name(arg: &str) -> Option<&str> {
-    arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))
+/// Evaluate expressions in the context of an ad, as HTCondor's classad_eval.
+///
+/// Arguments take effect left to right: an ad ('[ a = 1; b = 2 ]') or
+/// assignments ('a = 1', 'a = 1; b = 2') replace attributes of the context
+/// ad; an expression is evaluated against it, after the context ad is
+/// printed when it changed since it was last printed. Options may be
+/// spelled with one dash or two; `-quiet`, `-file` and `-target-file` take
+/// effect where they stand among the arguments.
+#[derive(clap::Args)]
+#[command(
+    help_template = "usage: {usage}\n\n{about-with-newline}\n{all-args}{after-help}",
+    after_help = concat!(
+        "Examples:
+  classad eval 'a = 2' 'a * 2'
+  classad eval '[a = 2; b = a * 21]' 'b'
+  classad eval -quiet -file job.ad -target-file machine.ad 'Requirements'
+  echo 'strcat(\"x\", 1 + 2)' | classad eval --batch
+
+An argument that is neither an ad nor an expression ends the command with
+HTCondor's message, status 1; an unknown option has status 255, as in
+classad_eval.",
+        exit_status!()
+    )
+)]
+pub struct EvalArgs {
+    /// From here on, do not print the context ad.
+    #[arg(long, action = clap::ArgAction::Count)]
+    quiet: u8,
+    /// Accepted and ignored, as classad_eval does.
+    #[arg(long, action = clap::ArgAction::Count)]
+    debug: u8,
+    /// The context ad from FILE (new or old syntax, JSON, XML, condor_q
+    /// -long:new; `-` is standard input), the first ad only.
+    #[arg(
+        long,
+        alias = "my-file",
+        alias = "ad-file",
+        value_name = "FILE",
+        allow_hyphen_values = true
+    )]
+    file: Vec<String>,
+    /// The TARGET ad from FILE, as for -file.
+    #[arg(
+        long = "target-file",
+        alias = "target-ad",
+        alias = "target-ad-file",
+        value_name = "FILE",
+        allow_hyphen_values = true
+    )]
+    target_file: Vec<String>,
+    /// Expressions from standard input, one a line, one output line each.
+    #[arg(long)]
+    batch: bool,
+    /// STRICT_CLASSAD_EVALUATION: unscoped names are not looked up in TARGET.
+    #[arg(long)]
+    strict: bool,
+    /// Corrected answers where HTCondor's look like bugs (docs/differences.md).
+    #[arg(long)]
+    corrections: bool,
+    /// Read strings computed at run time in absTime and relTime as times.
+    #[arg(long = "read-time-strings")]
+    read_time_strings: bool,
+    /// regexpMember of an invalid pattern is ERROR, not HTCondor's false.
+    #[arg(long = "regexp-member-invalid-error")]
+    regexp_member_invalid_error: bool,
+    /// The 2001 JDL dialect: hex and octal integers, scale suffixes, JDL time functions.
+    #[arg(long)]
+    jdl: bool,
+    /// Budget of each evaluation, in steps (docs/limits.md).
+    #[arg(long = "max-steps", value_name = "N")]
+    max_steps: Option<u64>,
+    /// Budget of each evaluation, in bytes of values.
+    #[arg(long = "max-memory", value_name = "BYTES")]
+    max_memory: Option<u64>,
+    /// Budget of each evaluation, in levels of nesting.
+    #[arg(long = "max-depth", value_name = "N")]
+    max_depth: Option<u64>,
+    /// Ads, assignments and expressions, taken left to right.
+    // Never given to clap: `main` keeps them in order among the options.
+    #[arg(value_name = "ARG")]
+    args: Vec<String>,
 }
-
-const USAGE: &str = "\
-usage: classad eval [options] <ad|assignment|expression|-quiet>...
-
-Evaluate ClassAd expressions in the context of an ad, as HTCondor's
-classad_eval does. Arguments take effect left to right: an ad
-('[ a = 1; b = 2 ]') or assignments ('a = 1', 'a = 1; b = 2') replace
-attributes of the context ad; an expression is evaluated against it, after
-the context ad is printed when it changed since it was last printed.
-
-options:
-  -help                 print this message
-  -quiet                from here on, do not print the context ad
-  -debug                accepted and ignored
-  -file FILE, -my-file FILE, -ad-file FILE
-                        the context ad from FILE (new or old syntax, JSON,
-                        condor_q -long:new; - is standard input); the first
-                        ad only
-  -target-file FILE     the TARGET ad from FILE, as above
-  --strict, --corrections, --read-time-strings, --regexp-member-invalid-error,
-  --jdl, --max-steps N, --max-memory BYTES, --max-depth N
-                        evaluation options (classad help)
-  --batch               expressions from standard input, one a line
-";
 
 /// One step of the command line, in order.
 enum Step {
@@ -90,17 +145,6 @@ enum Step {
     File(String),
     TargetFile(String),
     Arg(String),
-}
-
-/// Whether `arg` is spelled like an option (`-word`, `--word`), so that a
-/// typo is reported rather than evaluated as an expression.
-fn looks_like_option(arg: &str) -> bool {
-    let Some(word) = option_name(arg) else {
-        return false;
-    };
-    let mut chars = word.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// The first ad of a file (or of standard input for `-`), in any form
@@ -146,73 +190,112 @@ fn read_ad_file(path: &str) -> Result<AdExpr, String> {
     Ok(first)
 }
 
-pub fn run(args: &[String]) -> ExitCode {
+/// `classad eval` from its raw arguments. clap cannot keep the order of
+/// options among positional arguments that may themselves start with a
+/// dash (`-1`, `-x > 2` is an unknown option as in classad_eval), so the
+/// line is split here: each word spelled like an option goes to clap with
+/// its value (for checking, suggestions and `--help`), and the steps keep
+/// their places.
+pub fn main(command: &clap::Command, args: &[String]) -> ExitCode {
+    let mut flags = vec![command.get_name().to_string()];
+    let mut steps: Vec<Step> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let body = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'));
+        let Some(body) = body else {
+            steps.push(Step::Arg(arg.clone()));
+            continue;
+        };
+        let (word, inline) = match body.split_once('=') {
+            Some((word, value)) => (word, Some(value)),
+            None => (body, None),
+        };
+        let known = crate::args::find_arg(command, word);
+        let option_like = if inline.is_some() {
+            // `a==b` style expressions: `-x==1` is an expression, not `-x`.
+            known.is_some() && crate::args::option_word(word)
+        } else {
+            crate::args::option_word(word)
+        };
+        if !option_like {
+            steps.push(Step::Arg(arg.clone()));
+            continue;
+        }
+        let spelled = if word.chars().count() == 1 {
+            format!("-{word}")
+        } else {
+            format!("--{word}")
+        };
+        flags.push(spelled);
+        let Some(known) = known else { continue };
+        if !known.get_action().takes_values() {
+            if known.get_id() == "quiet" {
+                steps.push(Step::Quiet);
+            }
+            continue;
+        }
+        let value = match inline {
+            Some(value) => Some(value.to_string()),
+            None if i < args.len() => {
+                i += 1;
+                Some(args[i - 1].clone())
+            }
+            None => None,
+        };
+        let Some(value) = value else { continue };
+        flags.push(value.clone());
+        match known.get_id().as_str() {
+            "file" => steps.push(Step::File(value)),
+            "target_file" => steps.push(Step::TargetFile(value)),
+            _ => {}
+        }
+    }
+    let matches = match command.clone().try_get_matches_from(&flags) {
+        Ok(matches) => matches,
+        Err(error) => {
+            let status = match error.kind() {
+                clap::error::ErrorKind::UnknownArgument => 255,
+                _ => 2,
+            };
+            return crate::clap_exit(&error, status);
+        }
+    };
+    let parsed = match <EvalArgs as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(parsed) => parsed,
+        Err(error) => return crate::clap_exit(&error, 2),
+    };
+    run(command, parsed, steps)
+}
+
+fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
     let mut settings = Settings {
         dialect: Dialect::HTCondor,
         registry: classad::stdlib::shared_registry(),
         context: AdExpr::new(),
         target: None,
         quiet: false,
-        batch: false,
+        batch: args.batch,
         options: Options::default(),
     };
-    let mut steps: Vec<Step> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        match option_name(arg) {
-            Some("help" | "h") => {
-                print!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            Some("quiet") => steps.push(Step::Quiet),
-            Some("debug") => {}
-            Some("batch") => settings.batch = true,
-            Some("strict") => settings.options.strict = true,
-            Some("corrections") => settings.options.corrections = true,
-            Some("read-time-strings") => settings.options.read_time_strings = true,
-            Some("regexp-member-invalid-error") => {
-                settings.options.regexp_member_invalid_error = true
-            }
-            Some("jdl") => {
-                settings.dialect = Dialect::Jdl;
-                settings.registry = std::sync::Arc::new(classad::stdlib::jdl::jdl_registry());
-            }
-            Some(flag @ ("max-steps" | "max-memory" | "max-depth")) => {
-                let Some(number) = args.get(i + 1).and_then(|n| n.parse::<u64>().ok()) else {
-                    eprintln!("classad eval: `{arg}` needs a whole number");
-                    return ExitCode::from(2);
-                };
-                i += 1;
-                let limits = &mut settings.options.limits;
-                match flag {
-                    "max-steps" => limits.max_steps = number,
-                    "max-memory" => limits.max_memory = number,
-                    _ => limits.max_depth = u32::try_from(number).unwrap_or(u32::MAX),
-                }
-            }
-            Some(
-                flag @ ("file" | "my-file" | "ad-file" | "target-file" | "target-ad"
-                | "target-ad-file"),
-            ) => {
-                let Some(path) = args.get(i + 1) else {
-                    eprintln!("classad eval: `{arg}` needs a file name");
-                    return ExitCode::from(2);
-                };
-                i += 1;
-                if flag.starts_with("target") {
-                    steps.push(Step::TargetFile(path.clone()));
-                } else {
-                    steps.push(Step::File(path.clone()));
-                }
-            }
-            _ if looks_like_option(arg) => {
-                eprintln!("classad eval: unknown option `{arg}` (classad eval -help for usage)");
-                return ExitCode::from(255);
-            }
-            _ => steps.push(Step::Arg(arg.clone())),
-        }
-        i += 1;
+    settings.options.strict = args.strict;
+    settings.options.corrections = args.corrections;
+    settings.options.read_time_strings = args.read_time_strings;
+    settings.options.regexp_member_invalid_error = args.regexp_member_invalid_error;
+    if args.jdl {
+        settings.dialect = Dialect::Jdl;
+        settings.registry = std::sync::Arc::new(classad::stdlib::jdl::jdl_registry());
+    }
+    let limits = &mut settings.options.limits;
+    if let Some(n) = args.max_steps {
+        limits.max_steps = n;
+    }
+    if let Some(n) = args.max_memory {
+        limits.max_memory = n;
+    }
+    if let Some(n) = args.max_depth {
+        limits.max_depth = u32::try_from(n).unwrap_or(u32::MAX);
     }
     if settings.batch {
         for step in &steps {
@@ -228,7 +311,7 @@ pub fn run(args: &[String]) -> ExitCode {
         return batch(&settings);
     }
     if steps.is_empty() {
-        print!("{USAGE}");
+        let _ = command.clone().print_help();
         return ExitCode::from(255);
     }
     arguments(&mut settings, &steps)
@@ -323,12 +406,14 @@ fn batch(settings: &Settings) -> ExitCode {
         let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches('\r');
         let text = evaluate_line(settings, &mut vm, &context, &parser, line);
-        if writeln!(out, "{text}").is_err() {
-            return ExitCode::from(1);
+        if let Err(e) = writeln!(out, "{text}") {
+            return crate::args::output_failed("eval", &e);
         }
     }
-    let _ = out.flush();
-    ExitCode::SUCCESS
+    match out.flush() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => crate::args::output_failed("eval", &e),
+    }
 }
 
 /// The context ad as `repr` of a `classad2.ClassAd` prints it:
@@ -468,12 +553,12 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
         let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
         write_simplified(&value, &mut text);
         text.push('\n');
-        if out.write_all(text.as_bytes()).is_err() {
-            return ExitCode::from(1);
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            return crate::args::output_failed("eval", &e);
         }
     }
-    if out.flush().is_err() {
-        return ExitCode::from(1);
+    match out.flush() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => crate::args::output_failed("eval", &e),
     }
-    ExitCode::SUCCESS
 }

@@ -1,11 +1,27 @@
 //! The `classad` command: a person's tool for ClassAds.
 //!
-//! Subcommands: `convert` (between old, new and JSON forms), `parse` (the
-//! tree and canonical unparse of an expression, for debugging), `eval`
-//! (like HTCondor's `classad_eval`), `disasm` (the bytecode of an
-//! expression). Each lives in its own module; this file only dispatches.
+//! Subcommands: `query` (condor_q/condor_status over ad files), `eval`
+//! (HTCondor's `classad_eval`), `convert` (between old, new, JSON and XML
+//! forms), `match`, `analyze` and `demo` (the matchmaker), `config`
+//! (`condor_config_val`), `parse` and `disasm` (for debugging), and
+//! `completions`. Each lives in its own module with its clap arguments;
+//! this file reads the command line and dispatches.
+
+/// The exit statuses every subcommand shares, for the end of its `--help`.
+macro_rules! exit_status {
+    () => {
+        "
+
+Exit status:
+  0    success
+  1    bad input: a file, an ad or an expression could not be read or evaluated
+  2    bad command line (unknown option, missing value)
+  141  standard output was closed early (`... | head`); nothing is printed"
+    };
+}
 
 mod analyze;
+mod args;
 mod config_cmd;
 mod convert;
 mod demo;
@@ -13,58 +29,133 @@ mod disasm;
 mod eval;
 mod match_cmd;
 mod parse_cmd;
+mod query;
 
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: classad <command> [arguments]
+#[derive(Parser)]
+#[command(
+    name = "classad",
+    version,
+    about = "ClassAds from the command line: query, evaluate, convert and match HTCondor ads",
+    after_help = concat!(
+        "Examples:
+  classad query jobs.ads -constraint 'RequestMemory > 2048' -af Owner ClusterId
+  classad eval '[a = 2; b = a * 21]' 'b'
+  classad convert --to json pool.ads
+  classad match --jobs jobs.ads --slots slots.ads
+  classad completions bash > ~/.local/share/bash-completion/completions/classad",
+        exit_status!()
+    ),
+    propagate_version = true,
+    max_term_width = 100
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-commands:
-  demo [--jobs N] [--slots M] [--seed S] [--threads N] [--write DIR]
-                     negotiate a realistic pool made on the spot (10,000 x 10,000 by default)
-  convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]
-                     read ads (standard input when no FILE) and write them in another form
-  parse EXPR         print the tree and the canonical unparse of EXPR
-  eval [-file F] [-target-file F] [-quiet] [--strict] [--corrections] [--jdl] [--batch] ARG...
-                     evaluate like classad_eval: ads, assignments, expressions, left to right
-                     (classad eval -help for the details);
-                     --batch reads expressions from standard input, one a line;
-                     budgets of each evaluation: [--max-steps N] [--max-memory BYTES]
-                     [--max-depth N] (docs/limits.md); --regexp-member-invalid-error:
-                     regexpMember of an invalid pattern is ERROR, not HTCondor's false
-  disasm EXPR        print the bytecode of EXPR
-  config [-f FILE] [-subsystem NAME] [-local-name NAME] [-v] [-eval] [-dump] [-machine-ad] [NAME...]
-                     HTCondor configuration values, like condor_config_val
-  match --jobs FILE --slots FILE [--policy FILE] [--threads N] [--all-pairs] [--json] [--strict]
-                     one negotiation cycle (or every matching pair), with a summary on stderr
-  analyze --jobs FILE --slots FILE [JOB_ID...]
-                     why jobs match what they match, clause by clause
-  help               print this message
-";
+#[derive(Subcommand)]
+enum Command {
+    Query(query::QueryArgs),
+    Eval(eval::EvalArgs),
+    Convert(convert::ConvertArgs),
+    Match(match_cmd::MatchArgs),
+    Analyze(analyze::AnalyzeArgs),
+    Demo(demo::DemoArgs),
+    Config(config_cmd::ConfigArgs),
+    Parse(parse_cmd::ParseArgs),
+    Disasm(disasm::DisasmArgs),
+    // `classad check FILE... [--json]` comes with branch `memory` as
+    // crates/cli/src/check.rs (`check::run(&[PathBuf], json) -> i32`);
+    // its variant goes here: `Check(CheckArgs)` with `files: Vec<PathBuf>`
+    // (required) and `--json`, dispatched in `main` below.
+    Completions(CompletionsArgs),
+}
+
+/// Print a shell completion script for `classad` on standard output.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  classad completions bash > ~/.local/share/bash-completion/completions/classad
+  classad completions zsh > ~/.zfunc/_classad
+  classad completions fish > ~/.config/fish/completions/classad.fish")]
+struct CompletionsArgs {
+    /// The shell.
+    shell: clap_complete::Shell,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(command) = args.first() else {
-        eprint!("{USAGE}");
-        return ExitCode::from(2);
+    args::quiet_broken_pipe();
+    let argv = match args::utf8(std::env::args_os()) {
+        Ok(argv) => argv,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
     };
-    let rest = &args[1..];
-    match command.as_str() {
-        "config" => config_cmd::run(rest),
-        "convert" => convert::run(rest),
-        "demo" => demo::run(rest),
-        "disasm" => disasm::run(rest),
-        "match" => match_cmd::run(rest),
-        "analyze" => analyze::run(rest),
-        "parse" => parse_cmd::run(rest),
-        "eval" => eval::run(rest),
-        "help" | "-h" | "--help" | "-help" => {
-            print!("{USAGE}");
+    let mut command = Cli::command();
+    command.build();
+    // `eval` and `query` take options between their positional arguments,
+    // in HTCondor's order-sensitive way; each reads its own line.
+    match argv.get(1).map(String::as_str) {
+        Some("eval") => return eval::main(subcommand(&command, "eval"), &argv[2..]),
+        Some("query") => return query::main(subcommand(&command, "query"), &argv[2..]),
+        _ => {}
+    }
+    let line = match argv.get(1).map(String::as_str) {
+        Some(name @ ("config" | "match" | "analyze" | "demo" | "convert")) => {
+            let sub = subcommand(&command, name);
+            let mut line = argv[..2].to_vec();
+            line.extend(args::double_dashes(&argv[2..], |word| {
+                args::takes_value(sub, word)
+            }));
+            line
+        }
+        _ => argv,
+    };
+    let cli = match Cli::try_parse_from(&line) {
+        Ok(cli) => cli,
+        Err(error) => return clap_exit(&error, 2),
+    };
+    match cli.command {
+        Command::Query(_) | Command::Eval(_) => unreachable_dispatch(),
+        Command::Convert(a) => convert::run(a),
+        Command::Match(a) => match_cmd::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Demo(a) => demo::run(a),
+        Command::Config(a) => config_cmd::run(a),
+        Command::Parse(a) => parse_cmd::run(a),
+        Command::Disasm(a) => disasm::run(a),
+        Command::Completions(a) => {
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(a.shell, &mut Cli::command(), "classad", &mut out);
             ExitCode::SUCCESS
         }
-        other => {
-            eprintln!("classad: unknown command `{other}`\n\n{USAGE}");
-            ExitCode::from(2)
-        }
+    }
+}
+
+/// `eval` and `query` are dispatched before clap sees the line; reaching
+/// them here would mean `main` lost that check.
+fn unreachable_dispatch() -> ExitCode {
+    eprintln!("classad: internal error: eval and query are read by their own modules");
+    ExitCode::from(2)
+}
+
+fn subcommand<'c>(command: &'c clap::Command, name: &str) -> &'c clap::Command {
+    command
+        .find_subcommand(name)
+        .expect("every dispatched name is a subcommand")
+}
+
+/// Prints a clap error or help the way clap does, with our status for
+/// usage errors (`usage_status`) and 0 for `--help` and `--version`.
+pub fn clap_exit(error: &clap::Error, usage_status: u8) -> ExitCode {
+    use clap::error::ErrorKind;
+    let _ = error.print();
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => ExitCode::from(usage_status),
+        _ => ExitCode::from(usage_status),
     }
 }

@@ -6,71 +6,50 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: classad match --jobs FILE --slots FILE [--policy FILE] [--threads N] [--all-pairs] [--json] [--strict]";
-
 /// Most worker threads accepted: more only adds contention.
 pub const MAX_THREADS: usize = 256;
 
-pub struct Args {
+/// One negotiation cycle over job and slot ad files, or every matching pair.
+///
+/// Prints `JOB<TAB>SLOT` a job (`-` for no slot), or with `--all-pairs`
+/// every pair that matches both ways; a summary goes to standard error.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:
+  classad match --jobs jobs.ads --slots slots.ads --threads 2
+  classad match --jobs jobs.ads --slots slots.ads --all-pairs
+  classad match --jobs jobs.ads --slots slots.ads --policy negotiator.conf --json --strict",
+    exit_status!()
+))]
+pub struct MatchArgs {
+    /// The job ads (old, new, JSON or XML form).
+    #[arg(long, value_name = "FILE")]
     pub jobs: String,
+    /// The slot (machine) ads.
+    #[arg(long, visible_alias = "machines", value_name = "FILE")]
     pub slots: String,
+    /// Negotiator settings: NEGOTIATOR_PRE_JOB_RANK and NEGOTIATOR_POST_JOB_RANK lines.
+    #[arg(long, value_name = "FILE")]
     pub policy: Option<String>,
+    /// Worker threads.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = threads)]
     pub threads: usize,
+    /// Every pair that matches both ways, not one negotiation cycle.
+    #[arg(long = "all-pairs")]
     pub all_pairs: bool,
+    /// JSON output, with the summary.
+    #[arg(long)]
     pub json: bool,
+    /// STRICT_CLASSAD_EVALUATION: unscoped names are not looked up in the other ad.
+    #[arg(long)]
     pub strict: bool,
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
-    let (mut jobs, mut slots, mut policy) = (None, None, None);
-    let mut a = Args {
-        jobs: String::new(),
-        slots: String::new(),
-        policy: None,
-        threads: 1,
-        all_pairs: false,
-        json: false,
-        strict: false,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].trim_start_matches('-');
-        let mut value = || {
-            i += 1;
-            args.get(i)
-                .cloned()
-                .ok_or_else(|| format!("--{flag} needs a value"))
-        };
-        match flag {
-            "jobs" => jobs = Some(value()?),
-            "slots" | "machines" => slots = Some(value()?),
-            "policy" => policy = Some(value()?),
-            "threads" => {
-                let v = value()?;
-                a.threads = match v.parse::<usize>() {
-                    Ok(n) if (1..=MAX_THREADS).contains(&n) => n,
-                    _ => {
-                        return Err(format!(
-                            "--threads must be a number from 1 to {MAX_THREADS}, not `{v}`"
-                        ));
-                    }
-                };
-            }
-            "all-pairs" => a.all_pairs = true,
-            "json" => a.json = true,
-            "strict" => a.strict = true,
-            other => return Err(format!("unknown option `{other}`")),
-        }
-        i += 1;
-    }
-    match (jobs, slots) {
-        (Some(j), Some(s)) => {
-            a.jobs = j;
-            a.slots = s;
-            a.policy = policy;
-            Ok(a)
-        }
-        _ => Err("--jobs and --slots are required".into()),
+/// A number of threads, from 1 to [`MAX_THREADS`].
+pub fn threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!("a number from 1 to {MAX_THREADS}")),
     }
 }
 
@@ -208,14 +187,7 @@ fn progress(message: &str) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let args = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("classad match: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+pub fn run(args: MatchArgs) -> ExitCode {
     let options = Options {
         strict: args.strict,
         threads: args.threads,

@@ -127,7 +127,11 @@ fn a_policy_that_does_not_parse_and_absurd_threads_are_clear_errors() {
     );
     let out = classad(&["match", "--jobs", &j, "--slots", &s, "--threads", "10000"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--threads must be a number from 1 to"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'10000' for '--threads") && err.contains("a number from 1 to 256"),
+        "{err}"
+    );
     let good = write(
         &d,
         "good.conf",

@@ -1,0 +1,1167 @@
+//! `classad query`: `condor_q` / `condor_status` over ad files.
+//!
+//! The ads of each FILE (or `-ads FILE`, `-jobads FILE`; standard input
+//! when there is none) that satisfy `-constraint` are printed whole
+//! (`-long`, `-json`, `-xml`) or projected through `-af` and `-format`
+//! columns, as HTCondor's `AttrListPrintMask` prints them:
+//!
+//! * the constraint is evaluated with the ad as MY and no TARGET, and an
+//!   ad is kept when the value is true or a nonzero number (HTCondor's
+//!   `EvalExprBool` under the tools' old-ClassAd semantics);
+//! * `-af[:opts] ARG...` takes the arguments up to the next one starting
+//!   with `-` (a lone `-` ends the list and is dropped); each is an
+//!   attribute of the ad or, when the ad has none of that name, an
+//!   expression. Values print as `%v`: strings without quotes, anything
+//!   else as the old-syntax unparse of the value. Options: `,` a comma
+//!   after each column but the last, `n` a newline there instead, `t` a
+//!   tab before each column but the first (a space otherwise), `g` no
+//!   space and a newline before each row, `l` `Name = ` labels, `V` `%V`
+//!   (strings quoted), `r`/`o` `%r` (the expression unevaluated), `h`
+//!   a heading line and aligned columns, `j` the job id
+//!   (`ClusterId.ProcId`) first;
+//! * `-format FMT ARG`: one printf conversion (`%d %i %u %o %x %X %c`
+//!   numbers, `%e %f %g` reals, `%s` strings, `%v %V` values, `%r %R`
+//!   unevaluated, `%T` a duration); a value of the wrong type prints
+//!   nothing, `%s` of an attribute that is not a string prints its
+//!   expression. No separator: write `\n` in FMT. Backslash escapes in FMT
+//!   are read as HTCondor reads them.
+
+use crate::convert::Output;
+use classad::syntax::{
+    self, AdError, AdExpr, AdReader, Expr, ExprKind, Format, Name, ParseOptions, Parser,
+};
+use classad::{AdRef, Program, Value, Vm};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::process::ExitCode;
+
+/// Filter and project ads like condor_q and condor_status.
+///
+/// Reads the ads of each FILE (old, new, JSON or XML form; `-` or none is
+/// standard input) and prints those that satisfy -constraint: whole
+/// (-long, the default; -json; -xml) or as -af and -format columns.
+/// Options may be spelled with one dash or two; -af takes the arguments
+/// up to the next one that starts with a dash, as in HTCondor.
+#[derive(clap::Args)]
+#[command(
+    override_usage = "classad query [FILE...] [-constraint EXPR] [-af[:,jlnrthgV] ATTR|EXPR ...] [-format FMT ATTR|EXPR]... [-long | -json | -xml]",
+    after_help = concat!(
+        "Examples:
+  classad query jobs.ads -constraint 'RequestMemory > 2048' -af Owner ClusterId
+  classad query -jobads jobs.ads -af:jh Owner RequestMemory
+  classad query -ads slots.ads -constraint 'State == \"Unclaimed\"' -af:, Name Memory
+  classad query slots.ads -format '%-20s' Name -format '%6d\\n' Memory
+  condor_q -long | classad query -constraint 'JobStatus == 1' -json
+
+-af options (after a colon, any order): , comma after each column; n newline
+after each column; t tab between columns; g newline between rows; l Name = labels;
+V strings quoted; r unevaluated expressions; h headings; j job id first.",
+        exit_status!()
+    )
+)]
+pub struct QueryArgs {
+    /// Only the ads for which EXPR, evaluated with the ad as MY, is true.
+    #[arg(
+        long,
+        visible_alias = "const",
+        value_name = "EXPR",
+        allow_hyphen_values = true
+    )]
+    constraint: Option<String>,
+    /// Columns: each attribute or expression, up to the next argument that starts with `-`.
+    #[arg(long = "af", visible_alias = "autoformat", value_name = "ATTR|EXPR", num_args = 1..)]
+    af: Vec<String>,
+    /// A printf-style column: FMT with one conversion, applied to ATTR|EXPR.
+    #[arg(long, value_names = ["FMT", "ATTR|EXPR"], num_args = 2)]
+    format: Vec<String>,
+    /// Print the whole ads in old syntax, a blank line after each (the default).
+    #[arg(short = 'l', long, conflicts_with_all = ["json", "xml"])]
+    long: bool,
+    /// Print the ads as a JSON array.
+    #[arg(long, conflicts_with = "xml")]
+    json: bool,
+    /// Print the ads as XML.
+    #[arg(long)]
+    xml: bool,
+    /// Read ads from FILE (condor_status's spelling).
+    #[arg(long, value_name = "FILE")]
+    ads: Vec<String>,
+    /// Read ads from FILE (condor_q's spelling).
+    #[arg(long, value_name = "FILE")]
+    jobads: Vec<String>,
+    /// Ad files; `-` is standard input.
+    #[arg(value_name = "FILE")]
+    files: Vec<String>,
+}
+
+/// One column of the print mask.
+struct Column {
+    /// The attribute or expression, as written.
+    attr: String,
+    /// The printf format, escapes read.
+    format: String,
+    /// Its conversion, if it has one.
+    spec: Option<Spec>,
+    /// Width; left-aligned when `left`.
+    width: usize,
+    left: bool,
+    /// Grows to the widest value (`-af:h`).
+    auto_width: bool,
+    no_prefix: bool,
+    no_suffix: bool,
+    heading: Option<String>,
+    /// `attr` read as an expression, and compiled.
+    expr: Option<(Expr, Program)>,
+}
+
+/// Separators of the print mask (`SetAutoSep`): before each row, before
+/// each column but the first, after each column but the last, after each
+/// row.
+#[derive(Default)]
+struct Separators {
+    row_prefix: Option<&'static str>,
+    col_prefix: Option<&'static str>,
+    col_suffix: Option<&'static str>,
+    row_suffix: Option<&'static str>,
+}
+
+/// What the command line asks, once read.
+struct Request {
+    columns: Vec<Column>,
+    separators: Separators,
+    args: QueryArgs,
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("classad query: {message}\n\nFor more information, try '--help'.");
+    ExitCode::from(2)
+}
+
+/// `classad query` from its raw arguments: `-af` and `-format` are read
+/// here, as HTCondor reads them (clap cannot end a list at the next dash
+/// or keep the order of two kinds of column); everything else goes to
+/// clap.
+pub fn main(command: &clap::Command, args: &[String]) -> ExitCode {
+    let mut flags = vec![command.get_name().to_string()];
+    let mut columns: Vec<Column> = Vec::new();
+    let mut separators = Separators::default();
+    let mut has_headings = false;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if arg == "--" {
+            flags.extend(args[i - 1..].iter().cloned());
+            break;
+        }
+        let body = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'));
+        let Some(body) = body.filter(|b| !b.is_empty()) else {
+            flags.push(arg.clone());
+            continue;
+        };
+        let (word, colon) = match body.split_once(':') {
+            Some((word, options)) => (word, Some(options)),
+            None => (body, None),
+        };
+        match word {
+            "af" | "autoformat" => {
+                let start = i;
+                while i < args.len() && !args[i].starts_with('-') {
+                    i += 1;
+                }
+                if start == i {
+                    return usage_error(&format!(
+                        "{arg} needs at least one attribute or expression (e.g. {arg} Owner)"
+                    ));
+                }
+                let mut group = Vec::new();
+                for text in &args[start..i] {
+                    match compile(text) {
+                        Some(expr) => group.push((text.clone(), expr)),
+                        None => {
+                            return usage_error(&format!(
+                                "-autoformat arg '{text}' is not a valid expression"
+                            ));
+                        }
+                    }
+                }
+                if args.get(i).is_some_and(|a| a == "-") {
+                    i += 1;
+                }
+                separators =
+                    autoformat(colon.unwrap_or(""), group, &mut columns, &mut has_headings);
+            }
+            "format" => {
+                let (Some(format), Some(text)) = (args.get(i), args.get(i + 1)) else {
+                    return usage_error("-format needs a format and an attribute or expression");
+                };
+                i += 2;
+                let Some(expr) = compile(text) else {
+                    return usage_error(&format!("-format arg '{text}' is not a valid expression"));
+                };
+                let format = collapse_escapes(format);
+                let spec = parse_spec(&format);
+                let (width, left) = spec.as_ref().map_or((0, false), |s| (s.width, s.left));
+                columns.push(Column {
+                    attr: text.clone(),
+                    format,
+                    spec,
+                    width,
+                    left,
+                    auto_width: false,
+                    no_prefix: false,
+                    no_suffix: false,
+                    heading: None,
+                    expr: Some(expr),
+                });
+            }
+            _ => {
+                let known = crate::args::find_arg(command, word);
+                flags.push(if word.chars().count() == 1 {
+                    format!("-{body}")
+                } else {
+                    format!("--{body}")
+                });
+                if colon.is_none()
+                    && !body.contains('=')
+                    && known.is_some_and(|a| a.get_action().takes_values())
+                    && let Some(value) = args.get(i)
+                {
+                    flags.push(value.clone());
+                    i += 1;
+                }
+            }
+        }
+    }
+    let matches = match command.clone().try_get_matches_from(&flags) {
+        Ok(matches) => matches,
+        Err(error) => return crate::clap_exit(&error, 2),
+    };
+    let args = match <QueryArgs as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(error) => return crate::clap_exit(&error, 2),
+    };
+    if !columns.is_empty() && (args.long || args.json || args.xml) {
+        return usage_error("-af and -format cannot be used with -long, -json or -xml");
+    }
+    run(Request {
+        columns,
+        separators,
+        args,
+    })
+}
+
+/// `text` as an expression, compiled; `None` when it is not one.
+fn compile(text: &str) -> Option<(Expr, Program)> {
+    let expr = syntax::parse_expression(text).ok()?;
+    let program = classad::compile(&expr).ok()?;
+    Some((expr, program))
+}
+
+/// Adds the columns of one `-af:opts` group, as `parse_autoformat_args`
+/// does; returns the separators, which the last group sets for all.
+fn autoformat(
+    options: &str,
+    group: Vec<(String, (Expr, Program))>,
+    columns: &mut Vec<Column>,
+    has_headings: &mut bool,
+) -> Separators {
+    let (mut label, mut quoted, mut raw, mut headings, mut job_id) =
+        (false, false, false, false, false);
+    let mut separators = Separators {
+        col_prefix: Some(" "),
+        row_suffix: Some("\n"),
+        ..Separators::default()
+    };
+    for c in options.chars() {
+        match c {
+            ',' => separators.col_suffix = Some(","),
+            'n' => separators.col_suffix = Some("\n"),
+            'g' => {
+                separators.col_prefix = None;
+                separators.row_prefix = Some("\n");
+            }
+            't' => separators.col_prefix = Some("\t"),
+            'l' => label = true,
+            'V' => quoted = true,
+            'r' | 'o' => raw = true,
+            'h' => headings = true,
+            'j' => job_id = true,
+            _ => {}
+        }
+    }
+    let column = |attr: &str, format: String, width: usize, heading: Option<String>| {
+        let spec = parse_spec(&format);
+        let (width, left) = if width == 0 {
+            spec.as_ref().map_or((0, false), |s| (s.width, s.left))
+        } else {
+            (width, false)
+        };
+        Column {
+            attr: attr.to_string(),
+            format,
+            spec,
+            width,
+            left,
+            auto_width: false,
+            no_prefix: false,
+            no_suffix: false,
+            heading,
+            expr: compile(attr),
+        }
+    };
+    if job_id {
+        if headings || *has_headings {
+            let mut cluster = column(
+                "ClusterId",
+                if label { "ID = %4d." } else { "%4d." }.into(),
+                5,
+                Some(" ID".into()),
+            );
+            cluster.auto_width = true;
+            cluster.no_suffix = true;
+            let mut proc = column("ProcId", "%-3d".into(), 3, Some(" ".into()));
+            proc.auto_width = true;
+            proc.no_prefix = true;
+            columns.push(cluster);
+            columns.push(proc);
+        } else {
+            let mut cluster = column(
+                "ClusterId",
+                if label { "ID = %d." } else { "%d." }.into(),
+                0,
+                None,
+            );
+            cluster.no_suffix = true;
+            let mut proc = column("ProcId", "%d".into(), 0, None);
+            proc.no_prefix = true;
+            columns.push(cluster);
+            columns.push(proc);
+        }
+    }
+    let conversion = if raw {
+        "%r"
+    } else if quoted {
+        "%V"
+    } else {
+        "%v"
+    };
+    for (attr, expr) in group {
+        let mut format = String::new();
+        let mut heading = None;
+        let mut width = 0;
+        let mut left = false;
+        let mut auto_width = false;
+        if headings || *has_headings {
+            let text = if headings {
+                attr.clone()
+            } else {
+                "(expr)".into()
+            };
+            width = text.chars().count();
+            left = true;
+            auto_width = true;
+            heading = Some(text);
+        } else if label {
+            format = format!("{attr} = ");
+        }
+        format.push_str(conversion);
+        let spec = parse_spec(&format);
+        columns.push(Column {
+            attr,
+            format,
+            spec,
+            width,
+            left,
+            auto_width,
+            no_prefix: false,
+            no_suffix: false,
+            heading,
+            expr: Some(expr),
+        });
+    }
+    *has_headings |= headings;
+    separators
+}
+
+fn run(request: Request) -> ExitCode {
+    let Request {
+        mut columns,
+        separators,
+        args,
+    } = request;
+    let constraint = match &args.constraint {
+        None => None,
+        Some(text) => match syntax::parse_expression(text) {
+            Ok(expr) => match classad::compile(&expr) {
+                Ok(program) => Some(program),
+                Err(e) => return usage_error(&format!("-constraint: {e}")),
+            },
+            Err(e) => {
+                eprint!("{}", e.render(text, "<-constraint>"));
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let mut files: Vec<String> = args.files.clone();
+    files.extend(args.ads.iter().cloned());
+    files.extend(args.jobads.iter().cloned());
+    if files.is_empty() {
+        files.push("-".into());
+    }
+    let format = if args.json {
+        Format::Json
+    } else if args.xml {
+        Format::Xml
+    } else {
+        Format::Old
+    };
+    let stdout = io::stdout();
+    let mut sink = Sink {
+        vm: Vm::new(classad::Options::default()),
+        constraint,
+        whole: columns.is_empty().then(|| {
+            Output::new(
+                BufWriter::with_capacity(1 << 16, stdout.lock()),
+                format,
+                false,
+            )
+        }),
+        rows: Vec::new(),
+        buffer_rows: columns.iter().any(|c| c.auto_width),
+        direct: BufWriter::with_capacity(1 << 16, io::stdout()),
+    };
+    let parser = Parser::new(ParseOptions::default());
+    let mut all_ok = true;
+    for file in &files {
+        let result = if file == "-" {
+            read(
+                io::stdin().lock(),
+                "<stdin>",
+                &parser,
+                &mut sink,
+                &mut columns,
+                &separators,
+            )
+        } else {
+            match File::open(file) {
+                Ok(f) => read(
+                    BufReader::with_capacity(1 << 16, f),
+                    file,
+                    &parser,
+                    &mut sink,
+                    &mut columns,
+                    &separators,
+                ),
+                Err(e) => {
+                    eprintln!("classad query: cannot open {file}: {e}");
+                    all_ok = false;
+                    continue;
+                }
+            }
+        };
+        match result {
+            Ok(ok) => all_ok &= ok,
+            Err(e) => return crate::args::output_failed("query", &e),
+        }
+    }
+    if let Err(e) = sink.finish(&columns, &separators) {
+        return crate::args::output_failed("query", &e);
+    }
+    if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Where the kept ads go.
+struct Sink<W: Write, D: Write> {
+    vm: Vm,
+    constraint: Option<Program>,
+    /// Whole ads (no columns).
+    whole: Option<Output<W>>,
+    /// Rendered rows, kept until the end when a column's width depends on
+    /// every value (`-af:h`).
+    rows: Vec<Vec<Option<String>>>,
+    buffer_rows: bool,
+    direct: D,
+}
+
+impl<W: Write, D: Write> Sink<W, D> {
+    fn ad(
+        &mut self,
+        ast: &AdExpr,
+        columns: &mut [Column],
+        separators: &Separators,
+    ) -> io::Result<bool> {
+        let ad = match classad::ad_from_ast(ast) {
+            Ok(ad) => ad,
+            Err(_) => return Ok(false),
+        };
+        if let Some(constraint) = &self.constraint {
+            let keep = match self.vm.evaluate(constraint, &ad) {
+                Value::Bool(b) => b,
+                Value::Int(i) => i != 0,
+                Value::Real(r) => r != 0.0,
+                _ => false,
+            };
+            if !keep {
+                return Ok(true);
+            }
+        }
+        if let Some(whole) = &mut self.whole {
+            whole.ad(ast)?;
+            return Ok(true);
+        }
+        let row: Vec<Option<String>> = columns
+            .iter()
+            .map(|column| render(column, ast, &ad, &mut self.vm))
+            .collect();
+        for (column, value) in columns.iter_mut().zip(&row) {
+            if column.auto_width {
+                let len = value.as_deref().map_or(0, |v| v.chars().count());
+                column.width = column.width.max(len);
+            }
+        }
+        if self.buffer_rows {
+            self.rows.push(row);
+        } else {
+            let text = display(columns, separators, &row);
+            self.direct.write_all(text.as_bytes())?;
+        }
+        Ok(true)
+    }
+
+    fn finish(&mut self, columns: &[Column], separators: &Separators) -> io::Result<()> {
+        if let Some(whole) = &mut self.whole {
+            return whole.finish();
+        }
+        if !self.rows.is_empty() && columns.first().is_some_and(|c| c.heading.is_some()) {
+            let text = headings(columns, separators);
+            self.direct.write_all(text.as_bytes())?;
+        }
+        for row in std::mem::take(&mut self.rows) {
+            let text = display(columns, separators, &row);
+            self.direct.write_all(text.as_bytes())?;
+        }
+        self.direct.flush()
+    }
+}
+
+fn read<R: BufRead, W: Write, D: Write>(
+    input: R,
+    origin: &str,
+    parser: &Parser,
+    sink: &mut Sink<W, D>,
+    columns: &mut [Column],
+    separators: &Separators,
+) -> io::Result<bool> {
+    let mut ok = true;
+    let mut each = |item: Result<AdExpr, AdError>| -> io::Result<()> {
+        match item {
+            Ok(ad) => {
+                if !sink.ad(&ad, columns, separators)? {
+                    eprintln!("classad query: {origin}: an ad could not be compiled; skipped");
+                    ok = false;
+                }
+            }
+            Err(error) => {
+                eprint!("{}", error.render(origin));
+                ok = false;
+            }
+        }
+        Ok(())
+    };
+    match AdReader::auto(input, parser) {
+        Ok(mut reader) => reader.try_for_each(&mut each)?,
+        Err(e) => {
+            eprintln!("classad query: cannot read {origin}: {e}");
+            return Ok(false);
+        }
+    }
+    Ok(ok)
+}
+
+/// The conversion of a printf format, as HTCondor's `parsePrintfFormat`
+/// reads the first one (`%%` skipped).
+#[derive(Clone, Debug)]
+struct Spec {
+    /// Byte range of the conversion in the format.
+    start: usize,
+    end: usize,
+    left: bool,
+    zero: bool,
+    plus: bool,
+    space: bool,
+    alt: bool,
+    width: usize,
+    precision: Option<usize>,
+    letter: char,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    Int,
+    Float,
+    Char,
+    Str,
+    Value,
+    Raw,
+    Time,
+}
+
+impl Spec {
+    fn kind(&self) -> Kind {
+        match self.letter {
+            'd' | 'i' | 'o' | 'u' | 'x' | 'X' | 'p' => Kind::Int,
+            'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a' | 'A' => Kind::Float,
+            'c' | 'C' => Kind::Char,
+            's' | 'S' => Kind::Str,
+            'v' | 'V' => Kind::Value,
+            'r' | 'R' => Kind::Raw,
+            _ => Kind::Time,
+        }
+    }
+}
+
+fn parse_spec(format: &str) -> Option<Spec> {
+    let bytes = format.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && bytes[i] != b'%' {
+            i += 1;
+        }
+        let start = i;
+        i += 1;
+        if i >= bytes.len() {
+            return None;
+        }
+        let mut spec = Spec {
+            start,
+            end: 0,
+            left: false,
+            zero: false,
+            plus: false,
+            space: false,
+            alt: false,
+            width: 0,
+            precision: None,
+            letter: '%',
+        };
+        while i < bytes.len() && b"#0- +'".contains(&bytes[i]) {
+            match bytes[i] {
+                b'#' => spec.alt = true,
+                b'0' => spec.zero = true,
+                b'-' => spec.left = true,
+                b' ' => spec.space = true,
+                b'+' => spec.plus = true,
+                _ => {}
+            }
+            i += 1;
+        }
+        // `*` widths and precisions take an argument there is none of:
+        // HTCondor's tools would read garbage, so there is no conversion.
+        if bytes.get(i) == Some(&b'*') {
+            return None;
+        }
+        let digits = |i: &mut usize| {
+            let mut n: usize = 0;
+            while *i < bytes.len() && bytes[*i].is_ascii_digit() {
+                n = n
+                    .saturating_mul(10)
+                    .saturating_add(usize::from(bytes[*i] - b'0'));
+                *i += 1;
+            }
+            n.min(4096)
+        };
+        spec.width = digits(&mut i);
+        if bytes.get(i) == Some(&b'.') {
+            i += 1;
+            if bytes.get(i) == Some(&b'*') {
+                return None;
+            }
+            spec.precision = Some(digits(&mut i));
+        }
+        while i < bytes.len() && b"hlLqjzt".contains(&bytes[i]) {
+            i += 1;
+        }
+        let letter = *bytes.get(i)?;
+        i += 1;
+        spec.letter = char::from(letter);
+        spec.end = i;
+        match letter {
+            b'%' => continue,
+            b'd' | b'i' | b'o' | b'u' | b'x' | b'X' | b'e' | b'E' | b'f' | b'F' | b'g' | b'G'
+            | b'a' | b'A' | b'c' | b'C' | b's' | b'S' | b'p' | b'v' | b'V' | b'r' | b'R' | b'T' => {
+                return Some(spec);
+            }
+            // `%n` writes through a pointer, `%Y` is a local date: no
+            // conversion here.
+            _ => return None,
+        }
+    }
+}
+
+/// Backslash escapes of a format, as HTCondor's `collapse_escapes` reads
+/// them: `\n \t \r \a \b \f \v \\ \' \" \?`, octal `\NNN`, hex `\xHH`.
+fn collapse_escapes(text: &str) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' || i + 1 >= bytes.len() {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let c = bytes[i];
+        i += 1;
+        match c {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            b'\\' | b'\'' | b'"' | b'?' => out.push(c),
+            b'0'..=b'7' => {
+                let mut n = u32::from(c - b'0');
+                let mut k = 0;
+                while k < 2 && i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
+                    n = n * 8 + u32::from(bytes[i] - b'0');
+                    i += 1;
+                    k += 1;
+                }
+                out.push((n & 0xff) as u8);
+            }
+            b'x' => {
+                let mut n = 0u32;
+                while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                    n = (n * 16 + char::from(bytes[i]).to_digit(16).unwrap_or(0)) & 0xff;
+                    i += 1;
+                }
+                out.push(n as u8);
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other);
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A value's text for `%v`/`%V`: the old-syntax literal, lists as
+/// written (HTCondor's value of a list holds its unevaluated elements).
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::LazyList(list) => {
+            let items: Vec<String> = list
+                .items
+                .iter()
+                .map(|item| syntax::unparse_old(&item.source))
+                .collect();
+            format!("{{ {} }}", items.join(","))
+        }
+        Value::AbsTime(_) | Value::RelTime(_) => classad::vm::print::value_to_string(value),
+        // HTCondor's `%.16G`, with no 17th digit where 16 do not read back
+        // (the text is for reading, unlike `unparse_old`'s).
+        Value::Real(r) if r.is_finite() && *r != 0.0 => {
+            let mut text = syntax::unparse::format_c_general(*r, 16);
+            if !text.contains(['.', 'E']) {
+                text.push_str(".0");
+            }
+            text
+        }
+        Value::Real(r) => syntax::unparse::format_real_old(*r),
+        other => old_text(&classad::value_to_expr(other)),
+    }
+}
+
+/// The old-syntax text of `expr` with the attributes of its ads (and of
+/// ads in its lists) in HTCondor's order, as its unparser walks them.
+fn old_text(expr: &Expr) -> String {
+    fn reorder(expr: &mut Expr) {
+        match &mut expr.kind {
+            ExprKind::Ad(ad) => {
+                for (_, value) in ad.attributes.iter_mut() {
+                    reorder(value);
+                }
+                let order: Vec<String> = syntax::unparse::htcondor_order(
+                    ad.attributes.iter().map(|(name, _)| (name.as_str(), ())),
+                )
+                .into_iter()
+                .map(|(name, ())| name.to_string())
+                .collect();
+                let mut sorted = AdExpr::new();
+                for name in order {
+                    if let Some(value) = ad.get(&name) {
+                        sorted.insert(Name::new(&name), value.clone());
+                    }
+                }
+                **ad = sorted;
+            }
+            ExprKind::List(items) => items.iter_mut().for_each(reorder),
+            _ => {}
+        }
+    }
+    let mut expr = expr.clone();
+    reorder(&mut expr);
+    syntax::unparse_old(&expr)
+}
+
+fn string_of(value: &Value) -> Option<String> {
+    value
+        .as_str_bytes()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// Whether `expr` is an attribute reference (HTCondor's ATTRREF_NODE).
+fn is_reference(expr: &Expr) -> bool {
+    matches!(
+        expr.kind,
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. }
+    )
+}
+
+/// The text of one column for one ad, or `None` when the value does not
+/// fit the conversion (printed as nothing).
+fn render(column: &Column, ast: &AdExpr, ad: &AdRef, vm: &mut Vm) -> Option<String> {
+    let Some(spec) = &column.spec else {
+        return Some(column.format.clone());
+    };
+    let found = ast.get(&column.attr);
+    let (expr, program) = column.expr.as_ref()?;
+    let mut kind = spec.kind();
+    let mut value = None;
+    if kind == Kind::Str && found.is_some() {
+        match vm.evaluate(program, ad) {
+            Value::Str(s) => value = Some(Value::Str(s)),
+            _ => kind = Kind::Raw,
+        }
+    }
+    let text = if kind == Kind::Raw {
+        let tree = found.unwrap_or(expr);
+        if is_reference(tree) {
+            "undefined".to_string()
+        } else {
+            old_text(tree)
+        }
+    } else {
+        let value = value.unwrap_or_else(|| vm.evaluate_as_written(program, ad, None));
+        match kind {
+            Kind::Int | Kind::Char | Kind::Time => {
+                let n = match value {
+                    Value::Int(i) => i,
+                    Value::Real(r) => r as i64,
+                    Value::Bool(b) => i64::from(b),
+                    _ => return None,
+                };
+                if kind == Kind::Time {
+                    return Some(duration(n));
+                }
+                return Some(printf(&column.format, spec, &int_text(n, spec)));
+            }
+            Kind::Float => {
+                let x = match value {
+                    Value::Int(i) => i as f64,
+                    Value::Real(r) => r,
+                    Value::Bool(b) => f64::from(u8::from(b)),
+                    _ => return None,
+                };
+                return Some(printf(&column.format, spec, &float_text(x, spec)));
+            }
+            Kind::Str => string_of(&value)?,
+            _ => match string_of(&value) {
+                Some(s) if spec.letter != 'V' => s,
+                _ => value_text(&value),
+            },
+        }
+    };
+    // `%s`, `%v`, `%r` alone print the text without printf.
+    if column.format == "%s" {
+        return Some(text);
+    }
+    Some(printf(
+        &column.format,
+        spec,
+        &pad(&truncate(&text, spec.precision), spec),
+    ))
+}
+
+/// The format with its conversion replaced by `converted`, `%%` by `%`.
+fn printf(format: &str, spec: &Spec, converted: &str) -> String {
+    let unescape = |s: &str| s.replace("%%", "%");
+    format!(
+        "{}{converted}{}",
+        unescape(&format[..spec.start]),
+        unescape(&format[spec.end..])
+    )
+}
+
+fn truncate(text: &str, precision: Option<usize>) -> String {
+    match precision {
+        Some(p) => text.chars().take(p).collect(),
+        None => text.to_string(),
+    }
+}
+
+fn pad(text: &str, spec: &Spec) -> String {
+    let len = text.chars().count();
+    if len >= spec.width {
+        return text.to_string();
+    }
+    let fill = " ".repeat(spec.width - len);
+    if spec.left {
+        format!("{text}{fill}")
+    } else {
+        format!("{fill}{text}")
+    }
+}
+
+/// Pads a number's digits (after its sign or prefix) with zeros or the
+/// text with spaces, as printf's `0` and `-` flags do.
+fn pad_number(sign: &str, digits: &str, spec: &Spec, zero_ok: bool) -> String {
+    let len = sign.len() + digits.len();
+    if spec.zero && !spec.left && zero_ok && len < spec.width {
+        return format!("{sign}{}{digits}", "0".repeat(spec.width - len));
+    }
+    pad(&format!("{sign}{digits}"), spec)
+}
+
+fn int_text(n: i64, spec: &Spec) -> String {
+    let signed = matches!(spec.letter, 'd' | 'i');
+    if matches!(spec.letter, 'c' | 'C') {
+        return pad(&char::from(n as u8).to_string(), spec);
+    }
+    let (sign, mut digits) = if signed {
+        let sign = if n < 0 {
+            "-"
+        } else if spec.plus {
+            "+"
+        } else if spec.space {
+            " "
+        } else {
+            ""
+        };
+        (sign.to_string(), n.unsigned_abs().to_string())
+    } else {
+        let u = n as u64;
+        let digits = match spec.letter {
+            'o' => format!("{u:o}"),
+            'x' | 'p' => format!("{u:x}"),
+            'X' => format!("{u:X}"),
+            _ => u.to_string(),
+        };
+        let prefix = match spec.letter {
+            'x' if spec.alt && u != 0 => "0x",
+            'X' if spec.alt && u != 0 => "0X",
+            'p' => "0x",
+            'o' if spec.alt && !digits.starts_with('0') => "0",
+            _ => "",
+        };
+        (prefix.to_string(), digits)
+    };
+    if let Some(p) = spec.precision {
+        if p == 0 && n == 0 {
+            digits.clear();
+        } else if digits.len() < p {
+            digits = format!("{}{digits}", "0".repeat(p - digits.len()));
+        }
+    }
+    pad_number(&sign, &digits, spec, spec.precision.is_none())
+}
+
+fn float_text(x: f64, spec: &Spec) -> String {
+    let upper = spec.letter.is_ascii_uppercase();
+    let sign = if x.is_sign_negative() && !x.is_nan() {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    };
+    let a = x.abs();
+    if !a.is_finite() {
+        let text = if a.is_nan() { "nan" } else { "inf" };
+        let text = if upper {
+            text.to_uppercase()
+        } else {
+            text.into()
+        };
+        return pad(&format!("{sign}{text}"), spec);
+    }
+    let precision = spec.precision.unwrap_or(6).min(1000);
+    let digits = match spec.letter.to_ascii_lowercase() {
+        'f' => format!("{a:.precision$}"),
+        'e' => syntax::unparse::format_c_exponent(a, precision).replace('E', "e"),
+        _ => {
+            // %g, and %a as %g: the hexadecimal form is not worth its code.
+            let text = syntax::unparse::format_c_general(a, precision.max(1));
+            text.replace('E', "e")
+        }
+    };
+    let digits = if upper { digits.to_uppercase() } else { digits };
+    pad_number(sign, &digits, spec, true)
+}
+
+/// `%T`: a duration as HTCondor's `format_time` writes it, `D+HH:MM:SS`.
+fn duration(secs: i64) -> String {
+    let sign = if secs < 0 { "-" } else { "" };
+    let s = secs.unsigned_abs();
+    format!(
+        "{sign}{}+{:02}:{:02}:{:02}",
+        s / 86400,
+        (s % 86400) / 3600,
+        (s % 3600) / 60,
+        s % 60
+    )
+}
+
+/// One row, as `AttrListPrintMask::display` lays it out.
+fn display(columns: &[Column], separators: &Separators, row: &[Option<String>]) -> String {
+    let mut out = String::new();
+    if let Some(p) = separators.row_prefix {
+        out.push_str(p);
+    }
+    let count = columns.len();
+    for (i, (column, value)) in columns.iter().zip(row).enumerate() {
+        if i > 0
+            && !column.no_prefix
+            && let Some(p) = separators.col_prefix
+        {
+            out.push_str(p);
+        }
+        let text = value.as_deref().unwrap_or("");
+        let len = text.chars().count();
+        if column.width == 0 || len >= column.width {
+            out.push_str(text);
+        } else if column.left {
+            out.push_str(text);
+            out.push_str(&" ".repeat(column.width - len));
+        } else {
+            out.push_str(&" ".repeat(column.width - len));
+            out.push_str(text);
+        }
+        if i + 1 < count
+            && !column.no_suffix
+            && let Some(s) = separators.col_suffix
+        {
+            out.push_str(s);
+        }
+    }
+    if let Some(s) = separators.row_suffix {
+        out.push_str(s);
+    }
+    out
+}
+
+/// The heading line, as `AttrListPrintMask::display_Headings` lays it
+/// out: headings padded to their columns' widths, up to the first column
+/// without one.
+fn headings(columns: &[Column], separators: &Separators) -> String {
+    let mut out = String::new();
+    if let Some(p) = separators.row_prefix {
+        out.push_str(p);
+    }
+    let count = columns.len();
+    for (i, column) in columns.iter().enumerate() {
+        let Some(heading) = &column.heading else {
+            break;
+        };
+        if i > 0
+            && !column.no_prefix
+            && let Some(p) = separators.col_prefix
+        {
+            out.push_str(p);
+        }
+        out.push_str(heading);
+        let len = heading.chars().count();
+        if column.width > len {
+            out.push_str(&" ".repeat(column.width - len));
+        }
+        if i + 1 < count
+            && !column.no_suffix
+            && let Some(s) = separators.col_suffix
+        {
+            out.push_str(s);
+        }
+    }
+    if let Some(s) = separators.row_suffix {
+        out.push_str(s);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(format: &str) -> Spec {
+        parse_spec(format).expect("a conversion")
+    }
+
+    #[test]
+    fn printf_conversions_as_c_prints_them() {
+        let cases: &[(&str, i64, &str)] = &[
+            ("%d", 42, "42"),
+            ("%5d|", -42, "  -42|"),
+            ("%-5d|", 42, "42   |"),
+            ("%05d", -42, "-0042"),
+            ("%+d", 7, "+7"),
+            ("%x", 255, "ff"),
+            ("%#X", 255, "0XFF"),
+            ("%o", 8, "10"),
+            ("%.3d", 7, "007"),
+            ("100%% %d", 5, "100% 5"),
+        ];
+        for (format, n, expected) in cases {
+            let s = spec(format);
+            assert_eq!(printf(format, &s, &int_text(*n, &s)), *expected, "{format}");
+        }
+        let floats: &[(&str, f64, &str)] = &[
+            ("%f", 1.5, "1.500000"),
+            ("%.2f", 2.0 / 3.0, "0.67"),
+            ("%8.3f|", -1.0, "  -1.000|"),
+            ("%e", 12345.678, "1.234568e+04"),
+            ("%G", 0.00001, "1E-05"),
+            ("%g", 100000.0, "100000"),
+            ("%g", 1e6, "1e+06"),
+        ];
+        for (format, x, expected) in floats {
+            let s = spec(format);
+            assert_eq!(
+                printf(format, &s, &float_text(*x, &s)),
+                *expected,
+                "{format}"
+            );
+        }
+    }
+
+    #[test]
+    fn formats_without_a_conversion_have_no_spec() {
+        assert!(parse_spec("plain").is_none());
+        assert!(parse_spec("100%%").is_none());
+        assert!(parse_spec("%*d").is_none());
+        assert!(parse_spec("%n").is_none());
+        assert_eq!(spec("a %% b %-10s").letter, 's');
+    }
+
+    #[test]
+    fn escapes_are_read_as_htcondor_reads_them() {
+        assert_eq!(collapse_escapes(r"a\tb\n"), "a\tb\n");
+        assert_eq!(collapse_escapes(r"\101\x42\\"), "AB\\");
+        assert_eq!(collapse_escapes(r"end\"), "end\\");
+    }
+
+    #[test]
+    fn durations_are_days_and_clock_time() {
+        assert_eq!(duration(0), "0+00:00:00");
+        assert_eq!(duration(90061), "1+01:01:01");
+    }
+}
