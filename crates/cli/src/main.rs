@@ -103,6 +103,22 @@ fn main() -> ExitCode {
         Some("query") => return query::main(subcommand(&command, "query"), &argv[2..]),
         _ => {}
     }
+    // `parse` and `disasm` take expressions, which may start with a dash
+    // (`-1`, `-(x)`); a word spelled like an option is still an option.
+    if let Some(name @ ("parse" | "disasm")) = argv.get(1).map(String::as_str)
+        && let Some(flag) = argv[2..].iter().take_while(|a| *a != "--").find(|a| {
+            let word = a.strip_prefix("--").or_else(|| a.strip_prefix('-'));
+            word.is_some_and(|w| args::option_word(w) && !matches!(w, "h" | "help"))
+        })
+    {
+        let error = subcommand(&command, name).clone().error(
+            clap::error::ErrorKind::UnknownArgument,
+            format!(
+                "unexpected argument '{flag}' found\n\n  tip: an expression that starts with a dash goes after '--': classad {name} -- '{flag}'"
+            ),
+        );
+        return clap_exit(&error, 2);
+    }
     let line = match argv.get(1).map(String::as_str) {
         Some(name @ ("config" | "match" | "analyze" | "demo" | "convert")) => {
             let sub = subcommand(&command, name);

@@ -67,7 +67,7 @@ fn span(expr: &Expr) -> String {
 fn literal(value: &Literal) -> String {
     match value {
         Literal::Integer(i) => format!("integer {i}"),
-        Literal::Real(r) => format!("real {}", syntax::unparse::format_real_new(*r)),
+        Literal::Real(r) => format!("real {}", syntax::unparse::format_real_old(*r)),
         Literal::String(bytes) => {
             let mut out = String::from("string ");
             syntax::unparse::write_string_literal(bytes, &mut out);

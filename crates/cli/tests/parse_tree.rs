@@ -1,0 +1,47 @@
+//! `classad parse` prints a tree a person reads: one node a line, indented
+//! under its parent, with the byte span it was read from, then the
+//! canonical unparse in both syntaxes. Snapshots in `snapshots/`.
+
+use std::process::Command;
+
+fn parse(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .arg("parse")
+        .args(args)
+        .output()
+        .expect("run classad");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+#[test]
+fn operators_selection_and_literals() {
+    insta::assert_snapshot!(parse(&["TARGET.Memory >= 1024 && Owner == \"alice\""]));
+}
+
+#[test]
+fn calls_lists_ads_and_conditionals() {
+    insta::assert_snapshot!(parse(&[
+        "ifThenElse(x ?: 2, {1, 2.5, undefined}[0], [a = 1; 'b c' = .root.y]) ? -(z) : error"
+    ]));
+}
+
+#[test]
+fn arguments_are_joined_and_a_leading_dash_follows_two_dashes() {
+    insta::assert_snapshot!(parse(&["--", "-x", "*", "2"]));
+}
+
+#[test]
+fn a_bad_expression_is_reported_with_its_position() {
+    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(["parse", "1 +"])
+        .output()
+        .expect("run classad");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("<argument>:1:"));
+    assert!(out.stdout.is_empty());
+}
