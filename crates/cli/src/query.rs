@@ -1010,17 +1010,14 @@ fn float_text(x: f64, spec: &Spec) -> String {
     pad_number(sign, &digits, spec, true)
 }
 
-/// `%T`: a duration as HTCondor's `format_time` writes it, `D+HH:MM:SS`.
+/// `%T`: a duration as HTCondor's `format_time` writes it,
+/// `%3d+%02d:%02d:%02d` (days, hours, minutes, seconds, each part
+/// truncated toward zero as C divides). It replaces the whole format, as
+/// in `format_value`.
 fn duration(secs: i64) -> String {
-    let sign = if secs < 0 { "-" } else { "" };
-    let s = secs.unsigned_abs();
-    format!(
-        "{sign}{}+{:02}:{:02}:{:02}",
-        s / 86400,
-        (s % 86400) / 3600,
-        (s % 3600) / 60,
-        s % 60
-    )
+    let (days, rest) = (secs / 86400, secs % 86400);
+    let (hours, rest) = (rest / 3600, rest % 3600);
+    format!("{days:>3}+{hours:02}:{:02}:{:02}", rest / 60, rest % 60)
 }
 
 /// One row, as `AttrListPrintMask::display` lays it out.
@@ -1161,7 +1158,8 @@ mod tests {
 
     #[test]
     fn durations_are_days_and_clock_time() {
-        assert_eq!(duration(0), "0+00:00:00");
-        assert_eq!(duration(90061), "1+01:01:01");
+        assert_eq!(duration(0), "  0+00:00:00");
+        assert_eq!(duration(90061), "  1+01:01:01");
+        assert_eq!(duration(-61), "  0+00:-1:-1");
     }
 }

@@ -37,6 +37,9 @@ def keep(ad, constraint):
     if not constraint:
         return True
     value = classad.ExprTree(constraint).eval(ad)
+    # Undefined and Error are classad2.Value, an IntEnum: not numbers here.
+    if isinstance(value, classad.Value):
+        return False
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)):
