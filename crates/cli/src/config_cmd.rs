@@ -62,11 +62,11 @@ pub struct ConfigArgs {
     /// Print a JSON object of the names asked (or of every definition with -dump).
     #[arg(long)]
     json: bool,
-    /// Print every definition, sorted by name.
-    #[arg(long, conflicts_with = "names")]
+    /// Print every definition, sorted by name (NAMEs are then ignored).
+    #[arg(long)]
     dump: bool,
     /// Print the machine ad a startd would advertise from this configuration.
-    #[arg(long = "machine-ad", conflicts_with_all = ["names", "dump"])]
+    #[arg(long = "machine-ad")]
     machine_ad: bool,
     /// The names to look up.
     #[arg(value_name = "NAME", required_unless_present_any = ["dump", "machine_ad"])]
