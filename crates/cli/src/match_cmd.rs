@@ -324,8 +324,8 @@ pub fn run(args: MatchArgs) -> ExitCode {
             args.threads
         );
     }
-    if out.flush().is_err() {
-        return ExitCode::from(1);
+    if let Err(e) = out.flush() {
+        return crate::args::output_failed("match", &e);
     }
     eprintln!(
         "{} jobs, {} slots{}: {} pairs ({} pruned by autoclusters: {} job x {} slot clusters), {} matches; parse {parse_seconds:.3} s, match {:.3} s on {} thread(s), {:.3e} pairs/s ({:.1} ns per pair){}",

@@ -12,8 +12,15 @@ unevaluated, "undefined" for a reference to a missing attribute); columns
 are separated by a space, a newline after each row
 (AttrListPrintMask::display).
 
+With MODE `format:FMT` and one ARG, the column is `-format FMT ARG`
+instead: the value converted as AttrListPrintMask::render does (a number
+for %d and %f, a real truncated, a boolean 1 or 0; a string for %s, or
+the unparsed expression of an attribute that is not one) and printed with
+printf (Python's `%` operator, C's rules for these conversions); a value
+of the wrong type prints nothing.
+
 Usage: python reference.py FILE MODE CONSTRAINT ARG...
-  MODE is v, V or r; CONSTRAINT is "" for none.
+  MODE is v, V, r or format:FMT; CONSTRAINT is "" for none.
 """
 
 import re
@@ -75,7 +82,31 @@ def column(ad, arg, mode):
     return old_unparse(value)
 
 
+def formatted(ad, fmt, arg):
+    letter = re.search(r"%[-+ #0]*[0-9]*(?:\.[0-9]+)?([a-zA-Z])", fmt).group(1)
+    found = arg.lower() in (k.lower() for k in ad.keys())
+    value = ad.eval(arg) if found else classad.ExprTree(arg).eval(ad)
+    if letter == "s":
+        if isinstance(value, str):
+            return fmt % value
+        if found:
+            return fmt % old_unparse(ad.lookup(arg))
+        return ""
+    if isinstance(value, classad.Value) or not isinstance(value, (bool, int, float)):
+        return ""
+    if letter in "dixXou":
+        return fmt % int(value)
+    return fmt % float(value)
+
+
 def main(path, mode, constraint, args):
+    if mode.startswith("format:"):
+        with open(path) as f:
+            ads = list(classad.parseAds(f.read(), classad.ParserType.Old))
+        fmt = mode[len("format:"):]
+        sys.stdout.write("".join(
+            formatted(ad, fmt, args[0]) for ad in ads if keep(ad, constraint)))
+        return
     with open(path) as f:
         ads = list(classad.parseAds(f.read(), classad.ParserType.Old))
     out = []
