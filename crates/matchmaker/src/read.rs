@@ -41,22 +41,24 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
             Err(e) => errors.push(e.render(origin)),
         }
     }
-    // Compile in chunks so that each worker's compile cache shares the
-    // programs of neighbouring ads (one submit's jobs, one host's slots).
+    // One table for the whole file, shared by the workers: every ad that
+    // repeats a definition holds the one compiled first.
+    let cache = classad::compiler::CompileCache::for_pool();
     let compiled: Vec<Vec<Result<(usize, AdRef), String>>> = parsed
         .par_chunks(256)
         .map(|chunk| {
             chunk
                 .iter()
                 .map(|(n, ad)| {
-                    classad::ad_from_ast(ad)
+                    classad::ad_from_ast_cached(&cache, ad)
                         .map(|a| (*n, a))
                         .map_err(|e| format!("{origin}: ad {n}: {e}"))
                 })
                 .collect()
         })
         .collect();
-    let mut ads = Vec::with_capacity(parsed.len());
+    drop(parsed);
+    let mut ads = Vec::with_capacity(compiled.iter().map(Vec::len).sum());
     for r in compiled.into_iter().flatten() {
         match r {
             Ok(a) => ads.push(a),

@@ -124,22 +124,105 @@ pub struct Attribute {
     pub program: Arc<Program>,
 }
 
-/// The body of an ad: attributes in order, indexed by symbol. Shared by
-/// every value made from the same ad literal. Cloning copies references
-/// only (programs and names are shared), so a matchmaker can derive a
-/// changed ad (a carved partitionable slot) without recompiling it.
+/// An attribute as ads hold it, with its value when the program is a single
+/// constant (nine in ten attributes of a typical pool, read without running
+/// the program). Ads of a pool that define a name to the same expression
+/// share one `Definition` (see the compiler's `CompileCache`), so an ad
+/// costs a pointer per attribute plus what is its own.
+pub struct Definition {
+    attribute: Attribute,
+    constant: Option<Value>,
+}
+
+impl Definition {
+    /// The definition of `attribute`.
+    pub fn new(attribute: Attribute) -> Definition {
+        let constant = attribute.program.as_constant().cloned();
+        Definition {
+            attribute,
+            constant,
+        }
+    }
+
+    /// The attribute's value if its program is a single constant.
+    #[inline]
+    pub fn constant(&self) -> Option<&Value> {
+        self.constant.as_ref()
+    }
+}
+
+impl std::ops::Deref for Definition {
+    type Target = Attribute;
+    #[inline]
+    fn deref(&self) -> &Attribute {
+        &self.attribute
+    }
+}
+
+/// The attribute names of an ad, in slot order, with their index. Ads with
+/// the same names in the same order (one startd's slots, one submit's jobs)
+/// share one layout, so the index costs nothing per ad.
 #[derive(Clone, Default)]
-pub struct AdBody {
-    attributes: Vec<Attribute>,
+pub struct AdLayout {
     /// The symbol of each attribute, by slot.
     keys: Vec<Symbol>,
-    /// The value of each attribute whose program is a single constant (nine
-    /// in ten attributes of a typical pool), read without running it.
-    constants: Vec<Option<Value>>,
     index: SymbolMap<u32>,
     /// Whether some attribute is named `my`, `target`, `self`, `parent`,
     /// `root` or `toplevel`, which then shadow their special meaning.
     shadows_special_names: bool,
+}
+
+impl AdLayout {
+    /// The layout of attributes with these symbols, in this order; a symbol
+    /// given twice keeps its first slot.
+    pub fn new(symbols: impl IntoIterator<Item = Symbol>) -> AdLayout {
+        let mut layout = AdLayout::default();
+        for symbol in symbols {
+            layout.push(symbol);
+        }
+        layout
+    }
+
+    /// Adds `symbol` in a new slot unless it has one; its slot.
+    fn push(&mut self, symbol: Symbol) -> u32 {
+        if let Some(&slot) = self.index.get(&symbol) {
+            return slot;
+        }
+        if SPECIAL_NAMES.contains(&symbol.as_str()) {
+            self.shadows_special_names = true;
+        }
+        let slot = u32::try_from(self.keys.len()).unwrap_or(u32::MAX);
+        self.index.insert(symbol.clone(), slot);
+        self.keys.push(symbol);
+        slot
+    }
+
+    /// The slot of `symbol`.
+    #[inline]
+    pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
+        self.index.get(symbol).copied()
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// The body of an ad: attributes in order, indexed by symbol. Shared by
+/// every value made from the same ad literal. Cloning copies references
+/// only (definitions and the layout are shared), so a matchmaker can derive
+/// a changed ad (a carved partitionable slot) without recompiling it.
+#[derive(Clone, Default)]
+pub struct AdBody {
+    layout: Arc<AdLayout>,
+    /// The definition in each slot of the layout.
+    definitions: Vec<Arc<Definition>>,
 }
 
 /// Names with a special meaning when no attribute of that name is in scope.
@@ -151,32 +234,55 @@ impl AdBody {
         AdBody::default()
     }
 
+    /// A body of `definitions` in the slots of `layout`; the definitions
+    /// back unless there is one per slot, named as the slot is.
+    pub fn with_layout(
+        layout: Arc<AdLayout>,
+        definitions: Vec<Arc<Definition>>,
+    ) -> Result<AdBody, Vec<Arc<Definition>>> {
+        let fits = layout.keys.len() == definitions.len()
+            && layout
+                .keys
+                .iter()
+                .zip(&definitions)
+                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name.as_str()));
+        if !fits {
+            return Err(definitions);
+        }
+        Ok(AdBody {
+            layout,
+            definitions,
+        })
+    }
+
     /// Adds or replaces an attribute (a replaced one keeps its place).
     pub fn insert(&mut self, attribute: Attribute) {
-        let symbol = Symbol::new(attribute.name.as_str());
-        if SPECIAL_NAMES.contains(&symbol.as_str()) {
-            self.shadows_special_names = true;
-        }
-        match self.index.get(&symbol) {
-            Some(&slot) => {
-                self.constants[slot as usize] = attribute.program.as_constant().cloned();
-                self.attributes[slot as usize] = attribute;
-            }
+        self.insert_definition(Arc::new(Definition::new(attribute)));
+    }
+
+    /// Adds or replaces a shared definition (a replaced one keeps its
+    /// place).
+    pub fn insert_definition(&mut self, definition: Arc<Definition>) {
+        let symbol = Symbol::new(definition.name.as_str());
+        match self.layout.index.get(&symbol) {
+            Some(&slot) => self.definitions[slot as usize] = definition,
             None => {
-                let slot = u32::try_from(self.attributes.len()).unwrap_or(u32::MAX);
-                self.index.insert(symbol.clone(), slot);
-                self.keys.push(symbol);
-                self.constants
-                    .push(attribute.program.as_constant().cloned());
-                self.attributes.push(attribute);
+                // A new name: this body's layout is no longer the shared one.
+                Arc::make_mut(&mut self.layout).push(symbol);
+                self.definitions.push(definition);
             }
         }
+    }
+
+    /// The layout of the attributes.
+    pub fn layout(&self) -> &Arc<AdLayout> {
+        &self.layout
     }
 
     /// The slot of an attribute.
     #[inline]
     pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
-        self.index.get(symbol).copied()
+        self.layout.index.get(symbol).copied()
     }
 
     /// Whether the attribute in `slot` is `symbol` (a pointer comparison
@@ -184,7 +290,8 @@ impl AdBody {
     /// time.
     #[inline]
     pub fn slot_is(&self, slot: u32, symbol: &Symbol) -> bool {
-        self.keys
+        self.layout
+            .keys
             .get(slot as usize)
             .is_some_and(|key| key == symbol)
     }
@@ -192,13 +299,13 @@ impl AdBody {
     /// The value of the attribute in `slot` if it is a constant.
     #[inline]
     pub fn constant(&self, slot: u32) -> Option<&Value> {
-        self.constants.get(slot as usize)?.as_ref()
+        self.definitions.get(slot as usize)?.constant()
     }
 
     /// The attribute in a slot.
     #[inline]
     pub fn attribute(&self, slot: u32) -> &Attribute {
-        &self.attributes[slot as usize]
+        &self.definitions[slot as usize]
     }
 
     /// The attribute named `name`, ignoring case.
@@ -207,24 +314,24 @@ impl AdBody {
             .map(|s| self.attribute(s))
     }
 
-    /// All attributes in order.
-    pub fn attributes(&self) -> &[Attribute] {
-        &self.attributes
+    /// All attributes in order (each dereferences to an [`Attribute`]).
+    pub fn attributes(&self) -> &[Arc<Definition>] {
+        &self.definitions
     }
 
     /// Number of attributes.
     pub fn len(&self) -> usize {
-        self.attributes.len()
+        self.definitions.len()
     }
 
     /// Whether there are no attributes.
     pub fn is_empty(&self) -> bool {
-        self.attributes.is_empty()
+        self.definitions.is_empty()
     }
 
     /// Whether an attribute shadows a special name.
     pub fn shadows_special_names(&self) -> bool {
-        self.shadows_special_names
+        self.layout.shadows_special_names
     }
 }
 
