@@ -112,3 +112,31 @@ fn a_new_name_in_a_copy_leaves_the_shared_layout_alone() {
     assert!(x.body.slot(&Symbol::new("c")).is_none());
     assert_eq!(body.slot(&Symbol::new("c")), Some(2));
 }
+
+#[test]
+fn a_literal_made_from_its_value_is_the_literal_as_parsed() {
+    // Literal definitions keep only their value; the tree and program made
+    // from it on demand must be those the parser and compiler give.
+    let text = r#"[a = 1; b = -2.5; c = "x\"y\\z"; d = TRUE; e = undefined; f = error; g = 1e300; h = -0.0; i = "\377"]"#;
+    let parsed = parse_ad(text).unwrap();
+    for ad in [
+        compile(&CompileCache::for_pool(), text),
+        classad::ad_from_ast(&parsed).unwrap(),
+    ] {
+        for (definition, (name, expr)) in ad.body.attributes().iter().zip(&parsed.attributes) {
+            assert_eq!(definition.name().as_str(), name.as_str());
+            assert!(definition.constant().is_some(), "{name:?}");
+            assert_eq!(*definition.source, *expr, "{name:?}");
+            assert_eq!(
+                classad::syntax::unparse(&definition.source),
+                classad::syntax::unparse(expr)
+            );
+            let expected = classad::compile(expr).unwrap();
+            assert_eq!(
+                definition.program.disassemble_all(),
+                expected.disassemble_all(),
+                "{name:?}"
+            );
+        }
+    }
+}

@@ -276,6 +276,13 @@ impl<'r> Compiler<'r> {
         layout: &Layout,
     ) -> Result<Arc<Definition>, CompileError> {
         let compile = || -> Result<Arc<Definition>, CompileError> {
+            // A literal keeps only its value: its tree and program are made
+            // from it if ever asked for.
+            if let ExprKind::Literal(lit) = &expr.kind
+                && let Some(definition) = Definition::literal(name.clone(), literal_value(lit))
+            {
+                return Ok(Arc::new(definition));
+            }
             Ok(Arc::new(Definition::new(Attribute {
                 name: name.clone(),
                 source: Arc::new(expr.clone()),
@@ -301,8 +308,12 @@ impl<'r> Compiler<'r> {
         let same = |shared: &Shared| {
             shared.layout == layout_key
                 && shared.registry == registry_key
-                && shared.definition.name.as_str() == name.as_str()
-                && *shared.definition.source == *expr
+                && shared.definition.name().as_str() == name.as_str()
+                && match (&expr.kind, shared.definition.constant()) {
+                    // Compared by value, not by a tree made for the purpose.
+                    (ExprKind::Literal(lit), Some(value)) => literal_is(lit, value),
+                    _ => *shared.definition.source == *expr,
+                }
         };
         if let Some(shared) = lock(cache.shard(hash)).get(&hash)
             && same(shared)
@@ -729,6 +740,19 @@ fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
             }
         }
         e.for_each_child(|child| stack.push(child));
+    }
+}
+
+/// Whether `value` is the value of `lit`, as literals compare (reals by
+/// their bits, strings byte for byte).
+fn literal_is(lit: &Literal, value: &Value) -> bool {
+    match (lit, value) {
+        (Literal::Integer(a), Value::Int(b)) => a == b,
+        (Literal::Real(a), Value::Real(b)) => a.to_bits() == b.to_bits(),
+        (Literal::String(a), Value::Str(b)) => a[..] == b[..],
+        (Literal::Boolean(a), Value::Bool(b)) => a == b,
+        (Literal::Undefined, Value::Undefined) | (Literal::Error, Value::Error) => true,
+        _ => false,
     }
 }
 

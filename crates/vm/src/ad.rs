@@ -4,10 +4,10 @@
 use crate::bytecode::Program;
 use crate::value::Value;
 use ahash::RandomState;
-use classad_syntax::{Expr, Name};
+use classad_syntax::{Expr, ExprKind, Literal, Name};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 /// A case-folded attribute name with its hash computed once, so that
 /// lookups hash nothing at run time. Symbols are interned process-wide when
@@ -129,19 +129,43 @@ pub struct Attribute {
 /// the program). Ads of a pool that define a name to the same expression
 /// share one `Definition` (see the compiler's `CompileCache`), so an ad
 /// costs a pointer per attribute plus what is its own.
+///
+/// A literal's definition holds only its name and value: the tree and the
+/// program (a single constant) are made the first time they are asked for
+/// (printing, introspection), which evaluation never does. A pool's
+/// values that no other ad repeats (times, counters, names) then cost
+/// little more than their text.
 pub struct Definition {
-    attribute: Attribute,
+    name: Name,
     constant: Option<Value>,
+    attribute: OnceLock<Attribute>,
 }
 
 impl Definition {
     /// The definition of `attribute`.
     pub fn new(attribute: Attribute) -> Definition {
-        let constant = attribute.program.as_constant().cloned();
         Definition {
-            attribute,
-            constant,
+            name: attribute.name.clone(),
+            constant: attribute.program.as_constant().cloned(),
+            attribute: OnceLock::from(attribute),
         }
+    }
+
+    /// The definition of `name` to the literal that has `value`; `None`
+    /// when no literal has it (a list, an ad, a time).
+    pub fn literal(name: Name, value: Value) -> Option<Definition> {
+        literal_of(&value)?;
+        Some(Definition {
+            name,
+            constant: Some(value),
+            attribute: OnceLock::new(),
+        })
+    }
+
+    /// The name as written, without making the tree of a literal.
+    #[inline]
+    pub fn name(&self) -> &Name {
+        &self.name
     }
 
     /// The attribute's value if its program is a single constant.
@@ -149,13 +173,37 @@ impl Definition {
     pub fn constant(&self) -> Option<&Value> {
         self.constant.as_ref()
     }
+
+    /// The attribute of a literal's definition, made from its value.
+    fn materialize(&self) -> Attribute {
+        let value = self.constant.clone().unwrap_or_default();
+        let literal = literal_of(&value).unwrap_or(Literal::Undefined);
+        Attribute {
+            name: self.name.clone(),
+            source: Arc::new(Expr::new(ExprKind::Literal(literal))),
+            program: Arc::new(Program::constant(value)),
+        }
+    }
+}
+
+/// The literal whose value is `value`, if one is.
+fn literal_of(value: &Value) -> Option<Literal> {
+    Some(match value {
+        Value::Undefined => Literal::Undefined,
+        Value::Error => Literal::Error,
+        Value::Bool(b) => Literal::Boolean(*b),
+        Value::Int(i) => Literal::Integer(*i),
+        Value::Real(r) => Literal::Real(*r),
+        Value::Str(s) => Literal::String(s.as_ref().into()),
+        _ => return None,
+    })
 }
 
 impl std::ops::Deref for Definition {
     type Target = Attribute;
     #[inline]
     fn deref(&self) -> &Attribute {
-        &self.attribute
+        self.attribute.get_or_init(|| self.materialize())
     }
 }
 
@@ -245,7 +293,7 @@ impl AdBody {
                 .keys
                 .iter()
                 .zip(&definitions)
-                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name.as_str()));
+                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name().as_str()));
         if !fits {
             return Err(definitions);
         }
@@ -263,7 +311,7 @@ impl AdBody {
     /// Adds or replaces a shared definition (a replaced one keeps its
     /// place).
     pub fn insert_definition(&mut self, definition: Arc<Definition>) {
-        let symbol = Symbol::new(definition.name.as_str());
+        let symbol = Symbol::new(definition.name().as_str());
         match self.layout.index.get(&symbol) {
             Some(&slot) => self.definitions[slot as usize] = definition,
             None => {
