@@ -21,7 +21,7 @@ pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
 }
 
 /// Ads parsed before they are compiled.
-const BATCH: usize = 512;
+const BATCH: usize = 128;
 
 /// Reads every ad of `text`; `origin` names it in messages. Ads are
 /// parsed one after the other and compiled in parallel.
@@ -47,7 +47,7 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
     let mut batch = Vec::with_capacity(BATCH);
     let mut compile = |batch: &mut Vec<(usize, AdExpr)>, errors: &mut Vec<String>| {
         let compiled: Vec<Vec<Result<(usize, AdRef), String>>> = batch
-            .par_chunks(64)
+            .par_chunks(32)
             .map(|chunk| {
                 chunk
                     .iter()

@@ -138,7 +138,8 @@ pub struct Attribute {
 pub struct Definition {
     name: Name,
     constant: Option<Value>,
-    attribute: OnceLock<Attribute>,
+    /// Boxed: a literal's definition is then 56 bytes, not 88.
+    attribute: OnceLock<Box<Attribute>>,
 }
 
 impl Definition {
@@ -147,7 +148,7 @@ impl Definition {
         Definition {
             name: attribute.name.clone(),
             constant: attribute.program.as_constant().cloned(),
-            attribute: OnceLock::from(attribute),
+            attribute: OnceLock::from(Box::new(attribute)),
         }
     }
 
@@ -175,14 +176,14 @@ impl Definition {
     }
 
     /// The attribute of a literal's definition, made from its value.
-    fn materialize(&self) -> Attribute {
+    fn materialize(&self) -> Box<Attribute> {
         let value = self.constant.clone().unwrap_or_default();
         let literal = literal_of(&value).unwrap_or(Literal::Undefined);
-        Attribute {
+        Box::new(Attribute {
             name: self.name.clone(),
             source: Arc::new(Expr::new(ExprKind::Literal(literal))),
             program: Arc::new(Program::constant(value)),
-        }
+        })
     }
 }
 
@@ -214,7 +215,12 @@ impl std::ops::Deref for Definition {
 pub struct AdLayout {
     /// The symbol of each attribute, by slot.
     keys: Vec<Symbol>,
-    index: SymbolMap<u32>,
+    /// The index: open addressing, probed linearly from a symbol's hash,
+    /// at most half full. Each bucket holds the slot plus one (0: empty)
+    /// and the hash's high half, compared before the key. Eight bytes a
+    /// bucket where a map of symbols takes thirty-two: the index of a
+    /// 150-attribute slot ad is 2 KB.
+    table: Box<[(u32, u32)]>,
     /// Whether some attribute is named `my`, `target`, `self`, `parent`,
     /// `root` or `toplevel`, which then shadow their special meaning.
     shadows_special_names: bool,
@@ -224,31 +230,78 @@ impl AdLayout {
     /// The layout of attributes with these symbols, in this order; a symbol
     /// given twice keeps its first slot.
     pub fn new(symbols: impl IntoIterator<Item = Symbol>) -> AdLayout {
-        let mut layout = AdLayout::default();
+        let symbols = symbols.into_iter();
+        let mut layout = AdLayout {
+            keys: Vec::with_capacity(symbols.size_hint().0),
+            ..AdLayout::default()
+        };
         for symbol in symbols {
             layout.push(symbol);
         }
+        layout.keys.shrink_to_fit();
         layout
     }
 
     /// Adds `symbol` in a new slot unless it has one; its slot.
     fn push(&mut self, symbol: Symbol) -> u32 {
-        if let Some(&slot) = self.index.get(&symbol) {
+        if let Some(slot) = self.slot(&symbol) {
             return slot;
+        }
+        // Slots are numbered in u32 with room for the empty mark; an ad of
+        // four billion attributes cannot be read anyway.
+        let Ok(slot) = u32::try_from(self.keys.len()) else {
+            return u32::MAX;
+        };
+        if slot == u32::MAX {
+            return u32::MAX;
         }
         if SPECIAL_NAMES.contains(&symbol.as_str()) {
             self.shadows_special_names = true;
         }
-        let slot = u32::try_from(self.keys.len()).unwrap_or(u32::MAX);
-        self.index.insert(symbol.clone(), slot);
         self.keys.push(symbol);
+        if self.keys.len() * 2 > self.table.len() {
+            let size = (self.keys.len() * 2).next_power_of_two().max(8);
+            self.table = vec![(0, 0); size].into_boxed_slice();
+            for slot in 0..self.keys.len() {
+                self.place(slot as u32);
+            }
+        } else {
+            self.place(slot);
+        }
         slot
+    }
+
+    /// Puts `slot` in the table, which has room.
+    fn place(&mut self, slot: u32) {
+        let hash = self.keys[slot as usize].hash;
+        let mask = self.table.len() - 1;
+        let mut i = hash as usize & mask;
+        while self.table[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.table[i] = (slot + 1, (hash >> 32) as u32);
     }
 
     /// The slot of `symbol`.
     #[inline]
     pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
-        self.index.get(symbol).copied()
+        if self.table.is_empty() {
+            return None;
+        }
+        let mask = self.table.len() - 1;
+        let high = (symbol.hash >> 32) as u32;
+        let mut i = symbol.hash as usize & mask;
+        // Ends: the table is at most half full.
+        loop {
+            let (entry, h) = self.table[i];
+            if entry == 0 {
+                return None;
+            }
+            if h == high && self.keys[entry as usize - 1] == *symbol {
+                return Some(entry - 1);
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// Number of slots.
@@ -312,8 +365,8 @@ impl AdBody {
     /// place).
     pub fn insert_definition(&mut self, definition: Arc<Definition>) {
         let symbol = Symbol::new(definition.name().as_str());
-        match self.layout.index.get(&symbol) {
-            Some(&slot) => self.definitions[slot as usize] = definition,
+        match self.layout.slot(&symbol) {
+            Some(slot) => self.definitions[slot as usize] = definition,
             None => {
                 // A new name: this body's layout is no longer the shared one.
                 Arc::make_mut(&mut self.layout).push(symbol);
@@ -330,7 +383,7 @@ impl AdBody {
     /// The slot of an attribute.
     #[inline]
     pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
-        self.layout.index.get(symbol).copied()
+        self.layout.slot(symbol)
     }
 
     /// Whether the attribute in `slot` is `symbol` (a pointer comparison
@@ -443,5 +496,49 @@ impl AdValue {
             ad = parent;
         }
         ad
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_index_finds_every_name_and_nothing_else() {
+        for n in [0usize, 1, 2, 7, 8, 9, 150, 1000] {
+            let names: Vec<String> = (0..n).map(|i| format!("Attr{i}")).collect();
+            let layout = AdLayout::new(names.iter().map(|s| Symbol::new(s)));
+            assert_eq!(layout.len(), n);
+            for (slot, name) in names.iter().enumerate() {
+                // Found by the interned symbol and by a transient one.
+                assert_eq!(layout.slot(&Symbol::new(name)), Some(slot as u32));
+                let upper = name.to_ascii_uppercase();
+                assert_eq!(layout.slot(&Symbol::transient(&upper)), Some(slot as u32));
+            }
+            assert_eq!(layout.slot(&Symbol::new("absent")), None);
+            assert!(layout.table.iter().filter(|b| b.0 != 0).count() == n);
+            assert!(n == 0 || layout.table.len() >= 2 * n);
+        }
+    }
+
+    #[test]
+    fn a_literal_definition_stays_small() {
+        // What a pool's values that no other ad repeats cost (with the
+        // reference counts of its Arc).
+        assert!(std::mem::size_of::<Definition>() <= 56);
+    }
+
+    #[test]
+    fn layout_keeps_the_first_slot_of_a_name_given_twice() {
+        let layout = AdLayout::new(["a", "B", "A", "c"].map(Symbol::new));
+        assert_eq!(layout.len(), 3);
+        assert_eq!(layout.slot(&Symbol::new("a")), Some(0));
+        assert_eq!(layout.slot(&Symbol::new("c")), Some(2));
+    }
+
+    #[test]
+    fn layout_notes_names_that_shadow_special_ones() {
+        assert!(!AdLayout::new(["a"].map(Symbol::new)).shadows_special_names);
+        assert!(AdLayout::new(["a", "Target"].map(Symbol::new)).shadows_special_names);
     }
 }
