@@ -6,6 +6,7 @@
 //! expression). Each lives in its own module; this file only dispatches.
 
 mod analyze;
+mod check;
 mod config_cmd;
 mod convert;
 mod demo;
@@ -24,6 +25,8 @@ commands:
                      negotiate a realistic pool made on the spot (10,000 x 10,000 by default)
   convert [--from old|new|json] [--to old|new|json] [--pretty] [FILE...]
                      read ads (standard input when no FILE) and write them in another form
+  check [--json] FILE...
+                     read and compile every ad: counts per file, every bad ad with its position
   parse EXPR         print the tree and the canonical unparse of EXPR
   eval [-file F] [-target-file F] [-quiet] [--strict] [--corrections] [--jdl] [--batch] ARG...
                      evaluate like classad_eval: ads, assignments, expressions, left to right
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
     };
     let rest = &args[1..];
     match command.as_str() {
+        "check" => check::run_args(rest),
         "config" => config_cmd::run(rest),
         "convert" => convert::run(rest),
         "demo" => demo::run(rest),

@@ -682,6 +682,14 @@ type ShortCircuit = fn(&Value) -> Option<Value>;
 /// The value of `&&` / `||` from both operands.
 type Combine = fn(Value, Value) -> Value;
 
+/// A hash of what [`Expr`]'s equality compares (shape, operators, names,
+/// literals; not spans): equal trees hash alike, in every process.
+pub fn expression_hash(expr: &Expr) -> u64 {
+    let mut hasher = DEFINITION_HASHER.build_hasher();
+    hash_expr(expr, &mut hasher);
+    hasher.finish()
+}
+
 /// Feeds what [`Expr`]'s equality compares (shape, operators, names,
 /// literals; not spans) to `hasher`.
 fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
