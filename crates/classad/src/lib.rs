@@ -146,6 +146,17 @@ pub fn ad_from_ast_with(registry: &vm::Registry, ad: &AdExpr) -> Result<AdRef, E
     Ok(AdValue::top_level(Arc::new(body)))
 }
 
+/// Compiles an ad with the standard functions, sharing definitions and
+/// layouts with the other ads compiled through `cache`: one cache for a
+/// whole pool, shared by the threads reading it
+/// ([`compiler::CompileCache::for_pool`]), keeps each repeated attribute
+/// once.
+pub fn ad_from_ast_cached(cache: &compiler::CompileCache, ad: &AdExpr) -> Result<AdRef, Error> {
+    let registry = stdlib::shared_registry();
+    let body = compiler::Compiler::with_cache(&registry, cache).compile_ad(ad)?;
+    Ok(AdValue::top_level(Arc::new(body)))
+}
+
 /// An empty top-level ad, the context `classad_eval` evaluates in.
 pub fn empty_ad() -> AdRef {
     AdValue::top_level(Arc::new(vm::AdBody::new()))

@@ -22,6 +22,7 @@ Exit status:
 
 mod analyze;
 mod args;
+mod check;
 mod config_cmd;
 mod convert;
 mod demo;
@@ -67,10 +68,7 @@ enum Command {
     Config(config_cmd::ConfigArgs),
     Parse(parse_cmd::ParseArgs),
     Disasm(disasm::DisasmArgs),
-    // `classad check FILE... [--json]` comes with branch `memory` as
-    // crates/cli/src/check.rs (`check::run(&[PathBuf], json) -> i32`);
-    // its variant goes here: `Check(CheckArgs)` with `files: Vec<PathBuf>`
-    // (required) and `--json`, dispatched in `main` below.
+    Check(check::CheckArgs),
     Completions(CompletionsArgs),
 }
 
@@ -120,7 +118,7 @@ fn main() -> ExitCode {
         return clap_exit(&error, 2);
     }
     let line = match argv.get(1).map(String::as_str) {
-        Some(name @ ("config" | "match" | "analyze" | "demo" | "convert")) => {
+        Some(name @ ("config" | "match" | "analyze" | "demo" | "convert" | "check")) => {
             let sub = subcommand(&command, name);
             let mut line = argv[..2].to_vec();
             line.extend(args::double_dashes(&argv[2..], |word| {
@@ -143,6 +141,7 @@ fn main() -> ExitCode {
         Command::Config(a) => config_cmd::run(a),
         Command::Parse(a) => parse_cmd::run(a),
         Command::Disasm(a) => disasm::run(a),
+        Command::Check(a) => check::run_args(a),
         Command::Completions(a) => {
             let mut out = std::io::stdout().lock();
             clap_complete::generate(a.shell, &mut Cli::command(), "classad", &mut out);

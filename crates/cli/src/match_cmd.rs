@@ -53,9 +53,10 @@ pub fn threads(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Bytes of memory one byte of ad text takes once read and compiled
-/// (measured on the workload pools: 3.7 GB for 147 MB of ads).
-const MEMORY_PER_TEXT_BYTE: u64 = 26;
+/// Bytes of memory one byte of ad text takes at the peak of reading and
+/// matching (measured on the workload pools: 0.61 GB for 147 MB of ads,
+/// docs/performance.md "Memory"), with a margin.
+const MEMORY_PER_TEXT_BYTE: u64 = 5;
 
 fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

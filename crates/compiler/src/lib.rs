@@ -13,15 +13,19 @@
 //!   function, or a call with the wrong number of arguments, is ERROR, as
 //!   HTCondor evaluates it.
 
-use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal};
-use classad_vm::ad::SymbolMap;
+use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name};
+use classad_vm::ad::SymbolHasher;
 use classad_vm::bytecode::LazyCall;
 use classad_vm::ops;
 use classad_vm::print::{parse_abs_time, parse_rel_time};
 use classad_vm::{
-    AdBody, Attribute, Function, Instr, LazyArg, Pools, Program, Registry, Symbol, Value,
-    VerifyError,
+    AdBody, AdLayout, Attribute, Definition, Function, Instr, LazyArg, Pools, Program, Registry,
+    Symbol, Value, VerifyError,
 };
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::sync::{LazyLock, Mutex};
 
 /// Why an expression could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,26 +85,79 @@ pub struct Compiler<'r> {
     cache: Option<&'r CompileCache>,
 }
 
-/// Programs already compiled, shared between the ads of a pool: ads whose
-/// attributes have the same names in the same order (one startd's slots,
-/// one submit's jobs) get one program per distinct expression, so a match
+/// Definitions already compiled, shared between the ads of a pool (and
+/// between the threads compiling them): ads that define a name to the same
+/// expression hold one [`Definition`], and ads with the same names in the
+/// same order (one startd's slots, one submit's jobs) one [`AdLayout`], so
+/// an ad costs a pointer per attribute plus its own values, and a match
 /// over thousands of ads runs a few hot programs instead of thousands of
-/// cold copies. Bounded: it starts over past [`CompileCache::CAPACITY`].
-#[derive(Default)]
+/// cold copies. A definition that reads the ad's own attributes is shared
+/// only between ads of one layout (its program loads their slots).
+/// Bounded: it starts over past its capacity ([`CompileCache::CAPACITY`]
+/// unless made [`CompileCache::with_capacity`]).
 pub struct CompileCache {
+    capacity: usize,
+    /// Whether literal definitions are kept too: worth it for a pool, whose
+    /// ads repeat most of their values, not for a cache that lives on.
+    literals: bool,
     /// Layouts by their symbols' addresses.
-    layouts: std::cell::RefCell<std::collections::HashMap<Vec<usize>, Layout>>,
-    /// Programs by (layout address, canonical text of the expression).
-    programs: std::cell::RefCell<std::collections::HashMap<(usize, String), Arc<Program>>>,
+    layouts: Mutex<HashMap<Vec<usize>, Layout>>,
+    /// Definitions by a hash of their name, expression, layout and
+    /// registry, split in shards so that threads seldom wait; each is
+    /// compared in full before it is shared.
+    definitions: [Mutex<HashMap<u64, Shared, BuildHasherDefault<SymbolHasher>>>; SHARDS],
+}
+
+/// A cached definition with what it was compiled for.
+struct Shared {
+    /// The address of the layout it was compiled in (0 when it reads no
+    /// attribute of its ad) and of the registry.
+    layout: usize,
+    registry: usize,
+    definition: Arc<Definition>,
+}
+
+const SHARDS: usize = 16;
+
+impl Default for CompileCache {
+    fn default() -> CompileCache {
+        CompileCache {
+            capacity: CompileCache::CAPACITY,
+            literals: false,
+            layouts: Mutex::default(),
+            definitions: std::array::from_fn(|_| Mutex::default()),
+        }
+    }
 }
 
 impl CompileCache {
-    /// Most programs (and layouts) kept.
+    /// Most definitions (and layouts) kept by [`CompileCache::new`].
     pub const CAPACITY: usize = 65_536;
 
-    /// An empty cache.
+    /// Most definitions (and layouts) kept by [`CompileCache::for_pool`].
+    pub const POOL_CAPACITY: usize = 1 << 22;
+
+    /// An empty cache of layouts and of the definitions that are not
+    /// literals (literals are cheaper to compile than to look up): for a
+    /// cache that lives as long as its thread.
     pub fn new() -> CompileCache {
         CompileCache::default()
+    }
+
+    /// An empty cache of every definition, literals too, for reading a
+    /// pool and then dropping the cache: most slot and job attributes are
+    /// literals that many ads repeat, which this keeps once.
+    pub fn for_pool() -> CompileCache {
+        CompileCache {
+            capacity: CompileCache::POOL_CAPACITY,
+            literals: true,
+            ..CompileCache::default()
+        }
+    }
+
+    /// Number of distinct definitions held.
+    pub fn definitions(&self) -> usize {
+        self.definitions.iter().map(|shard| lock(shard).len()).sum()
     }
 
     fn layout(&self, symbols: Vec<Symbol>) -> Layout {
@@ -108,26 +165,39 @@ impl CompileCache {
             .iter()
             .map(|s| s.as_str().as_ptr() as usize)
             .collect();
-        let mut layouts = self.layouts.borrow_mut();
+        let mut layouts = lock(&self.layouts);
         if let Some(layout) = layouts.get(&key) {
             return layout.clone();
         }
-        let mut map = SymbolMap::default();
-        for (slot, symbol) in symbols.into_iter().enumerate() {
-            if let Ok(slot) = u16::try_from(slot) {
-                map.entry(symbol).or_insert(slot);
-            }
-        }
-        let layout = Arc::new(map);
-        if layouts.len() >= Self::CAPACITY {
-            // Programs are keyed by layout address: they go with the layouts.
+        let layout = Arc::new(AdLayout::new(symbols));
+        if layouts.len() >= self.capacity {
+            // Definitions are keyed by layout address, which a layout
+            // dropped from this table may lend to another: they go together.
             layouts.clear();
-            self.programs.borrow_mut().clear();
+            for shard in &self.definitions {
+                lock(shard).clear();
+            }
         }
         layouts.insert(key, layout.clone());
         layout
     }
+
+    fn shard(&self, hash: u64) -> &Mutex<HashMap<u64, Shared, BuildHasherDefault<SymbolHasher>>> {
+        // Middle bits: the table uses the low ones and the top seven.
+        &self.definitions[(hash >> 32) as usize % SHARDS]
+    }
 }
+
+/// The lock of a cache table; a thread that panicked while holding it left
+/// a table that is still consistent (every change is one insert or clear).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+static DEFINITION_HASHER: LazyLock<ahash::RandomState> =
+    LazyLock::new(|| ahash::RandomState::with_seeds(0xdef1, 0x417, 0xcac4e, 0x5a7e));
 
 impl<'r> Compiler<'r> {
     /// A compiler resolving calls in `registry`.
@@ -138,7 +208,8 @@ impl<'r> Compiler<'r> {
         }
     }
 
-    /// A compiler that shares programs between ads through `cache`.
+    /// A compiler that shares definitions and layouts between ads through
+    /// `cache`.
     pub fn with_cache(registry: &'r Registry, cache: &'r CompileCache) -> Compiler<'r> {
         Compiler {
             registry,
@@ -176,50 +247,98 @@ impl<'r> Compiler<'r> {
             .collect();
         let layout = match self.cache {
             Some(cache) => cache.layout(symbols),
-            None => {
-                let mut map = SymbolMap::default();
-                for (slot, symbol) in symbols.into_iter().enumerate() {
-                    if let Ok(slot) = u16::try_from(slot) {
-                        map.entry(symbol).or_insert(slot);
-                    }
-                }
-                Arc::new(map)
-            }
+            None => Arc::new(AdLayout::new(symbols)),
         };
-        let mut body = AdBody::new();
+        let mut definitions = Vec::with_capacity(ad.attributes.len());
         for (name, expr) in &ad.attributes {
-            body.insert(Attribute {
-                name: name.clone(),
-                source: Arc::new(expr.clone()),
-                program: self.attribute_program(expr, &layout)?,
-            });
+            definitions.push(self.definition(name, expr, &layout)?);
         }
-        Ok(body)
+        match AdBody::with_layout(layout, definitions) {
+            Ok(body) => Ok(body),
+            // A name given twice (an AdExpr changed by hand): the last
+            // definition in the first one's place.
+            Err(definitions) => {
+                let mut body = AdBody::new();
+                for definition in definitions {
+                    body.insert_definition(definition);
+                }
+                Ok(body)
+            }
+        }
     }
 
-    /// The program of an attribute: from the cache when an ad of the same
-    /// layout had the same expression (literals are cheaper to compile than
-    /// to look up).
-    fn attribute_program(
+    /// The definition of an attribute: from the cache when an ad compiled
+    /// with it defined the name to the same expression.
+    fn definition(
         &self,
+        name: &Name,
         expr: &Expr,
         layout: &Layout,
-    ) -> Result<Arc<Program>, CompileError> {
-        let cache = match self.cache {
-            Some(cache) if !matches!(expr.kind, ExprKind::Literal(_)) => cache,
-            _ => return Ok(Arc::new(self.compile_in(expr, Some(layout))?)),
+    ) -> Result<Arc<Definition>, CompileError> {
+        let compile = || -> Result<Arc<Definition>, CompileError> {
+            // A literal keeps only its value: its tree and program are made
+            // from it if ever asked for.
+            if let ExprKind::Literal(lit) = &expr.kind
+                && let Some(definition) = Definition::literal(name.clone(), literal_value(lit))
+            {
+                return Ok(Arc::new(definition));
+            }
+            Ok(Arc::new(Definition::new(Attribute {
+                name: name.clone(),
+                source: Arc::new(expr.clone()),
+                program: Arc::new(self.compile_in(expr, Some(layout))?),
+            })))
         };
-        let key = (Arc::as_ptr(layout) as usize, classad_syntax::unparse(expr));
-        if let Some(program) = cache.programs.borrow().get(&key) {
-            return Ok(program.clone());
+        let Some(cache) = self.cache else {
+            return compile();
+        };
+        // A literal means the same in every layout.
+        let layout_key = match &expr.kind {
+            ExprKind::Literal(_) if !cache.literals => return compile(),
+            ExprKind::Literal(_) => 0,
+            _ => Arc::as_ptr(layout) as usize,
+        };
+        let registry_key = std::ptr::from_ref(self.registry) as usize;
+        let mut hasher = DEFINITION_HASHER.build_hasher();
+        hasher.write(name.as_str().as_bytes());
+        hasher.write_usize(layout_key);
+        hasher.write_usize(registry_key);
+        hash_expr(expr, &mut hasher);
+        let hash = hasher.finish();
+        let same = |shared: &Shared| {
+            shared.layout == layout_key
+                && shared.registry == registry_key
+                && shared.definition.name().as_str() == name.as_str()
+                && match (&expr.kind, shared.definition.constant()) {
+                    // Compared by value, not by a tree made for the purpose.
+                    (ExprKind::Literal(lit), Some(value)) => literal_is(lit, value),
+                    _ => *shared.definition.source == *expr,
+                }
+        };
+        if let Some(shared) = lock(cache.shard(hash)).get(&hash)
+            && same(shared)
+        {
+            return Ok(shared.definition.clone());
         }
-        let program = Arc::new(self.compile_in(expr, Some(layout))?);
-        let mut programs = cache.programs.borrow_mut();
-        if programs.len() >= CompileCache::CAPACITY {
-            programs.clear();
+        let definition = compile()?;
+        let mut shard = lock(cache.shard(hash));
+        if shard.len() >= cache.capacity / SHARDS {
+            shard.clear();
         }
-        programs.insert(key, program.clone());
-        Ok(program)
+        match shard.entry(hash) {
+            // Another thread compiled it meanwhile: share theirs.
+            Entry::Occupied(e) if same(e.get()) => return Ok(e.get().definition.clone()),
+            // Two definitions with one hash: the first keeps the entry.
+            Entry::Occupied(_) => {}
+            Entry::Vacant(e) => {
+                e.insert(Shared {
+                    layout: layout_key,
+                    registry: registry_key,
+                    definition: definition.clone(),
+                });
+            }
+        }
+        Ok(definition)
     }
 
     fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
@@ -231,7 +350,8 @@ impl<'r> Compiler<'r> {
                 let slot = unit
                     .layout
                     .as_ref()
-                    .and_then(|layout| layout.get(&unit.pools.names[i as usize]).copied());
+                    .and_then(|layout| layout.slot(&unit.pools.names[i as usize]))
+                    .and_then(|slot| u16::try_from(slot).ok());
                 unit.code.push(match slot {
                     Some(slot) => Instr::LoadOwn { name: i, slot },
                     None => Instr::LoadAttr(i),
@@ -555,12 +675,94 @@ pub fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
 }
 
 /// Attribute slots of an ad by name.
-type Layout = Arc<SymbolMap<u16>>;
+type Layout = Arc<AdLayout>;
 
 /// Whether a left operand alone decides `&&` / `||`.
 type ShortCircuit = fn(&Value) -> Option<Value>;
 /// The value of `&&` / `||` from both operands.
 type Combine = fn(Value, Value) -> Value;
+
+/// A hash of what [`Expr`]'s equality compares (shape, operators, names,
+/// literals; not spans): equal trees hash alike, in every process.
+pub fn expression_hash(expr: &Expr) -> u64 {
+    let mut hasher = DEFINITION_HASHER.build_hasher();
+    hash_expr(expr, &mut hasher);
+    hasher.finish()
+}
+
+/// Feeds what [`Expr`]'s equality compares (shape, operators, names,
+/// literals; not spans) to `hasher`.
+fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
+    // Iterative: trees are deep-bounded by the parser, but a hash must not
+    // be what overflows the stack.
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Literal(lit) => {
+                hasher.write_u8(0);
+                match lit {
+                    Literal::Integer(i) => hasher.write_i64(*i),
+                    Literal::Real(r) => hasher.write_u64(r.to_bits()),
+                    Literal::String(s) => {
+                        hasher.write_usize(s.len());
+                        hasher.write(s);
+                    }
+                    Literal::Boolean(b) => hasher.write_u8(u8::from(*b) + 1),
+                    Literal::Undefined => hasher.write_u8(3),
+                    Literal::Error => hasher.write_u8(4),
+                }
+            }
+            ExprKind::Attribute(name) => {
+                hasher.write_u8(1);
+                hasher.write(name.as_str().as_bytes());
+            }
+            ExprKind::RootAttribute(name) => {
+                hasher.write_u8(2);
+                hasher.write(name.as_str().as_bytes());
+            }
+            ExprKind::Select { name, .. } => {
+                hasher.write_u8(3);
+                hasher.write(name.as_str().as_bytes());
+            }
+            ExprKind::Subscript { .. } => hasher.write_u8(4),
+            ExprKind::Call { name, args } => {
+                hasher.write_u8(5);
+                hasher.write(name.as_str().as_bytes());
+                hasher.write_usize(args.len());
+            }
+            ExprKind::Unary { op, .. } => hasher.write_u8(16 + *op as u8),
+            ExprKind::Binary { op, .. } => hasher.write_u8(32 + *op as u8),
+            ExprKind::Conditional { .. } => hasher.write_u8(6),
+            ExprKind::Elvis { .. } => hasher.write_u8(7),
+            ExprKind::Paren(_) => hasher.write_u8(8),
+            ExprKind::List(items) => {
+                hasher.write_u8(9);
+                hasher.write_usize(items.len());
+            }
+            ExprKind::Ad(ad) => {
+                hasher.write_u8(10);
+                hasher.write_usize(ad.attributes.len());
+                for (name, _) in &ad.attributes {
+                    hasher.write(name.as_str().as_bytes());
+                }
+            }
+        }
+        e.for_each_child(|child| stack.push(child));
+    }
+}
+
+/// Whether `value` is the value of `lit`, as literals compare (reals by
+/// their bits, strings byte for byte).
+fn literal_is(lit: &Literal, value: &Value) -> bool {
+    match (lit, value) {
+        (Literal::Integer(a), Value::Int(b)) => a == b,
+        (Literal::Real(a), Value::Real(b)) => a.to_bits() == b.to_bits(),
+        (Literal::String(a), Value::Str(b)) => a[..] == b[..],
+        (Literal::Boolean(a), Value::Bool(b)) => a == b,
+        (Literal::Undefined, Value::Undefined) | (Literal::Error, Value::Error) => true,
+        _ => false,
+    }
+}
 
 /// The value of a literal.
 pub fn literal_value(lit: &Literal) -> Value {

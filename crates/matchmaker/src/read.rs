@@ -2,7 +2,7 @@
 //! reported with its file and position, and the good ads are kept.
 
 use classad::AdRef;
-use classad::syntax::{AdReader, ParseOptions, Parser};
+use classad::syntax::{AdExpr, AdReader, ParseOptions, Parser};
 use rayon::prelude::*;
 
 /// The ads of one file.
@@ -20,6 +20,9 @@ pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
     Ok(read_ad_text(&text, path))
 }
 
+/// Ads parsed before they are compiled.
+const BATCH: usize = 128;
+
 /// Reads every ad of `text`; `origin` names it in messages. Ads are
 /// parsed one after the other and compiled in parallel.
 pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
@@ -33,35 +36,47 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
             };
         }
     };
-    let mut parsed = Vec::new();
+    // One table for the whole file, shared by the workers: every ad that
+    // repeats a definition holds the one compiled first.
+    let cache = classad::compiler::CompileCache::for_pool();
+    let mut ads = Vec::new();
     let mut errors = Vec::new();
+    // Ads are compiled a batch at a time and their trees dropped, so that
+    // the trees of a whole file are never held at once (they take ten times
+    // the compiled ads).
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut compile = |batch: &mut Vec<(usize, AdExpr)>, errors: &mut Vec<String>| {
+        let compiled: Vec<Vec<Result<(usize, AdRef), String>>> = batch
+            .par_chunks(32)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .map(|(n, ad)| {
+                        classad::ad_from_ast_cached(&cache, ad)
+                            .map(|a| (*n, a))
+                            .map_err(|e| format!("{origin}: ad {n}: {e}"))
+                    })
+                    .collect()
+            })
+            .collect();
+        batch.clear();
+        for r in compiled.into_iter().flatten() {
+            match r {
+                Ok(a) => ads.push(a),
+                Err(e) => errors.push(e),
+            }
+        }
+    };
     for (n, ad) in reader.enumerate() {
         match ad {
-            Ok(ad) => parsed.push((n + 1, ad)),
+            Ok(ad) => batch.push((n + 1, ad)),
             Err(e) => errors.push(e.render(origin)),
         }
-    }
-    // Compile in chunks so that each worker's compile cache shares the
-    // programs of neighbouring ads (one submit's jobs, one host's slots).
-    let compiled: Vec<Vec<Result<(usize, AdRef), String>>> = parsed
-        .par_chunks(256)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .map(|(n, ad)| {
-                    classad::ad_from_ast(ad)
-                        .map(|a| (*n, a))
-                        .map_err(|e| format!("{origin}: ad {n}: {e}"))
-                })
-                .collect()
-        })
-        .collect();
-    let mut ads = Vec::with_capacity(parsed.len());
-    for r in compiled.into_iter().flatten() {
-        match r {
-            Ok(a) => ads.push(a),
-            Err(e) => errors.push(e),
+        if batch.len() == BATCH {
+            compile(&mut batch, &mut errors);
         }
     }
+    compile(&mut batch, &mut errors);
+    ads.shrink_to_fit();
     AdFile { ads, errors }
 }

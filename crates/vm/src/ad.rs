@@ -4,10 +4,10 @@
 use crate::bytecode::Program;
 use crate::value::Value;
 use ahash::RandomState;
-use classad_syntax::{Expr, Name};
+use classad_syntax::{Expr, ExprKind, Literal, Name};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 /// A case-folded attribute name with its hash computed once, so that
 /// lookups hash nothing at run time. Symbols are interned process-wide when
@@ -124,22 +124,206 @@ pub struct Attribute {
     pub program: Arc<Program>,
 }
 
-/// The body of an ad: attributes in order, indexed by symbol. Shared by
-/// every value made from the same ad literal. Cloning copies references
-/// only (programs and names are shared), so a matchmaker can derive a
-/// changed ad (a carved partitionable slot) without recompiling it.
+/// An attribute as ads hold it, with its value when the program is a single
+/// constant (nine in ten attributes of a typical pool, read without running
+/// the program). Ads of a pool that define a name to the same expression
+/// share one `Definition` (see the compiler's `CompileCache`), so an ad
+/// costs a pointer per attribute plus what is its own.
+///
+/// A literal's definition holds only its name and value: the tree and the
+/// program (a single constant) are made the first time they are asked for
+/// (printing, introspection), which evaluation never does. A pool's
+/// values that no other ad repeats (times, counters, names) then cost
+/// little more than their text.
+pub struct Definition {
+    name: Name,
+    constant: Option<Value>,
+    /// Boxed: a literal's definition is then 56 bytes, not 88.
+    attribute: OnceLock<Box<Attribute>>,
+}
+
+impl Definition {
+    /// The definition of `attribute`.
+    pub fn new(attribute: Attribute) -> Definition {
+        Definition {
+            name: attribute.name.clone(),
+            constant: attribute.program.as_constant().cloned(),
+            attribute: OnceLock::from(Box::new(attribute)),
+        }
+    }
+
+    /// The definition of `name` to the literal that has `value`; `None`
+    /// when no literal has it (a list, an ad, a time).
+    pub fn literal(name: Name, value: Value) -> Option<Definition> {
+        literal_of(&value)?;
+        Some(Definition {
+            name,
+            constant: Some(value),
+            attribute: OnceLock::new(),
+        })
+    }
+
+    /// The name as written, without making the tree of a literal.
+    #[inline]
+    pub fn name(&self) -> &Name {
+        &self.name
+    }
+
+    /// The attribute's value if its program is a single constant.
+    #[inline]
+    pub fn constant(&self) -> Option<&Value> {
+        self.constant.as_ref()
+    }
+
+    /// The attribute of a literal's definition, made from its value.
+    fn materialize(&self) -> Box<Attribute> {
+        let value = self.constant.clone().unwrap_or_default();
+        let literal = literal_of(&value).unwrap_or(Literal::Undefined);
+        Box::new(Attribute {
+            name: self.name.clone(),
+            source: Arc::new(Expr::new(ExprKind::Literal(literal))),
+            program: Arc::new(Program::constant(value)),
+        })
+    }
+}
+
+/// The literal whose value is `value`, if one is.
+fn literal_of(value: &Value) -> Option<Literal> {
+    Some(match value {
+        Value::Undefined => Literal::Undefined,
+        Value::Error => Literal::Error,
+        Value::Bool(b) => Literal::Boolean(*b),
+        Value::Int(i) => Literal::Integer(*i),
+        Value::Real(r) => Literal::Real(*r),
+        Value::Str(s) => Literal::String(s.as_ref().into()),
+        _ => return None,
+    })
+}
+
+impl std::ops::Deref for Definition {
+    type Target = Attribute;
+    #[inline]
+    fn deref(&self) -> &Attribute {
+        self.attribute.get_or_init(|| self.materialize())
+    }
+}
+
+/// The attribute names of an ad, in slot order, with their index. Ads with
+/// the same names in the same order (one startd's slots, one submit's jobs)
+/// share one layout, so the index costs nothing per ad.
 #[derive(Clone, Default)]
-pub struct AdBody {
-    attributes: Vec<Attribute>,
+pub struct AdLayout {
     /// The symbol of each attribute, by slot.
     keys: Vec<Symbol>,
-    /// The value of each attribute whose program is a single constant (nine
-    /// in ten attributes of a typical pool), read without running it.
-    constants: Vec<Option<Value>>,
-    index: SymbolMap<u32>,
+    /// The index: open addressing, probed linearly from a symbol's hash,
+    /// at most half full. Each bucket holds the slot plus one (0: empty)
+    /// and the hash's high half, compared before the key. Eight bytes a
+    /// bucket where a map of symbols takes thirty-two: the index of a
+    /// 150-attribute slot ad is 2 KB.
+    table: Box<[(u32, u32)]>,
     /// Whether some attribute is named `my`, `target`, `self`, `parent`,
     /// `root` or `toplevel`, which then shadow their special meaning.
     shadows_special_names: bool,
+}
+
+impl AdLayout {
+    /// The layout of attributes with these symbols, in this order; a symbol
+    /// given twice keeps its first slot.
+    pub fn new(symbols: impl IntoIterator<Item = Symbol>) -> AdLayout {
+        let symbols = symbols.into_iter();
+        let mut layout = AdLayout {
+            keys: Vec::with_capacity(symbols.size_hint().0),
+            ..AdLayout::default()
+        };
+        for symbol in symbols {
+            layout.push(symbol);
+        }
+        layout.keys.shrink_to_fit();
+        layout
+    }
+
+    /// Adds `symbol` in a new slot unless it has one; its slot.
+    fn push(&mut self, symbol: Symbol) -> u32 {
+        if let Some(slot) = self.slot(&symbol) {
+            return slot;
+        }
+        // Slots are numbered in u32 with room for the empty mark; an ad of
+        // four billion attributes cannot be read anyway.
+        let Ok(slot) = u32::try_from(self.keys.len()) else {
+            return u32::MAX;
+        };
+        if slot == u32::MAX {
+            return u32::MAX;
+        }
+        if SPECIAL_NAMES.contains(&symbol.as_str()) {
+            self.shadows_special_names = true;
+        }
+        self.keys.push(symbol);
+        if self.keys.len() * 2 > self.table.len() {
+            let size = (self.keys.len() * 2).next_power_of_two().max(8);
+            self.table = vec![(0, 0); size].into_boxed_slice();
+            for slot in 0..self.keys.len() {
+                self.place(slot as u32);
+            }
+        } else {
+            self.place(slot);
+        }
+        slot
+    }
+
+    /// Puts `slot` in the table, which has room.
+    fn place(&mut self, slot: u32) {
+        let hash = self.keys[slot as usize].hash;
+        let mask = self.table.len() - 1;
+        let mut i = hash as usize & mask;
+        while self.table[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.table[i] = (slot + 1, (hash >> 32) as u32);
+    }
+
+    /// The slot of `symbol`.
+    #[inline]
+    pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
+        if self.table.is_empty() {
+            return None;
+        }
+        let mask = self.table.len() - 1;
+        let high = (symbol.hash >> 32) as u32;
+        let mut i = symbol.hash as usize & mask;
+        // Ends: the table is at most half full.
+        loop {
+            let (entry, h) = self.table[i];
+            if entry == 0 {
+                return None;
+            }
+            if h == high && self.keys[entry as usize - 1] == *symbol {
+                return Some(entry - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// The body of an ad: attributes in order, indexed by symbol. Shared by
+/// every value made from the same ad literal. Cloning copies references
+/// only (definitions and the layout are shared), so a matchmaker can derive
+/// a changed ad (a carved partitionable slot) without recompiling it.
+#[derive(Clone, Default)]
+pub struct AdBody {
+    layout: Arc<AdLayout>,
+    /// The definition in each slot of the layout.
+    definitions: Vec<Arc<Definition>>,
 }
 
 /// Names with a special meaning when no attribute of that name is in scope.
@@ -151,32 +335,55 @@ impl AdBody {
         AdBody::default()
     }
 
+    /// A body of `definitions` in the slots of `layout`; the definitions
+    /// back unless there is one per slot, named as the slot is.
+    pub fn with_layout(
+        layout: Arc<AdLayout>,
+        definitions: Vec<Arc<Definition>>,
+    ) -> Result<AdBody, Vec<Arc<Definition>>> {
+        let fits = layout.keys.len() == definitions.len()
+            && layout
+                .keys
+                .iter()
+                .zip(&definitions)
+                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name().as_str()));
+        if !fits {
+            return Err(definitions);
+        }
+        Ok(AdBody {
+            layout,
+            definitions,
+        })
+    }
+
     /// Adds or replaces an attribute (a replaced one keeps its place).
     pub fn insert(&mut self, attribute: Attribute) {
-        let symbol = Symbol::new(attribute.name.as_str());
-        if SPECIAL_NAMES.contains(&symbol.as_str()) {
-            self.shadows_special_names = true;
-        }
-        match self.index.get(&symbol) {
-            Some(&slot) => {
-                self.constants[slot as usize] = attribute.program.as_constant().cloned();
-                self.attributes[slot as usize] = attribute;
-            }
+        self.insert_definition(Arc::new(Definition::new(attribute)));
+    }
+
+    /// Adds or replaces a shared definition (a replaced one keeps its
+    /// place).
+    pub fn insert_definition(&mut self, definition: Arc<Definition>) {
+        let symbol = Symbol::new(definition.name().as_str());
+        match self.layout.slot(&symbol) {
+            Some(slot) => self.definitions[slot as usize] = definition,
             None => {
-                let slot = u32::try_from(self.attributes.len()).unwrap_or(u32::MAX);
-                self.index.insert(symbol.clone(), slot);
-                self.keys.push(symbol);
-                self.constants
-                    .push(attribute.program.as_constant().cloned());
-                self.attributes.push(attribute);
+                // A new name: this body's layout is no longer the shared one.
+                Arc::make_mut(&mut self.layout).push(symbol);
+                self.definitions.push(definition);
             }
         }
+    }
+
+    /// The layout of the attributes.
+    pub fn layout(&self) -> &Arc<AdLayout> {
+        &self.layout
     }
 
     /// The slot of an attribute.
     #[inline]
     pub fn slot(&self, symbol: &Symbol) -> Option<u32> {
-        self.index.get(symbol).copied()
+        self.layout.slot(symbol)
     }
 
     /// Whether the attribute in `slot` is `symbol` (a pointer comparison
@@ -184,7 +391,8 @@ impl AdBody {
     /// time.
     #[inline]
     pub fn slot_is(&self, slot: u32, symbol: &Symbol) -> bool {
-        self.keys
+        self.layout
+            .keys
             .get(slot as usize)
             .is_some_and(|key| key == symbol)
     }
@@ -192,13 +400,13 @@ impl AdBody {
     /// The value of the attribute in `slot` if it is a constant.
     #[inline]
     pub fn constant(&self, slot: u32) -> Option<&Value> {
-        self.constants.get(slot as usize)?.as_ref()
+        self.definitions.get(slot as usize)?.constant()
     }
 
     /// The attribute in a slot.
     #[inline]
     pub fn attribute(&self, slot: u32) -> &Attribute {
-        &self.attributes[slot as usize]
+        &self.definitions[slot as usize]
     }
 
     /// The attribute named `name`, ignoring case.
@@ -207,24 +415,24 @@ impl AdBody {
             .map(|s| self.attribute(s))
     }
 
-    /// All attributes in order.
-    pub fn attributes(&self) -> &[Attribute] {
-        &self.attributes
+    /// All attributes in order (each dereferences to an [`Attribute`]).
+    pub fn attributes(&self) -> &[Arc<Definition>] {
+        &self.definitions
     }
 
     /// Number of attributes.
     pub fn len(&self) -> usize {
-        self.attributes.len()
+        self.definitions.len()
     }
 
     /// Whether there are no attributes.
     pub fn is_empty(&self) -> bool {
-        self.attributes.is_empty()
+        self.definitions.is_empty()
     }
 
     /// Whether an attribute shadows a special name.
     pub fn shadows_special_names(&self) -> bool {
-        self.shadows_special_names
+        self.layout.shadows_special_names
     }
 }
 
@@ -288,5 +496,49 @@ impl AdValue {
             ad = parent;
         }
         ad
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_index_finds_every_name_and_nothing_else() {
+        for n in [0usize, 1, 2, 7, 8, 9, 150, 1000] {
+            let names: Vec<String> = (0..n).map(|i| format!("Attr{i}")).collect();
+            let layout = AdLayout::new(names.iter().map(|s| Symbol::new(s)));
+            assert_eq!(layout.len(), n);
+            for (slot, name) in names.iter().enumerate() {
+                // Found by the interned symbol and by a transient one.
+                assert_eq!(layout.slot(&Symbol::new(name)), Some(slot as u32));
+                let upper = name.to_ascii_uppercase();
+                assert_eq!(layout.slot(&Symbol::transient(&upper)), Some(slot as u32));
+            }
+            assert_eq!(layout.slot(&Symbol::new("absent")), None);
+            assert!(layout.table.iter().filter(|b| b.0 != 0).count() == n);
+            assert!(n == 0 || layout.table.len() >= 2 * n);
+        }
+    }
+
+    #[test]
+    fn a_literal_definition_stays_small() {
+        // What a pool's values that no other ad repeats cost (with the
+        // reference counts of its Arc).
+        assert!(std::mem::size_of::<Definition>() <= 56);
+    }
+
+    #[test]
+    fn layout_keeps_the_first_slot_of_a_name_given_twice() {
+        let layout = AdLayout::new(["a", "B", "A", "c"].map(Symbol::new));
+        assert_eq!(layout.len(), 3);
+        assert_eq!(layout.slot(&Symbol::new("a")), Some(0));
+        assert_eq!(layout.slot(&Symbol::new("c")), Some(2));
+    }
+
+    #[test]
+    fn layout_notes_names_that_shadow_special_ones() {
+        assert!(!AdLayout::new(["a"].map(Symbol::new)).shadows_special_names);
+        assert!(AdLayout::new(["a", "Target"].map(Symbol::new)).shadows_special_names);
     }
 }

@@ -287,6 +287,21 @@ impl Program {
         })
     }
 
+    /// The program of a single constant, as the compiler makes it for a
+    /// literal (valid by construction: nothing to verify).
+    pub fn constant(value: Value) -> Program {
+        Program {
+            code: Box::new([Instr::Const(0).encode(), Instr::Return.encode()]),
+            constants: Box::new([value]),
+            names: Box::new([]),
+            functions: Box::new([]),
+            ads: Box::new([]),
+            lazy_calls: Box::new([]),
+            lists: Box::new([]),
+            max_stack: 1,
+        }
+    }
+
     /// The instructions in readable form.
     pub fn instructions(&self) -> Vec<Instr> {
         self.code

@@ -21,7 +21,7 @@ pub mod registry;
 mod serde_impl;
 pub mod value;
 
-pub use ad::{AdBody, AdRef, AdValue, Attribute, Symbol};
+pub use ad::{AdBody, AdLayout, AdRef, AdValue, Attribute, Definition, Symbol};
 pub use bytecode::{Instr, Pools, Program, VerifyError};
 pub use interp::{BYTES_PER_STEP, CallContext, Env, Limits, Options, VALUE_BYTES, Vm};
 pub use registry::{Builtin, Function, LazyArg, LazyFn, NativeFn, Registry};

@@ -1,0 +1,389 @@
+//! `classad check [--json] FILE...`: reads and compiles every ad of each
+//! FILE (old, new, JSON or XML form, found from the text) as `classad
+//! match` does, and prints per file the ads, attributes, distinct
+//! expressions, bytes and reading speed, and every bad ad with its file,
+//! line and column: a quick linter for people who hand-edit ads and
+//! policies. A bad ad never hides the good ones after it.
+//!
+//! Counts go to standard output (one line a file, or with `--json` one
+//! object for all); bad ads and unreadable files to standard error. At most
+//! [`LISTED`] errors are listed per file (a binary file would give
+//! thousands); the others are counted. Exit status: 0 when every ad of
+//! every file is good, 1 when an ad is bad or a file cannot be read, 2 for
+//! a bad command line.
+
+use classad::compiler::{CompileCache, CompileError, Compiler, expression_hash};
+use classad::syntax::{AdExpr, AdReader, ParseError, ParseOptions, Parser, Span};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Errors listed per file; the others are counted.
+pub const LISTED: usize = 100;
+
+/// Ads handed from the parsing thread to the compiling one at a time.
+const BATCH: usize = 128;
+
+/// A bad ad.
+struct Problem {
+    /// Position of the ad in the file (1 = first).
+    ad: usize,
+    line: usize,
+    column: usize,
+    message: String,
+    /// The error drawn with the offending line, for standard error.
+    rendered: String,
+}
+
+/// What checking one file found.
+#[derive(Default)]
+struct Report {
+    file: String,
+    /// Why the file could not be read at all.
+    unreadable: Option<String>,
+    format: &'static str,
+    ads: usize,
+    bad: usize,
+    attributes: usize,
+    distinct: usize,
+    bytes: usize,
+    seconds: f64,
+    /// The first [`LISTED`] bad ads, in file order.
+    problems: Vec<Problem>,
+}
+
+impl Report {
+    fn mb_per_s(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.bytes as f64 / 1e6 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Read and compile every ad of each FILE: counts per file, every bad ad
+/// with its file, line and column.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:
+  classad check slots.ads policy.ad
+  classad check --json jobs.ads          (one JSON object for all files)
+
+At most 100 bad ads are listed per file; the others are counted.",
+    exit_status!()
+))]
+pub struct CheckArgs {
+    /// Ad files in old, new, JSON or XML form (found from the text).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Print the counts as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `classad check` from its parsed command line.
+pub fn run_args(args: CheckArgs) -> ExitCode {
+    ExitCode::from(u8::try_from(run(&args.files, args.json)).unwrap_or(1))
+}
+
+/// Checks `files`, prints the counts on standard output (as one JSON
+/// object with `json`) and the errors on standard error; the exit status:
+/// 0 if every ad is good, 1 if not or if a file cannot be read.
+pub fn run(files: &[PathBuf], json: bool) -> i32 {
+    let reports: Vec<Report> = files.iter().map(check_file).collect();
+    for report in &reports {
+        if let Some(e) = &report.unreadable {
+            eprintln!("classad check: {e}");
+        }
+        for problem in &report.problems {
+            eprintln!("{}", problem.rendered.trim_end());
+        }
+        if report.bad > report.problems.len() {
+            eprintln!(
+                "classad check: {}: {} more bad ads not shown",
+                report.file,
+                report.bad - report.problems.len()
+            );
+        }
+    }
+    let output = if json {
+        to_json(&reports)
+    } else {
+        to_text(&reports)
+    };
+    print!("{output}");
+    let failed = reports.iter().any(|r| r.unreadable.is_some() || r.bad > 0);
+    i32::from(failed)
+}
+
+fn check_file(path: &PathBuf) -> Report {
+    let file = path.display().to_string();
+    let start = Instant::now();
+    let text = match std::fs::read(path) {
+        Ok(text) => text,
+        Err(e) => {
+            return Report {
+                unreadable: Some(format!("cannot read `{file}`: {e}")),
+                file,
+                ..Report::default()
+            };
+        }
+    };
+    let parser = Parser::new(ParseOptions::default());
+    let reader = match AdReader::auto(&text[..], &parser) {
+        Ok(reader) => reader,
+        Err(e) => {
+            return Report {
+                unreadable: Some(format!("cannot read `{file}`: {e}")),
+                file,
+                ..Report::default()
+            };
+        }
+    };
+    let mut report = Report {
+        format: reader.format().name(),
+        bytes: text.len(),
+        file,
+        ..Report::default()
+    };
+    // One thread parses, another compiles, as a pool is read for matching
+    // (one table of shared definitions for the whole file).
+    let cache = CompileCache::for_pool();
+    let registry = classad::stdlib::shared_registry();
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<(usize, AdExpr)>>(4);
+    let (mut problems, compiled) = std::thread::scope(|scope| {
+        let compiling = scope.spawn(|| {
+            let compiler = Compiler::with_cache(&registry, &cache);
+            let mut distinct = HashSet::new();
+            let mut attributes = 0;
+            let mut failed = Vec::new();
+            for batch in receiver {
+                for (n, ad) in batch {
+                    attributes += ad.len();
+                    distinct.extend(ad.attributes.iter().map(|(_, e)| expression_hash(e)));
+                    if let Err(e) = compiler.compile_ad(&ad) {
+                        failed.push((n, ad, e));
+                    }
+                }
+            }
+            (attributes, distinct.len(), failed)
+        });
+        let mut problems = Vec::new();
+        let mut batch = Vec::with_capacity(BATCH);
+        for (i, ad) in reader.enumerate() {
+            match ad {
+                Ok(ad) => {
+                    batch.push((i + 1, ad));
+                    if batch.len() == BATCH
+                        && sender
+                            .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
+                            .is_err()
+                    {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    report.bad += 1;
+                    if problems.len() < LISTED {
+                        problems.push(Problem {
+                            ad: e.ordinal,
+                            line: e.error.line,
+                            column: e.error.column,
+                            message: e.error.message.clone(),
+                            rendered: e.render(&report.file).replacen(
+                                "error: ",
+                                &format!("error: ad {}: ", e.ordinal),
+                                1,
+                            ),
+                        });
+                    }
+                }
+            }
+            report.ads = i + 1;
+        }
+        let _ = sender.send(batch);
+        drop(sender);
+        let compiled = compiling.join().unwrap_or_default();
+        (problems, compiled)
+    });
+    let (attributes, distinct, failed) = compiled;
+    report.attributes = attributes;
+    report.distinct = distinct;
+    report.bad += failed.len();
+    for (n, ad, e) in failed {
+        if problems.len() < LISTED {
+            problems.push(compile_problem(&text, &report.file, n, &ad, &e));
+        }
+    }
+    problems.sort_by_key(|p| p.ad);
+    report.problems = problems;
+    report.seconds = start.elapsed().as_secs_f64();
+    report
+}
+
+/// A bad ad that parsed but does not compile, placed at the attribute
+/// that fails.
+fn compile_problem(
+    text: &[u8],
+    origin: &str,
+    n: usize,
+    ad: &AdExpr,
+    error: &CompileError,
+) -> Problem {
+    let registry = classad::stdlib::shared_registry();
+    let compiler = Compiler::new(&registry);
+    let culprit = ad
+        .attributes
+        .iter()
+        .find_map(|(name, expr)| compiler.compile(expr).err().map(|e| (name, expr.span, e)));
+    let (message, span) = match culprit {
+        Some((name, span, e)) => (format!("attribute `{name}`: {e}"), span),
+        None => (error.to_string(), Span::default()),
+    };
+    // Line and column of the span's start; spans are offsets in the file.
+    let at = (span.start as usize).min(text.len());
+    let line_start = text[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |i| at + i);
+    let line = 1 + text[..line_start].iter().filter(|&&b| b == b'\n').count();
+    let shown = String::from_utf8_lossy(&text[line_start..line_end]).into_owned();
+    let column = 1 + String::from_utf8_lossy(&text[line_start..at])
+        .chars()
+        .count();
+    let local = ParseError {
+        message: format!("ad {n}: {message}"),
+        span: Span::new(
+            at - line_start,
+            (span.end as usize).min(line_end) - line_start,
+        ),
+        line,
+        column,
+    };
+    Problem {
+        ad: n,
+        line,
+        column,
+        rendered: local.render(&shown, origin),
+        message,
+    }
+}
+
+fn to_text(reports: &[Report]) -> String {
+    let mut out = String::new();
+    for r in reports.iter().filter(|r| r.unreadable.is_none()) {
+        out.push_str(&format!(
+            "{}: {} ads{} ({}), {} attributes, {} distinct expressions, {} bytes in {:.3} s ({:.1} MB/s)\n",
+            r.file,
+            r.ads,
+            if r.bad > 0 {
+                format!(", {} bad", r.bad)
+            } else {
+                String::new()
+            },
+            r.format,
+            r.attributes,
+            r.distinct,
+            r.bytes,
+            r.seconds,
+            r.mb_per_s()
+        ));
+    }
+    if reports.len() > 1 {
+        let (ads, bad, bytes, seconds) = totals(reports);
+        let unreadable = reports.iter().filter(|r| r.unreadable.is_some()).count();
+        out.push_str(&format!(
+            "total: {} files{}, {ads} ads, {bad} bad, {bytes} bytes in {seconds:.3} s ({:.1} MB/s)\n",
+            reports.len(),
+            if unreadable > 0 {
+                format!(" ({unreadable} unreadable)")
+            } else {
+                String::new()
+            },
+            if seconds > 0.0 {
+                bytes as f64 / 1e6 / seconds
+            } else {
+                0.0
+            }
+        ));
+    }
+    out
+}
+
+fn totals(reports: &[Report]) -> (usize, usize, usize, f64) {
+    reports.iter().fold((0, 0, 0, 0.0), |(a, b, c, d), r| {
+        (a + r.ads, b + r.bad, c + r.bytes, d + r.seconds)
+    })
+}
+
+fn to_json(reports: &[Report]) -> String {
+    let files: Vec<String> = reports
+        .iter()
+        .map(|r| match &r.unreadable {
+            Some(e) => format!(
+                "{{\"file\": {}, \"error\": {}}}",
+                json_string(&r.file),
+                json_string(e)
+            ),
+            None => {
+                let errors: Vec<String> = r
+                    .problems
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}}}",
+                            p.ad,
+                            p.line,
+                            p.column,
+                            json_string(&p.message)
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
+                    json_string(&r.file),
+                    json_string(r.format),
+                    r.ads,
+                    r.bad,
+                    r.attributes,
+                    r.distinct,
+                    r.bytes,
+                    r.seconds,
+                    r.mb_per_s(),
+                    errors.join(", "),
+                    r.bad - r.problems.len()
+                )
+            }
+        })
+        .collect();
+    let (ads, bad, bytes, _) = totals(reports);
+    let unreadable = reports.iter().filter(|r| r.unreadable.is_some()).count();
+    format!(
+        "{{\"files\": [{}], \"ads\": {ads}, \"bad_ads\": {bad}, \"bytes\": {bytes}, \"unreadable_files\": {unreadable}, \"ok\": {}}}\n",
+        files.join(", "),
+        bad == 0 && unreadable == 0
+    )
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,256 @@
+//! `classad check` through the binary: counts of good files, every bad ad
+//! reported with its file, line and column (and the good ads around it
+//! still counted), `--json`, and files that cannot be read.
+
+use std::process::{Command, Output};
+
+fn classad(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("classad-check-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const GOOD_OLD: &str = "Name = \"slot1@a\"\nMemory = 4096\nRequirements = TARGET.RequestMemory <= MY.Memory\n\n\
+Name = \"slot1@b\"\nMemory = 4096\nRequirements = TARGET.RequestMemory <= MY.Memory\n\n";
+
+const GOOD_NEW: &str = "[ a = 1; b = a + 1 ]\n[ a = 1; c = \"x\" ]\n";
+
+/// Five ads: the second does not parse, the fourth does not compile.
+const BAD_OLD: &str = "A = 1\nB = \"x\"\n\n\
+A = 2\nB = (1 +\nC = 3\n\n\
+A = 3\n\n\
+A = 4\nT = absTime(\"garbage\")\n\n\
+A = 5\n";
+
+#[test]
+fn good_files_are_counted_and_pass() {
+    let d = dir("good");
+    let (old, new) = (
+        write(&d, "slots.ads", GOOD_OLD),
+        write(&d, "ads.new", GOOD_NEW),
+    );
+    let out = classad(&["check", &old, &new]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    // Six attributes; distinct expressions: the two names, 4096 and the
+    // Requirements expression.
+    assert!(
+        lines[0].starts_with(&format!(
+            "{old}: 2 ads (old), 6 attributes, 4 distinct expressions, {} bytes in ",
+            GOOD_OLD.len()
+        )),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].ends_with(" MB/s)"), "{}", lines[0]);
+    // `a = 1` is written twice: 1, a + 1 and "x".
+    assert!(
+        lines[1].starts_with(&format!(
+            "{new}: 2 ads (new), 4 attributes, 3 distinct expressions, {} bytes",
+            GOOD_NEW.len()
+        )),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("total: 2 files, 4 ads, 0 bad, "),
+        "{}",
+        lines[2]
+    );
+}
+
+#[test]
+fn every_bad_ad_is_reported_with_its_position_and_the_good_ones_counted() {
+    let d = dir("bad");
+    let (good, bad) = (
+        write(&d, "good.ads", GOOD_OLD),
+        write(&d, "bad.ads", BAD_OLD),
+    );
+    let out = classad(&["check", &good, &bad]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("error: ad 2: expected an expression, found end of input"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!(" --> {bad}:5:9\n")), "{stderr}");
+    assert!(
+        stderr.contains("error: ad 4: attribute `T`: `garbage` is not a valid time"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!(" --> {bad}:11:5\n")), "{stderr}");
+    // The good file has no errors; the bad file's are in file order.
+    assert!(!stderr.contains(&good));
+    assert!(stderr.find(":5:9").unwrap() < stderr.find(":11:5").unwrap());
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{bad}: 5 ads, 2 bad (old), ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("total: 2 files, 7 ads, 2 bad, "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_broken_new_syntax_ad_does_not_hide_the_ads_after_it() {
+    let d = dir("new");
+    let file = write(
+        &d,
+        "ads.new",
+        "[ a = 1; x = \"unterminated ]\n[ b = 2 ]\n[ c = 3 ]\n",
+    );
+    let out = classad(&["check", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(&format!("{file}:1:14")),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).starts_with(&format!("{file}: 3 ads, 1 bad (new), 2 attributes")),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn json_is_one_object_with_counts_and_errors() {
+    let d = dir("json");
+    let (good, bad) = (
+        write(&d, "good.ads", GOOD_OLD),
+        write(&d, "bad.ads", BAD_OLD),
+    );
+    let missing = d.join("missing.ads").to_string_lossy().into_owned();
+    let out = classad(&["check", "--json", &good, &bad, &missing]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with("{\"files\": [{\"file\": "), "{stdout}");
+    assert!(
+        stdout.trim_end().ends_with(&format!(
+            "\"ads\": 7, \"bad_ads\": 2, \"bytes\": {}, \"unreadable_files\": 1, \"ok\": false}}",
+            GOOD_OLD.len() + BAD_OLD.len()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "\"format\": \"old\", \"ads\": 2, \"bad_ads\": 0, \"attributes\": 6, \"distinct_expressions\": 4, \"bytes\": {},",
+            GOOD_OLD.len()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\"ads\": 5, \"bad_ads\": 2, \"attributes\": 6, \"distinct_expressions\": 6,"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\"errors\": [{\"ad\": 2, \"line\": 5, \"column\": 9, \"message\": \"expected an expression, found end of input\"}, \
+             {\"ad\": 4, \"line\": 11, \"column\": 5, \"message\": \"attribute `T`: `garbage` is not a valid time\"}], \"errors_not_listed\": 0}"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"error\": \"cannot read `"), "{stdout}");
+    // Every brace and bracket outside strings is closed.
+    let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
+    for c in stdout.chars() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (true, false, '"') | (false, _, '"') => in_string = !in_string,
+            (false, _, '{' | '[') => depth += 1,
+            (false, _, '}' | ']') => depth -= 1,
+            _ => {}
+        }
+        assert!(depth >= 0);
+    }
+    assert_eq!((depth, in_string), (0, false));
+}
+
+#[test]
+fn an_unreadable_file_fails_the_check_and_the_others_are_still_checked() {
+    let d = dir("unreadable");
+    let good = write(&d, "good.ads", GOOD_OLD);
+    let missing = d.join("missing.ads").to_string_lossy().into_owned();
+    // A directory cannot be read as a file either.
+    let directory = d.to_string_lossy().into_owned();
+    let out = classad(&["check", &missing, &good, &directory]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("classad check: cannot read `{missing}`: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("classad check: cannot read `{directory}`: ")),
+        "{stderr}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{good}: 2 ads (old), 6 attributes")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("total: 3 files (2 unreadable), 2 ads, 0 bad, "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn errors_of_a_binary_file_are_capped_and_counted() {
+    let d = dir("binary");
+    // Many lines that are not `Name = expression`, each its own bad ad.
+    let junk: String = (0..300)
+        .map(|i| format!("\u{1}\u{2} junk {i}\n\n"))
+        .collect();
+    let file = write(&d, "junk.ads", &junk);
+    let out = classad(&["check", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("error: ad ").count(), 100, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "classad check: {file}: 200 more bad ads not shown"
+        )),
+        "{stderr}"
+    );
+    assert!(text(&out.stdout).contains(": 300 ads, 300 bad (old)"));
+}
+
+#[test]
+fn a_command_line_without_files_is_a_usage_error() {
+    let out = classad(&["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("Usage: classad check <FILE>..."),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = classad(&["check", "--frobnicate", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+}
