@@ -20,6 +20,7 @@ extern crate alloc;
 
 pub mod ast;
 pub mod diag;
+pub mod fast;
 pub mod parser;
 pub mod time;
 
