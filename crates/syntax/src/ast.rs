@@ -403,9 +403,36 @@ pub enum ExprKind {
 pub struct AdExpr {
     /// `(name, expression)` pairs; names are unique ignoring case.
     pub attributes: Vec<(Name, Expr)>,
-    /// Case-folded name to position; rebuilt when `attributes` was changed
-    /// directly.
-    index: ahash::AHashMap<Box<str>, usize>,
+    /// Name (ignoring case) to position; rebuilt when `attributes` was
+    /// changed directly.
+    index: ahash::AHashMap<Folded, usize>,
+}
+
+/// A name that hashes and compares ignoring ASCII case: the key of an
+/// ad's index, sharing the name rather than allocating a folded copy.
+#[derive(Clone, Debug)]
+struct Folded(Name);
+
+impl PartialEq for Folded {
+    fn eq(&self, other: &Folded) -> bool {
+        self.0.as_str().eq_ignore_ascii_case(other.0.as_str())
+    }
+}
+
+impl Eq for Folded {}
+
+impl std::hash::Hash for Folded {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let bytes = self.0.as_str().as_bytes();
+        let mut buf = [0u8; 32];
+        for chunk in bytes.chunks(buf.len()) {
+            let folded = &mut buf[..chunk.len()];
+            folded.copy_from_slice(chunk);
+            folded.make_ascii_lowercase();
+            state.write(folded);
+        }
+        state.write_usize(bytes.len());
+    }
 }
 
 impl FromIterator<(Name, Expr)> for AdExpr {
@@ -434,21 +461,34 @@ impl AdExpr {
     /// Defines `name`; an earlier definition of the same name (ignoring
     /// case) gets the new expression and keeps its place and spelling.
     pub fn insert(&mut self, name: Name, expr: Expr) {
+        use std::collections::hash_map::Entry;
         if self.index.len() != self.attributes.len() {
             self.index = self
                 .attributes
                 .iter()
                 .enumerate()
-                .map(|(i, (n, _))| (n.as_str().to_ascii_lowercase().into_boxed_str(), i))
+                .map(|(i, (n, _))| (Folded(n.clone()), i))
                 .collect();
         }
-        let key = name.as_str().to_ascii_lowercase().into_boxed_str();
-        match self.index.get(&key) {
-            Some(&i) if i < self.attributes.len() => self.attributes[i].1 = expr,
-            _ => {
-                self.index.insert(key, self.attributes.len());
+        let len = self.attributes.len();
+        match self.index.entry(Folded(name.clone())) {
+            Entry::Occupied(e) if *e.get() < len => self.attributes[*e.get()].1 = expr,
+            Entry::Occupied(mut e) => {
+                *e.get_mut() = len;
                 self.attributes.push((name, expr));
             }
+            Entry::Vacant(e) => {
+                e.insert(len);
+                self.attributes.push((name, expr));
+            }
+        }
+    }
+
+    /// An empty ad with room for `n` attributes.
+    pub fn with_capacity(n: usize) -> AdExpr {
+        AdExpr {
+            attributes: Vec::with_capacity(n),
+            index: ahash::AHashMap::with_capacity(n),
         }
     }
 

@@ -9,8 +9,8 @@
 //! It reads literals (decimal numbers, strings, `true`, `false`,
 //! `undefined`, `error`), attribute references, selections (`MY.x`),
 //! function calls, parentheses, lists, prefix operators and every binary
-//! operator; it declines, among others, conditionals and elvis (`?`),
-//! subscripts, nested ads, quoted names, comments, adjacent strings,
+//! operator, nested ads; it declines, among others, conditionals and
+//! elvis (`?`), subscripts, quoted names, comments, adjacent strings,
 //! numbers with a leading zero or a suffix, `;` between arguments, and
 //! anything that does not parse. Errors are always the grammar's: a text
 //! the scanner is unsure of is declined, never refused.
@@ -34,7 +34,7 @@ const MAX_NESTING: usize = 64;
 /// Parses a whole expression, as `Parser::parse_expression_with` does,
 /// or declines.
 pub fn expression(parser: &Parser, source: &str, rules: StringRules) -> Option<Expr> {
-    let mut s = Scanner::new(parser, source, rules)?;
+    let mut s = Scanner::new(parser, source, rules, 0)?;
     let built = s.expression()?;
     s.skip_space()?;
     s.at_end().then_some(built.expr)
@@ -43,7 +43,13 @@ pub fn expression(parser: &Parser, source: &str, rules: StringRules) -> Option<E
 /// Parses one old-syntax line `Name = expression` with old string rules,
 /// as `Parser::parse_old_line` does, or declines.
 pub fn old_line(parser: &Parser, source: &str) -> Option<(Name, Expr)> {
-    let mut s = Scanner::new(parser, source, StringRules::Old)?;
+    old_line_at(parser, source, 0)
+}
+
+/// [`old_line`] for a line that starts `base` bytes into its file: every
+/// span is moved by `base`.
+pub fn old_line_at(parser: &Parser, source: &str, base: usize) -> Option<(Name, Expr)> {
+    let mut s = Scanner::new(parser, source, StringRules::Old, base)?;
     s.skip_space()?;
     let name = s.attribute_name()?;
     s.skip_space()?;
@@ -57,42 +63,15 @@ pub fn old_line(parser: &Parser, source: &str) -> Option<(Name, Expr)> {
 /// Parses one new-syntax ad literal `[ ... ]` (the whole text), as
 /// `Parser::parse_ad` does, or declines.
 pub fn ad(parser: &Parser, source: &str) -> Option<AdExpr> {
-    let mut s = Scanner::new(parser, source, StringRules::New)?;
+    ad_at(parser, source, 0)
+}
+
+/// [`ad`] for a text that starts `base` bytes into its file: every span
+/// is moved by `base`.
+pub fn ad_at(parser: &Parser, source: &str, base: usize) -> Option<AdExpr> {
+    let mut s = Scanner::new(parser, source, StringRules::New, base)?;
     s.skip_space()?;
-    s.eat(b'[')?;
-    s.open()?;
-    let mut ad = AdExpr::new();
-    let mut separators = false;
-    loop {
-        s.skip_space()?;
-        match s.peek() {
-            Some(b';') => {
-                separators = true;
-                s.pos += 1;
-            }
-            Some(b']') => {
-                // `[;]` is refused by the grammar.
-                if separators && ad.is_empty() {
-                    return None;
-                }
-                s.pos += 1;
-                break;
-            }
-            _ => {
-                // A definition must follow `[` or a `;`.
-                if !ad.is_empty() && !separators {
-                    return None;
-                }
-                let name = s.attribute_name()?;
-                s.skip_space()?;
-                s.eat(b'=')?;
-                s.skip_space()?;
-                let value = s.expression()?;
-                ad.insert(name, value.expr);
-                separators = false;
-            }
-        }
-    }
+    let (ad, _) = s.ad()?;
     s.skip_space()?;
     s.at_end().then_some(ad)
 }
@@ -109,6 +88,8 @@ struct Scanner<'p, 's> {
     bytes: &'s [u8],
     pos: usize,
     rules: StringRules,
+    /// Added to every span: where the text starts in its file.
+    base: usize,
     nesting: usize,
     max_nesting: usize,
     max_depth: usize,
@@ -154,7 +135,7 @@ fn usable(options: &ParseOptions) -> bool {
 }
 
 impl<'p, 's> Scanner<'p, 's> {
-    fn new(parser: &'p Parser, text: &'s str, rules: StringRules) -> Option<Self> {
+    fn new(parser: &'p Parser, text: &'s str, rules: StringRules, base: usize) -> Option<Self> {
         let options = parser.options();
         if !usable(&options) {
             return None;
@@ -165,6 +146,7 @@ impl<'p, 's> Scanner<'p, 's> {
             bytes: text.as_bytes(),
             pos: 0,
             rules,
+            base,
             nesting: 0,
             max_nesting: options.max_nesting.min(MAX_NESTING),
             max_depth: options.max_depth,
@@ -212,14 +194,57 @@ impl<'p, 's> Scanner<'p, 's> {
         (self.nesting <= self.max_nesting).then_some(())
     }
 
-    fn node(&self, kind: ExprKind, start: usize, end: usize, depth: usize) -> Option<Built> {
-        (depth <= self.max_depth).then(|| Built {
-            expr: Expr {
-                kind,
-                span: Span::new(start, end),
-            },
+    /// The span of bytes `start..end` of the text, in the file.
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.base + start, self.base + end)
+    }
+
+    fn node(&self, kind: ExprKind, span: Span, depth: usize) -> Option<Built> {
+        (depth <= self.max_depth).then_some(Built {
+            expr: Expr { kind, span },
             depth,
         })
+    }
+
+    /// An ad literal `[ ... ]` at the position, and its depth.
+    fn ad(&mut self) -> Option<(AdExpr, usize)> {
+        self.eat(b'[')?;
+        self.open()?;
+        let mut ad = AdExpr::new();
+        let mut depth = 0;
+        let mut separators = false;
+        loop {
+            self.skip_space()?;
+            match self.peek() {
+                Some(b';') => {
+                    separators = true;
+                    self.pos += 1;
+                }
+                Some(b']') => {
+                    // `[;]` is refused by the grammar.
+                    if separators && ad.is_empty() {
+                        return None;
+                    }
+                    self.pos += 1;
+                    self.nesting -= 1;
+                    return Some((ad, depth));
+                }
+                _ => {
+                    // A definition must follow `[` or a `;`.
+                    if !ad.is_empty() && !separators {
+                        return None;
+                    }
+                    let name = self.attribute_name()?;
+                    self.skip_space()?;
+                    self.eat(b'=')?;
+                    self.skip_space()?;
+                    let value = self.expression()?;
+                    depth = depth.max(value.depth);
+                    ad.insert(name, value.expr);
+                    separators = false;
+                }
+            }
+        }
     }
 
     /// An identifier that is not a reserved word: `[A-Za-z_][A-Za-z0-9_]*`.
@@ -268,14 +293,14 @@ impl<'p, 's> Scanner<'p, 's> {
             self.pos += len;
             self.skip_space()?;
             let rhs = self.binary(precedence + 1)?;
-            let (start, end) = (lhs.expr.span.start as usize, rhs.expr.span.end as usize);
+            let span = lhs.expr.span.join(rhs.expr.span);
             let depth = 1 + lhs.depth.max(rhs.depth);
             let kind = ExprKind::Binary {
                 op,
                 lhs: Box::new(lhs.expr),
                 rhs: Box::new(rhs.expr),
             };
-            lhs = self.node(kind, start, end, depth)?;
+            lhs = self.node(kind, span, depth)?;
         }
     }
 
@@ -357,14 +382,14 @@ impl<'p, 's> Scanner<'p, 's> {
             self.skip_space()?;
         }
         let mut built = self.postfix()?;
-        for (op, start) in prefixes.into_iter().rev() {
-            let end = built.expr.span.end as usize;
+        for (op, at) in prefixes.into_iter().rev() {
+            let span = self.span(at, at + 1).join(built.expr.span);
             let depth = built.depth + 1;
             let kind = ExprKind::Unary {
                 op,
                 operand: Box::new(built.expr),
             };
-            built = self.node(kind, start, end, depth)?;
+            built = self.node(kind, span, depth)?;
         }
         Some(built)
     }
@@ -381,18 +406,17 @@ impl<'p, 's> Scanner<'p, 's> {
                     if self.peek_at(1) == Some(b'.') {
                         return None;
                     }
+                    let dot = self.pos;
                     self.pos += 1;
                     self.skip_space()?;
-                    let name_start = self.pos;
                     let name = self.attribute_name()?;
-                    let (start, end) = (built.expr.span.start as usize, self.pos);
-                    debug_assert!(name_start < end);
+                    let span = built.expr.span.join(self.span(dot, self.pos));
                     let depth = built.depth + 1;
                     let kind = ExprKind::Select {
                         base: Box::new(built.expr),
                         name,
                     };
-                    built = self.node(kind, start, end, depth)?;
+                    built = self.node(kind, span, depth)?;
                 }
                 // Subscripts, `?:` and `? :`.
                 Some(b'[' | b'?') => return None,
@@ -409,11 +433,11 @@ impl<'p, 's> Scanner<'p, 's> {
         match self.peek()? {
             b'-' | b'0'..=b'9' => {
                 let literal = self.number()?;
-                self.node(ExprKind::Literal(literal), start, self.pos, 1)
+                self.node(ExprKind::Literal(literal), self.span(start, self.pos), 1)
             }
             b'"' => {
                 let literal = self.string()?;
-                self.node(ExprKind::Literal(literal), start, self.pos, 1)
+                self.node(ExprKind::Literal(literal), self.span(start, self.pos), 1)
             }
             b'(' => {
                 self.pos += 1;
@@ -424,19 +448,20 @@ impl<'p, 's> Scanner<'p, 's> {
                 self.eat(b')')?;
                 self.nesting -= 1;
                 let depth = inner.depth + 1;
-                self.node(
-                    ExprKind::Paren(Box::new(inner.expr)),
-                    start,
-                    self.pos,
-                    depth,
-                )
+                let span = self.span(start, self.pos);
+                self.node(ExprKind::Paren(Box::new(inner.expr)), span, depth)
             }
             b'{' => {
                 self.pos += 1;
                 self.open()?;
                 let (items, depth) = self.items(b'}')?;
                 self.nesting -= 1;
-                self.node(ExprKind::List(items), start, self.pos, depth + 1)
+                self.node(ExprKind::List(items), self.span(start, self.pos), depth + 1)
+            }
+            b'[' => {
+                let (ad, depth) = self.ad()?;
+                let span = self.span(start, self.pos);
+                self.node(ExprKind::Ad(Box::new(ad)), span, depth + 1)
             }
             b => {
                 if !is_ident_start(b) {
@@ -446,7 +471,11 @@ impl<'p, 's> Scanner<'p, 's> {
                 let word = &self.bytes[word_start..word_end];
                 match keyword(word) {
                     Some(Keyword::Literal(literal)) => {
-                        return self.node(ExprKind::Literal(literal), start, self.pos, 1);
+                        return self.node(
+                            ExprKind::Literal(literal),
+                            self.span(start, self.pos),
+                            1,
+                        );
                     }
                     Some(_) => return None,
                     None => {}
@@ -455,13 +484,14 @@ impl<'p, 's> Scanner<'p, 's> {
                 self.skip_space()?;
                 if self.peek() != Some(b'(') {
                     self.pos = word_end;
-                    return self.node(ExprKind::Attribute(name), start, word_end, 1);
+                    return self.node(ExprKind::Attribute(name), self.span(start, word_end), 1);
                 }
                 self.pos += 1;
                 self.open()?;
                 let (args, depth) = self.items(b')')?;
                 self.nesting -= 1;
-                self.node(ExprKind::Call { name, args }, start, self.pos, depth + 1)
+                let span = self.span(start, self.pos);
+                self.node(ExprKind::Call { name, args }, span, depth + 1)
             }
         }
     }

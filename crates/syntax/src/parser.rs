@@ -233,6 +233,19 @@ impl Parser {
         self.parse_ad_with_grammar(source)
     }
 
+    /// [`Parser::parse_ad`] for a text `offset` bytes into its file: the
+    /// tree's spans are the file's; an error's are the text's.
+    pub(crate) fn parse_ad_at(&self, source: &str, offset: usize) -> Result<AdExpr> {
+        if let Some(ad) = crate::fast::ad_at(self, source, offset) {
+            return Ok(ad);
+        }
+        let mut ad = self.parse_ad_with_grammar(source)?;
+        for (_, expr) in &mut ad.attributes {
+            crate::json::shift_spans(expr, offset);
+        }
+        Ok(ad)
+    }
+
     /// [`Parser::parse_ad`] through the grammar only, without the fast
     /// path (for tests that compare the two).
     pub fn parse_ad_with_grammar(&self, source: &str) -> Result<AdExpr> {
@@ -251,6 +264,17 @@ impl Parser {
             return Ok(line);
         }
         self.parse_old_line_with_grammar(source)
+    }
+
+    /// [`Parser::parse_old_line`] for a line `offset` bytes into its file:
+    /// the tree's spans are the file's; an error's are the line's.
+    pub(crate) fn parse_old_line_at(&self, source: &str, offset: usize) -> Result<(Name, Expr)> {
+        if let Some(line) = crate::fast::old_line_at(self, source, offset) {
+            return Ok(line);
+        }
+        let (name, mut expr) = self.parse_old_line_with_grammar(source)?;
+        crate::json::shift_spans(&mut expr, offset);
+        Ok((name, expr))
     }
 
     /// [`Parser::parse_old_line`] through the grammar only, without the

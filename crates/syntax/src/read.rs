@@ -20,7 +20,7 @@
 
 use crate::ast::{AdExpr, Span};
 use crate::diag::{ParseError, describe_found};
-use crate::json::{JsonAdCursor, shift_spans};
+use crate::json::JsonAdCursor;
 use crate::parser::Parser;
 use crate::xml::XmlAdCursor;
 use std::fmt;
@@ -202,6 +202,8 @@ pub struct AdReader<'p, R> {
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
     xml: Option<(String, XmlAdCursor)>,
+    /// Attributes of the last old-syntax ad read.
+    last_len: usize,
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -275,6 +277,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             resync_work: 0,
             bom_checked: false,
             xml: None,
+            last_len: 0,
         }
     }
 
@@ -307,7 +310,9 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     }
 
     fn next_old(&mut self) -> Option<Result<AdExpr, AdError>> {
-        let mut ad = AdExpr::new();
+        // Ads of one file are much alike: room for as many attributes as
+        // the last one had saves growing the ad attribute by attribute.
+        let mut ad = AdExpr::with_capacity(self.last_len);
         let mut first_line = None;
         let mut failure: Option<AdError> = None;
         loop {
@@ -360,9 +365,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     };
                     (error, text)
                 }
-                Ok(text) => match self.parser.parse_old_line(text) {
-                    Ok((name, mut expr)) => {
-                        shift_spans(&mut expr, start);
+                Ok(text) => match self.parser.parse_old_line_at(text, start) {
+                    Ok((name, expr)) => {
                         ad.insert(name, expr);
                         continue;
                     }
@@ -379,6 +383,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         }
         let first_line = first_line?;
         self.ordinal += 1;
+        self.last_len = ad.len();
         Some(match failure {
             None => Ok(ad),
             Some(mut err) => {
@@ -615,13 +620,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         column: if l == 1 { c + column } else { c },
                     }))
                 }
-                Ok(text) => match self.parser.parse_ad(text) {
-                    Ok(mut ad) => {
-                        for (_, expr) in &mut ad.attributes {
-                            shift_spans(expr, start);
-                        }
-                        Ok(ad)
-                    }
+                Ok(text) => match self.parser.parse_ad_at(text, start) {
+                    Ok(ad) => Ok(ad),
                     Err(err) => match resync_point(&buf).filter(|_| {
                         self.resync_work += buf.len();
                         self.resync_work <= RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20)
