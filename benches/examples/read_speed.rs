@@ -1,7 +1,8 @@
 //! Quick MB/s of reading ad files, for A/B runs and profiles outside
-//! criterion: `read_speed [parse|compile] FILE...` reads each file
+//! criterion: `read_speed [parse|parallel|compile] FILE...` reads each file
 //! `CLASSAD_REPEAT` times (default 3) and prints the best MB/s.
-//! `parse` is the syntax crate's reader alone; `compile` is
+//! `parse` is the syntax crate's reader alone, `parallel` its parallel
+//! reader (`RAYON_NUM_THREADS` threads); `compile` is
 //! `classad_matchmaker::read_ad_text` (read and compile, what `match` does).
 
 #![allow(missing_docs)]
@@ -23,6 +24,10 @@ fn main() {
         for _ in 0..repeat {
             let start = Instant::now();
             count = match mode.as_str() {
+                "parallel" => classad::syntax::read_ads_parallel(&text, ParseOptions::default())
+                    .iter()
+                    .filter(|r| r.is_ok())
+                    .count(),
                 "parse" => {
                     let parser = Parser::new(ParseOptions::default());
                     AdReader::auto(&text[..], &parser)

@@ -2,7 +2,7 @@
 //! reported with its file and position, and the good ads are kept.
 
 use classad::AdRef;
-use classad::syntax::{AdReader, ParseOptions, Parser};
+use classad::syntax::{ParseOptions, read_ads_parallel};
 use rayon::prelude::*;
 
 /// The ads of one file.
@@ -20,22 +20,16 @@ pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
     Ok(read_ad_text(&text, path))
 }
 
-/// Reads every ad of `text`; `origin` names it in messages. Ads are
-/// parsed one after the other and compiled in parallel.
+/// Reads every ad of `text`; `origin` names it in messages. Large texts
+/// are parsed in parts in parallel (in file order, with the errors one
+/// reader would give), then compiled in parallel.
 pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
-    let parser = Parser::new(ParseOptions::default());
-    let reader = match AdReader::auto(text, &parser) {
-        Ok(r) => r,
-        Err(e) => {
-            return AdFile {
-                ads: Vec::new(),
-                errors: vec![format!("{origin}: {e}")],
-            };
-        }
-    };
     let mut parsed = Vec::new();
     let mut errors = Vec::new();
-    for (n, ad) in reader.enumerate() {
+    for (n, ad) in read_ads_parallel(text, ParseOptions::default())
+        .into_iter()
+        .enumerate()
+    {
         match ad {
             Ok(ad) => parsed.push((n + 1, ad)),
             Err(e) => errors.push(e.render(origin)),

@@ -21,7 +21,7 @@
 use crate::ast::{AdExpr, Span};
 use crate::diag::{ParseError, describe_found};
 use crate::json::JsonAdCursor;
-use crate::parser::Parser;
+use crate::parser::{ParseOptions, Parser};
 use crate::xml::XmlAdCursor;
 use std::fmt;
 use std::io::{self, BufRead, Read};
@@ -204,6 +204,10 @@ pub struct AdReader<'p, R> {
     xml: Option<(String, XmlAdCursor)>,
     /// Attributes of the last old-syntax ad read.
     last_len: usize,
+    /// New syntax: whether the input ended inside an ad or a comment, and
+    /// how many broken ads were cut short (see [`read_ads_parallel`]).
+    ended_inside: bool,
+    cuts: usize,
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -278,7 +282,20 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             bom_checked: false,
             xml: None,
             last_len: 0,
+            ended_inside: false,
+            cuts: 0,
         }
+    }
+
+    /// A reader of a part of a file that starts `offset` bytes and `lines`
+    /// lines into it, at the start of a line: positions are the file's.
+    fn part(reader: R, format: Format, parser: &'p Parser, offset: usize, lines: usize) -> Self {
+        let mut part = AdReader::new(reader, format, parser);
+        part.offset = offset;
+        part.line = lines;
+        // A byte-order mark is skipped only at the start of the file.
+        part.bom_checked = offset > 0;
+        part
     }
 
     /// Skips a UTF-8 byte-order mark at the start of the input, as
@@ -411,12 +428,16 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             if chunk.is_empty() {
                 let scan = &mut self.scan;
                 let event = match scan.state {
-                    ScanState::Outside
-                    | ScanState::OutsideLineComment
-                    | ScanState::OutsideBlockComment
-                    | ScanState::OutsideBlockStar => None,
+                    ScanState::Outside | ScanState::OutsideLineComment => None,
+                    ScanState::OutsideBlockComment | ScanState::OutsideBlockStar => {
+                        self.ended_inside = true;
+                        None
+                    }
                     ScanState::OutsideSlash | ScanState::Garbage => Some(Event::Garbage),
-                    _ => Some(Event::Ad),
+                    _ => {
+                        self.ended_inside = true;
+                        Some(Event::Ad)
+                    }
                 };
                 scan.state = ScanState::Outside;
                 return Ok(event);
@@ -630,6 +651,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         // the ad into the ones after it: it ends where a
                         // line starts with `[`, and the rest is read again.
                         Some(cut) => {
+                            self.cuts += 1;
                             let head = &buf[..cut];
                             let error = match std::str::from_utf8(head)
                                 .map_err(|_| err.clone())
@@ -897,5 +919,151 @@ impl<R: BufRead> Iterator for AdReader<'_, R> {
             Format::Json => self.next_json(),
             Format::Xml => self.next_xml(),
         }
+    }
+}
+
+/// Reads every ad of `text` (old or new syntax, JSON or XML, found as
+/// [`AdReader::auto`] finds it) with `options`, on rayon's threads: the
+/// text is cut at ad boundaries (old syntax: after a blank line; new
+/// syntax: before a line that starts with `[`) into parts read in
+/// parallel, and the results come back in file order.
+///
+/// The results are exactly those of one [`AdReader`] over the whole text:
+/// the same trees, the same errors with the same ordinals, lines, columns
+/// and spans. Where a part of new syntax does not end where its last ad
+/// ends (a boundary inside a comment, a string or an ad), or a broken ad
+/// was cut short to resynchronise, the whole text is read again by one
+/// reader, so that what is read never depends on where the text was cut.
+/// JSON and XML are read by one reader.
+///
+/// ```
+/// use classad_syntax::{ParseOptions, read_ads_parallel};
+/// let text = b"A = 1\n\nA = 2 +\n\nA = 3\n";
+/// let ads = read_ads_parallel(text, ParseOptions::default());
+/// assert_eq!(ads.len(), 3);
+/// assert_eq!(ads[1].as_ref().unwrap_err().ordinal, 2);
+/// ```
+pub fn read_ads_parallel(text: &[u8], options: ParseOptions) -> Vec<Result<AdExpr, AdError>> {
+    read_ads_in_parts(text, options, parallel_part_size(text.len()))
+}
+
+/// Bytes per part: a few parts per thread, so that threads finish
+/// together, and no part so small that starting it costs more than it saves.
+fn parallel_part_size(len: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
+        return usize::MAX;
+    }
+    (len / (threads * 4)).max(256 << 10)
+}
+
+/// [`read_ads_parallel`] with parts of about `part_size` bytes (for tests:
+/// small parts put boundaries everywhere).
+#[doc(hidden)]
+pub fn read_ads_in_parts(
+    text: &[u8],
+    options: ParseOptions,
+    part_size: usize,
+) -> Vec<Result<AdExpr, AdError>> {
+    use rayon::prelude::*;
+    let sequential = || {
+        let parser = Parser::new(options);
+        match AdReader::auto(text, &parser) {
+            Ok(reader) => reader.collect(),
+            Err(e) => vec![Err(AdError::io(1, 1, 0, &e))],
+        }
+    };
+    let format = {
+        let body = text.strip_prefix(BOM).unwrap_or(text);
+        let mut rest = body;
+        decide(&mut || {
+            let i = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+            let b = rest[i];
+            rest = &rest[i + 1..];
+            Some(b)
+        })
+    };
+    let starts = part_starts(text, format, part_size);
+    if starts.len() <= 1 {
+        return sequential();
+    }
+    let mut parts: Vec<(usize, usize, usize)> = starts
+        .iter()
+        .zip(starts.iter().skip(1).chain([&text.len()]))
+        .map(|(&start, &end)| (start, end, 0))
+        .collect();
+    // Lines before each part, for the positions of its ads and errors.
+    let newlines: Vec<usize> = parts
+        .par_iter()
+        .map(|&(start, end, _)| memchr::memchr_iter(b'\n', &text[start..end]).count())
+        .collect();
+    let mut lines = 0;
+    for (part, n) in parts.iter_mut().zip(newlines) {
+        part.2 = lines;
+        lines += n;
+    }
+    let last = parts.len() - 1;
+    let read: Vec<Option<Vec<Result<AdExpr, AdError>>>> = parts
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(start, end, lines))| {
+            let parser = Parser::new(options);
+            let mut reader = AdReader::part(&text[start..end], format, &parser, start, lines);
+            let ads: Vec<_> = reader.by_ref().collect();
+            let clean = reader.cuts == 0 && (k == last || !reader.ended_inside);
+            clean.then_some(ads)
+        })
+        .collect();
+    if read.iter().any(Option::is_none) {
+        return sequential();
+    }
+    let mut ads = Vec::with_capacity(read.iter().flatten().map(Vec::len).sum());
+    for part in read.into_iter().flatten() {
+        let before = ads.len();
+        ads.extend(part.into_iter().map(|ad| {
+            ad.map_err(|mut e| {
+                e.ordinal += before;
+                e
+            })
+        }));
+    }
+    ads
+}
+
+/// Where the parts of `text` start (the first at 0): after a blank line
+/// (old syntax) or at a line that starts with `[` (new syntax), about
+/// `part_size` bytes apart. One part for the other formats.
+fn part_starts(text: &[u8], format: Format, part_size: usize) -> Vec<usize> {
+    let mut starts = vec![0];
+    if !matches!(format, Format::Old | Format::New) {
+        return starts;
+    }
+    let mut from = part_size;
+    while from < text.len() {
+        let next = match format {
+            Format::Old => after_blank_line(text, from),
+            _ => memchr::memmem::find(&text[from..], b"\n[").map(|i| from + i + 1),
+        };
+        let Some(next) = next.filter(|&n| n < text.len()) else {
+            break;
+        };
+        starts.push(next);
+        from = next.saturating_add(part_size);
+    }
+    starts
+}
+
+/// The start of the line after the first blank line (as the old-syntax
+/// reader sees one: nothing but ASCII whitespace) that starts at or
+/// after `from`'s line.
+fn after_blank_line(text: &[u8], from: usize) -> Option<usize> {
+    // The start of the line after the one `from` is in.
+    let mut line = from + memchr::memchr(b'\n', &text[from..])? + 1;
+    loop {
+        let end = line + memchr::memchr(b'\n', &text[line..])?;
+        if text[line..end].trim_ascii().is_empty() {
+            return Some(end + 1);
+        }
+        line = end + 1;
     }
 }
