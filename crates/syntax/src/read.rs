@@ -26,6 +26,7 @@ use crate::xml::XmlAdCursor;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// The text forms of ads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -245,7 +246,8 @@ struct NewScan {
 }
 
 struct JsonDoc {
-    text: String,
+    /// Shared by the readers of the parts of one document.
+    text: Arc<str>,
     cursor: JsonAdCursor,
     /// Line counting for ad starts: offset reached, newlines before it.
     line_at: (usize, usize),
@@ -750,23 +752,9 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 }
             }
             self.offset = bytes.len();
-            // A byte that is not UTF-8 fails only the ad it is in: it is
-            // replaced by `?` (one byte, so offsets stay those of the
-            // file) for the JSON reader, and its ad is reported instead.
-            let mut invalid = Vec::new();
-            let mut at = 0;
-            while let Err(e) = std::str::from_utf8(&bytes[at..]) {
-                let bad = at + e.valid_up_to();
-                let len = e.error_len().unwrap_or(bytes.len() - bad);
-                for b in &mut bytes[bad..bad + len] {
-                    *b = b'?';
-                }
-                invalid.push(bad);
-                at = bad + len;
-            }
-            let text = String::from_utf8(bytes).expect("made valid UTF-8");
+            let (text, invalid) = json_text(bytes);
             self.json = Some(JsonDoc {
-                text,
+                text: text.into(),
                 cursor: JsonAdCursor::new(),
                 line_at: (0, 0),
                 invalid,
@@ -800,6 +788,26 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         }
         Some(result.map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)))
     }
+}
+
+/// The text of a JSON document. A byte that is not UTF-8 fails only the
+/// ad it is in: it is replaced by `?` (one byte, so offsets stay those of
+/// the file) for the JSON reader, and its offset is returned so that its
+/// ad is reported instead.
+fn json_text(mut bytes: Vec<u8>) -> (String, Vec<usize>) {
+    let mut invalid = Vec::new();
+    let mut at = 0;
+    while let Err(e) = std::str::from_utf8(&bytes[at..]) {
+        let bad = at + e.valid_up_to();
+        let len = e.error_len().unwrap_or(bytes.len() - bad);
+        for b in &mut bytes[bad..bad + len] {
+            *b = b'?';
+        }
+        invalid.push(bad);
+        at = bad + len;
+    }
+    let text = String::from_utf8(bytes).expect("made valid UTF-8");
+    (text, invalid)
 }
 
 /// An error in a JSON document, keeping the line it is on.
@@ -934,7 +942,9 @@ impl<R: BufRead> Iterator for AdReader<'_, R> {
 /// ends (a boundary inside a comment, a string or an ad), or a broken ad
 /// was cut short to resynchronise, the whole text is read again by one
 /// reader, so that what is read never depends on where the text was cut.
-/// JSON and XML are read by one reader.
+/// A JSON array is cut before lines that start with `{` (see
+/// [`read_json_in_parts`]); other JSON documents and XML are read by one
+/// reader.
 ///
 /// ```
 /// use classad_syntax::{ParseOptions, read_ads_parallel};
@@ -983,6 +993,9 @@ pub fn read_ads_in_parts(
             Some(b)
         })
     };
+    if format == Format::Json {
+        return read_json_in_parts(text, options, part_size).unwrap_or_else(sequential);
+    }
     let starts = part_starts(text, format, part_size);
     if starts.len() <= 1 {
         return sequential();
@@ -1028,6 +1041,90 @@ pub fn read_ads_in_parts(
         }));
     }
     ads
+}
+
+/// [`read_ads_in_parts`] for JSON: an array is cut before lines that start
+/// with `{`, and each part is read by a cursor that starts inside the
+/// array and stops before the element at the next cut. `None` (read the
+/// whole document with one reader) for a document that is not an array,
+/// and where a part did not stop exactly at the next cut (a cut inside
+/// an element, or a broken document).
+fn read_json_in_parts(
+    text: &[u8],
+    options: ParseOptions,
+    part_size: usize,
+) -> Option<Vec<Result<AdExpr, AdError>>> {
+    use rayon::prelude::*;
+    // As the reader does: offsets are counted after a byte-order mark.
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    let first = body.iter().position(|b| !b.is_ascii_whitespace())?;
+    if body[first] != b'[' {
+        return None;
+    }
+    let mut starts = vec![0];
+    let mut from = part_size;
+    while let Some(i) = body
+        .get(from..)
+        .and_then(|rest| memchr::memmem::find(rest, b"\n{"))
+    {
+        let next = from + i + 1;
+        starts.push(next);
+        from = next.saturating_add(part_size);
+    }
+    if starts.len() <= 1 {
+        return None;
+    }
+    let (json, invalid) = json_text(body.to_vec());
+    let json: Arc<str> = json.into();
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([body.len()]).collect();
+    let newlines: Vec<usize> = starts
+        .par_iter()
+        .zip(&ends)
+        .map(|(&start, &end)| memchr::memchr_iter(b'\n', &body[start..end]).count())
+        .collect();
+    let mut lines = Vec::with_capacity(starts.len());
+    let mut total = 0;
+    for n in newlines {
+        lines.push(total);
+        total += n;
+    }
+    let last = starts.len() - 1;
+    let read: Vec<Option<Vec<Result<AdExpr, AdError>>>> = (0..starts.len())
+        .into_par_iter()
+        .map(|k| {
+            let parser = Parser::new(options);
+            let mut cursor = if k == 0 {
+                JsonAdCursor::new()
+            } else {
+                JsonAdCursor::in_array(starts[k], lines[k])
+            };
+            if k < last {
+                cursor.stop_at(ends[k]);
+            }
+            let mut reader = AdReader::new(&b""[..], Format::Json, &parser);
+            reader.bom_checked = true;
+            reader.json = Some(JsonDoc {
+                text: json.clone(),
+                cursor,
+                line_at: (starts[k], lines[k]),
+                invalid: invalid.clone(),
+            });
+            let ads: Vec<_> = reader.by_ref().collect();
+            let stopped = reader.json.as_ref().and_then(|d| d.cursor.stopped_at());
+            (k == last || stopped == Some(ends[k])).then_some(ads)
+        })
+        .collect();
+    let mut ads = Vec::new();
+    for part in read {
+        let before = ads.len();
+        ads.extend(part?.into_iter().map(|ad| {
+            ad.map_err(|mut e| {
+                e.ordinal += before;
+                e
+            })
+        }));
+    }
+    Some(ads)
 }
 
 /// Where the parts of `text` start (the first at 0): after a blank line

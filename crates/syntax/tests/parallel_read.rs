@@ -83,8 +83,28 @@ fn new_syntax_good_and_bad() {
 }
 
 #[test]
-fn json_and_xml_are_read_whole() {
+fn json_arrays() {
     every_cut("[\n{ \"a\": 1 },\n{ \"b\": \"\\/Expr(x + 1)\\/\" }\n]\n");
+    every_cut(
+        "[\n{\n  \"a\": 1,\n  \"n\": {\n\"x\": 1\n}\n}\n,\n{\n  \"b\": [1,\n{\"c\": 2}]\n}\n]\n",
+    );
+    // Soft errors (in an expression) fail one ad; hard ones end the document.
+    every_cut("[\n{ \"a\": \"\\/Expr(x +)\\/\" },\n{ \"b\": 2 },\n{ \"c\" 3 },\n{ \"d\": 4 }\n]\n");
+    every_cut("[\n{ \"a\": 1 }\n{ \"b\": 2 },\n{ \"c\": 3 }\n]\n");
+    every_cut("[\n{ \"a\": 1 },\n{ \"b\": 2 },\n]\n");
+    every_cut("[\n{ \"a\": 1 },\n{ \"b\": 2 }\n] trailing\n");
+    every_cut("[\n{ \"s\": \"x\n{ \\\"y\\\": 1 }\" },\n{ \"b\": 2 }\n]\n");
+    every_cut("\u{feff}[\n{ \"a\": 1 },\n{ \"b\": 2 }\n]\n");
+    every_cut("{ \"a\": 1 }\n{ \"b\": 2 }\n");
+    every_cut("[ ]");
+    let bytes = b"[\n{ \"a\": \"\xff\" },\n{ \"b\": 2 },\n{ \"c\": \"\xfe\" }\n]\n";
+    for size in [1, 3, 7, 20] {
+        same(bytes, size);
+    }
+}
+
+#[test]
+fn xml_is_read_whole() {
     every_cut("<classads><c><a n=\"x\"><i>1</i></a></c></classads>\n");
 }
 
@@ -131,6 +151,26 @@ fn new_piece() -> impl Strategy<Value = &'static str> {
     ])
 }
 
+fn json_piece() -> impl Strategy<Value = &'static str> {
+    proptest::sample::select(vec![
+        "{ \"a\": 1 }",
+        "{ \"b\": \"x\" }",
+        ",",
+        ",",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        "{ \"c\": {",
+        "{ \"e\": \"\\/Expr(a +)\\/\" }",
+        "{ \"f\": \"\\/Expr(1)\\/\" }",
+        "x",
+        ":",
+        " ",
+    ])
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
@@ -146,6 +186,17 @@ proptest! {
         size in 1usize..60,
     ) {
         let text: String = pieces.iter().map(|(p, s)| format!("{p}{s}")).collect();
+        same(text.as_bytes(), size);
+    }
+
+    #[test]
+    fn generated_json_files(
+        pieces in proptest::collection::vec((json_piece(), proptest::sample::select(vec!["", " ", "\n"])), 0..30),
+        size in 1usize..60,
+    ) {
+        let text: String = std::iter::once("[\n".to_string())
+            .chain(pieces.iter().map(|(p, s)| format!("{p}{s}")))
+            .collect();
         same(text.as_bytes(), size);
     }
 }
