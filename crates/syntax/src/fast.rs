@@ -95,16 +95,40 @@ struct Scanner<'p, 's> {
     max_depth: usize,
 }
 
+/// Byte classes, looked up rather than computed in the scanning loops.
+const SPACE: u8 = 1;
+const IDENT_START: u8 = 2;
+const IDENT: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
+            table[b] |= SPACE;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            table[b] |= IDENT_START;
+        }
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            table[b] |= IDENT;
+        }
+        b += 1;
+    }
+    table
+};
+
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+    CLASS[usize::from(b)] & SPACE != 0
 }
 
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
+    CLASS[usize::from(b)] & IDENT_START != 0
 }
 
 fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    CLASS[usize::from(b)] & IDENT != 0
 }
 
 /// The grammar's reserved words, which are not identifiers.
