@@ -403,6 +403,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         let first_line = first_line?;
         self.ordinal += 1;
         self.last_len = ad.len();
+        ad.drop_index();
         Some(match failure {
             None => Ok(ad),
             Some(mut err) => {
@@ -644,7 +645,10 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     }))
                 }
                 Ok(text) => match self.parser.parse_ad_at(text, start) {
-                    Ok(ad) => Ok(ad),
+                    Ok(mut ad) => {
+                        ad.drop_index();
+                        Ok(ad)
+                    }
                     Err(err) => match resync_point(&buf).filter(|_| {
                         self.resync_work += buf.len();
                         self.resync_work <= RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20)
@@ -786,7 +790,14 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             };
             return Some(Err(json_error(self.ordinal, first_line, error, &doc.text)));
         }
-        Some(result.map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)))
+        Some(
+            result
+                .map(|mut ad| {
+                    ad.drop_index();
+                    ad
+                })
+                .map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)),
+        )
     }
 }
 
