@@ -2,8 +2,7 @@
 //! reported with its file and position, and the good ads are kept.
 
 use classad::AdRef;
-use classad::syntax::{AdExpr, AdReader, ParseOptions, Parser};
-use rayon::prelude::*;
+use classad::syntax::{ParseOptions, read_ads_parallel_map};
 
 /// The ads of one file.
 #[derive(Default)]
@@ -20,63 +19,31 @@ pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
     Ok(read_ad_text(&text, path))
 }
 
-/// Ads parsed before they are compiled.
-const BATCH: usize = 128;
-
-/// Reads every ad of `text`; `origin` names it in messages. Ads are
-/// parsed one after the other and compiled in parallel.
+/// Reads every ad of `text`; `origin` names it in messages. Large texts
+/// are read in parts in parallel (in file order, with the errors one
+/// reader would give), and each ad is compiled by the thread that read it
+/// as soon as it is read, so that the trees of a whole file (several
+/// times the text) are never held at once.
 pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
-    let parser = Parser::new(ParseOptions::default());
-    let reader = match AdReader::auto(text, &parser) {
-        Ok(r) => r,
-        Err(e) => {
-            return AdFile {
-                ads: Vec::new(),
-                errors: vec![format!("{origin}: {e}")],
-            };
-        }
-    };
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
     let cache = classad::compiler::CompileCache::for_pool();
+    let compile = |ad: classad::syntax::AdExpr| {
+        classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
+    };
     let mut ads = Vec::new();
     let mut errors = Vec::new();
-    // Ads are compiled a batch at a time and their trees dropped, so that
-    // the trees of a whole file are never held at once (they take ten times
-    // the compiled ads).
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut compile = |batch: &mut Vec<(usize, AdExpr)>, errors: &mut Vec<String>| {
-        let compiled: Vec<Vec<Result<(usize, AdRef), String>>> = batch
-            .par_chunks(32)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .map(|(n, ad)| {
-                        classad::ad_from_ast_cached(&cache, ad)
-                            .map(|a| (*n, a))
-                            .map_err(|e| format!("{origin}: ad {n}: {e}"))
-                    })
-                    .collect()
-            })
-            .collect();
-        batch.clear();
-        for r in compiled.into_iter().flatten() {
-            match r {
-                Ok(a) => ads.push(a),
-                Err(e) => errors.push(e),
-            }
-        }
-    };
-    for (n, ad) in reader.enumerate() {
+    for (n, ad) in read_ads_parallel_map(text, ParseOptions::default(), &compile)
+        .into_iter()
+        .enumerate()
+    {
+        let n = n + 1;
         match ad {
-            Ok(ad) => batch.push((n + 1, ad)),
+            Ok(Ok(ad)) => ads.push((n, ad)),
+            Ok(Err(e)) => errors.push(format!("{origin}: ad {n}: {e}")),
             Err(e) => errors.push(e.render(origin)),
         }
-        if batch.len() == BATCH {
-            compile(&mut batch, &mut errors);
-        }
     }
-    compile(&mut batch, &mut errors);
     ads.shrink_to_fit();
     AdFile { ads, errors }
 }

@@ -403,9 +403,43 @@ pub enum ExprKind {
 pub struct AdExpr {
     /// `(name, expression)` pairs; names are unique ignoring case.
     pub attributes: Vec<(Name, Expr)>,
-    /// Case-folded name to position; rebuilt when `attributes` was changed
-    /// directly.
-    index: ahash::AHashMap<Box<str>, usize>,
+    /// Name (ignoring case) to position; rebuilt when `attributes` was
+    /// changed directly.
+    index: ahash::AHashMap<Folded, usize>,
+}
+
+/// A name that hashes and compares ignoring ASCII case: the key of an
+/// ad's index, sharing the name rather than allocating a folded copy.
+#[derive(Clone, Debug)]
+struct Folded(Name);
+
+impl PartialEq for Folded {
+    fn eq(&self, other: &Folded) -> bool {
+        self.0.as_str().eq_ignore_ascii_case(other.0.as_str())
+    }
+}
+
+impl Eq for Folded {}
+
+impl std::hash::Hash for Folded {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // Eight bytes at a time, with bit 5 of every byte set: both cases
+        // of a letter become one byte (and some other bytes too, which
+        // only costs a rare collision), so names equal ignoring case hash
+        // alike, without a lower-cased copy.
+        const FOLD: u64 = 0x2020_2020_2020_2020;
+        let bytes = self.0.as_str().as_bytes();
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            state.write_u64(u64::from_le_bytes(word) | FOLD);
+        }
+        let mut word = [0u8; 8];
+        word[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        state.write_u64(u64::from_le_bytes(word) | FOLD);
+        state.write_usize(bytes.len());
+    }
 }
 
 impl FromIterator<(Name, Expr)> for AdExpr {
@@ -434,21 +468,41 @@ impl AdExpr {
     /// Defines `name`; an earlier definition of the same name (ignoring
     /// case) gets the new expression and keeps its place and spelling.
     pub fn insert(&mut self, name: Name, expr: Expr) {
+        use std::collections::hash_map::Entry;
         if self.index.len() != self.attributes.len() {
             self.index = self
                 .attributes
                 .iter()
                 .enumerate()
-                .map(|(i, (n, _))| (n.as_str().to_ascii_lowercase().into_boxed_str(), i))
+                .map(|(i, (n, _))| (Folded(n.clone()), i))
                 .collect();
         }
-        let key = name.as_str().to_ascii_lowercase().into_boxed_str();
-        match self.index.get(&key) {
-            Some(&i) if i < self.attributes.len() => self.attributes[i].1 = expr,
-            _ => {
-                self.index.insert(key, self.attributes.len());
+        let len = self.attributes.len();
+        match self.index.entry(Folded(name.clone())) {
+            Entry::Occupied(e) if *e.get() < len => self.attributes[*e.get()].1 = expr,
+            Entry::Occupied(mut e) => {
+                *e.get_mut() = len;
                 self.attributes.push((name, expr));
             }
+            Entry::Vacant(e) => {
+                e.insert(len);
+                self.attributes.push((name, expr));
+            }
+        }
+    }
+
+    /// Frees the name index, which only [`AdExpr::insert`] uses (and
+    /// rebuilds when it is needed again): a reader holding many ads holds
+    /// them in about half the memory.
+    pub fn drop_index(&mut self) {
+        self.index = ahash::AHashMap::new();
+    }
+
+    /// An empty ad with room for `n` attributes.
+    pub fn with_capacity(n: usize) -> AdExpr {
+        AdExpr {
+            attributes: Vec::with_capacity(n),
+            index: ahash::AHashMap::with_capacity(n),
         }
     }
 

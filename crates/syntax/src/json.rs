@@ -254,6 +254,10 @@ pub struct JsonAdCursor {
     pos: usize,
     state: CursorState,
     lines: LineCursor,
+    /// Reading a part of an array: the element that starts at or after
+    /// this offset is not read, and where it starts is kept.
+    limit: Option<usize>,
+    stopped_at: Option<usize>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -276,6 +280,33 @@ impl JsonAdCursor {
     /// Byte offset the cursor has reached in the document.
     pub fn position(&self) -> usize {
         self.pos
+    }
+
+    /// A cursor inside a top-level array, at the start of an element that
+    /// starts line `line` (0-based) at offset `pos`, as a cursor from the
+    /// start is once it has read the `,` before that element.
+    pub(crate) fn in_array(pos: usize, line: usize) -> JsonAdCursor {
+        JsonAdCursor {
+            pos,
+            state: CursorState::Array(true),
+            lines: LineCursor {
+                offset: pos,
+                line,
+                line_start: pos,
+            },
+            limit: None,
+            stopped_at: None,
+        }
+    }
+
+    /// Stops before the array element that starts at or after `limit`.
+    pub(crate) fn stop_at(&mut self, limit: usize) {
+        self.limit = Some(limit);
+    }
+
+    /// Where the element it stopped before starts (see [`Self::stop_at`]).
+    pub(crate) fn stopped_at(&self) -> Option<usize> {
+        self.stopped_at
     }
 
     /// The next ad of `text`, which must be the same text on every call:
@@ -354,8 +385,13 @@ impl JsonAdCursor {
                         r.pos += 1;
                         r.skip_ws();
                     }
-                    self.state = CursorState::Array(false);
                     let start = r.pos;
+                    if self.limit.is_some_and(|limit| start >= limit) {
+                        self.stopped_at = Some(start);
+                        self.state = CursorState::Done;
+                        return None;
+                    }
+                    self.state = CursorState::Array(false);
                     if r.peek() != Some(b'{') {
                         self.state = CursorState::Done;
                         return Some((start, Err(r.unexpected("`{` to start an ad"))));

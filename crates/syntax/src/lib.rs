@@ -20,6 +20,7 @@ extern crate alloc;
 
 pub mod ast;
 pub mod diag;
+pub mod fast;
 pub mod parser;
 pub mod time;
 
@@ -37,7 +38,9 @@ pub mod read;
 pub mod xml;
 
 pub use json::{ad_to_json, ad_to_json_compact, parse_json_ad, parse_json_ads, write_ad_json};
-pub use read::{AdError, AdReader, Format, detect_format};
+pub use read::{
+    AdError, AdReader, Format, detect_format, read_ads_parallel, read_ads_parallel_map,
+};
 pub use xml::{
     XML_FOOTER, XML_HEADER, ad_to_xml, ad_to_xml_compact, ads_to_xml, parse_xml_ad, parse_xml_ads,
     write_ad_xml,

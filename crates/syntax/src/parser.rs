@@ -209,6 +209,15 @@ impl Parser {
 
     /// Parses one expression, reading strings by `rules`.
     pub fn parse_expression_with(&self, source: &str, rules: StringRules) -> Result<Expr> {
+        if let Some(expr) = crate::fast::expression(self, source, rules) {
+            return Ok(expr);
+        }
+        self.parse_expression_with_grammar(source, rules)
+    }
+
+    /// [`Parser::parse_expression_with`] through the grammar only, without
+    /// the fast path (for tests that compare the two).
+    pub fn parse_expression_with_grammar(&self, source: &str, rules: StringRules) -> Result<Expr> {
         self.check_nesting(source)?;
         let mut pairs = self.grammar(Rule::expression_input, source)?;
         let input = pairs.next().expect("grammar: expression_input matched");
@@ -218,6 +227,28 @@ impl Parser {
 
     /// Parses one ad literal `[ ... ]` in new syntax.
     pub fn parse_ad(&self, source: &str) -> Result<AdExpr> {
+        if let Some(ad) = crate::fast::ad(self, source) {
+            return Ok(ad);
+        }
+        self.parse_ad_with_grammar(source)
+    }
+
+    /// [`Parser::parse_ad`] for a text `offset` bytes into its file: the
+    /// tree's spans are the file's; an error's are the text's.
+    pub(crate) fn parse_ad_at(&self, source: &str, offset: usize) -> Result<AdExpr> {
+        if let Some(ad) = crate::fast::ad_at(self, source, offset) {
+            return Ok(ad);
+        }
+        let mut ad = self.parse_ad_with_grammar(source)?;
+        for (_, expr) in &mut ad.attributes {
+            crate::json::shift_spans(expr, offset);
+        }
+        Ok(ad)
+    }
+
+    /// [`Parser::parse_ad`] through the grammar only, without the fast
+    /// path (for tests that compare the two).
+    pub fn parse_ad_with_grammar(&self, source: &str) -> Result<AdExpr> {
         self.check_nesting(source)?;
         let mut pairs = self.grammar(Rule::ad_input, source)?;
         let ad = pairs.next().expect("grammar: ad_input matched");
@@ -226,16 +257,28 @@ impl Parser {
     }
 
     /// Parses one line of an old-syntax ad, `Name = expression`, with old
-    /// string rules.
+    /// string rules. Most lines of real ads are read by the scanner of
+    /// [`crate::fast`], the rest by the grammar.
     pub fn parse_old_line(&self, source: &str) -> Result<(Name, Expr)> {
-        if let Some(line) = self.literal_old_line(source) {
+        if let Some(line) = crate::fast::old_line(self, source) {
             return Ok(line);
         }
         self.parse_old_line_with_grammar(source)
     }
 
+    /// [`Parser::parse_old_line`] for a line `offset` bytes into its file:
+    /// the tree's spans are the file's; an error's are the line's.
+    pub(crate) fn parse_old_line_at(&self, source: &str, offset: usize) -> Result<(Name, Expr)> {
+        if let Some(line) = crate::fast::old_line_at(self, source, offset) {
+            return Ok(line);
+        }
+        let (name, mut expr) = self.parse_old_line_with_grammar(source)?;
+        crate::json::shift_spans(&mut expr, offset);
+        Ok((name, expr))
+    }
+
     /// [`Parser::parse_old_line`] through the grammar only, without the
-    /// fast path for literal values (for tests that compare the two).
+    /// fast path (for tests that compare the two).
     pub fn parse_old_line_with_grammar(&self, source: &str) -> Result<(Name, Expr)> {
         self.check_nesting(source)?;
         let mut pairs = self.grammar(Rule::old_line_input, source)?;
@@ -245,130 +288,6 @@ impl Parser {
         let name = builder.attribute_name(inner.next().expect("grammar: name"))?;
         let expr = builder.expression(inner.next().expect("grammar: expression"))?;
         Ok((name, expr.expr))
-    }
-
-    /// The fast path of the old-syntax reader: a line whose value is a
-    /// single literal (`Cpus = 8`, `Name = "slot1@host"`, `LoadAvg = 0.05`,
-    /// `HasFileTransfer = true`), more than nine lines in ten of what
-    /// `condor_status -long` prints, read without pest. Gives exactly the
-    /// tree the grammar gives, or `None` to leave the line to the grammar
-    /// (anything else: operators, adjacent strings, comments, unusual
-    /// numbers, errors). `tests/old_fast_path.rs` checks the agreement.
-    fn literal_old_line(&self, source: &str) -> Option<(Name, Expr)> {
-        let bytes = source.as_bytes();
-        let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c);
-        let mut i = 0;
-        while i < bytes.len() && is_space(bytes[i]) {
-            i += 1;
-        }
-        let name_start = i;
-        if !bytes
-            .get(i)
-            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-        {
-            return None;
-        }
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-            i += 1;
-        }
-        let name_text = &source[name_start..i];
-        if ["true", "false", "undefined", "error", "is", "isnt"]
-            .iter()
-            .any(|w| w.eq_ignore_ascii_case(name_text))
-        {
-            return None;
-        }
-        while i < bytes.len() && is_space(bytes[i]) {
-            i += 1;
-        }
-        if bytes.get(i) != Some(&b'=') {
-            return None;
-        }
-        i += 1;
-        while i < bytes.len() && is_space(bytes[i]) {
-            i += 1;
-        }
-        let start = i;
-        let literal = match *bytes.get(i)? {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                if i >= bytes.len() {
-                    return None;
-                }
-                i += 1;
-                let mut decoded = Vec::with_capacity(i - start);
-                // A NUL is left to the grammar, which says where it is.
-                decode_old_escapes(&source[start + 1..i - 1], &mut decoded).ok()?;
-                Literal::String(decoded.into_boxed_slice())
-            }
-            b'-' | b'0'..=b'9' => {
-                if bytes[i] == b'-' {
-                    i += 1;
-                }
-                let digits = i;
-                while i < bytes.len() && bytes[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let whole = &bytes[digits..i];
-                if whole.is_empty() || (whole.len() > 1 && whole[0] == b'0') {
-                    return None;
-                }
-                if bytes.get(i) == Some(&b'.') {
-                    i += 1;
-                    let fraction = i;
-                    while i < bytes.len() && bytes[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                    if i == fraction {
-                        return None;
-                    }
-                    if matches!(bytes.get(i), Some(b'e' | b'E')) {
-                        i += 1;
-                        if matches!(bytes.get(i), Some(b'+' | b'-')) {
-                            i += 1;
-                        }
-                        let exponent = i;
-                        while i < bytes.len() && bytes[i].is_ascii_digit() {
-                            i += 1;
-                        }
-                        if i == exponent {
-                            return None;
-                        }
-                    }
-                    Literal::Real(source[start..i].parse().ok()?)
-                } else {
-                    // An integer out of range is left to the grammar (which reads 0).
-                    Literal::Integer(source[start..i].parse().ok()?)
-                }
-            }
-            _ => {
-                while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
-                    i += 1;
-                }
-                match source[start..i].to_ascii_lowercase().as_str() {
-                    "true" => Literal::Boolean(true),
-                    "false" => Literal::Boolean(false),
-                    "undefined" => Literal::Undefined,
-                    "error" => Literal::Error,
-                    _ => return None,
-                }
-            }
-        };
-        let end = i;
-        while i < bytes.len() && is_space(bytes[i]) {
-            i += 1;
-        }
-        if i != bytes.len() {
-            return None;
-        }
-        let expr = Expr {
-            kind: ExprKind::Literal(literal),
-            span: Span::new(start, end),
-        };
-        Some((self.intern(name_text), expr))
     }
 
     /// The shared copy of a name.

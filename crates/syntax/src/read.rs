@@ -20,12 +20,13 @@
 
 use crate::ast::{AdExpr, Span};
 use crate::diag::{ParseError, describe_found};
-use crate::json::{JsonAdCursor, shift_spans};
-use crate::parser::Parser;
+use crate::json::JsonAdCursor;
+use crate::parser::{ParseOptions, Parser};
 use crate::xml::XmlAdCursor;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// The text forms of ads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -202,6 +203,12 @@ pub struct AdReader<'p, R> {
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
     xml: Option<(String, XmlAdCursor)>,
+    /// Attributes of the last old-syntax ad read.
+    last_len: usize,
+    /// New syntax: whether the input ended inside an ad or a comment, and
+    /// how many broken ads were cut short (see [`read_ads_parallel`]).
+    ended_inside: bool,
+    cuts: usize,
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -239,7 +246,8 @@ struct NewScan {
 }
 
 struct JsonDoc {
-    text: String,
+    /// Shared by the readers of the parts of one document.
+    text: Arc<str>,
     cursor: JsonAdCursor,
     /// Line counting for ad starts: offset reached, newlines before it.
     line_at: (usize, usize),
@@ -275,7 +283,21 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             resync_work: 0,
             bom_checked: false,
             xml: None,
+            last_len: 0,
+            ended_inside: false,
+            cuts: 0,
         }
+    }
+
+    /// A reader of a part of a file that starts `offset` bytes and `lines`
+    /// lines into it, at the start of a line: positions are the file's.
+    fn part(reader: R, format: Format, parser: &'p Parser, offset: usize, lines: usize) -> Self {
+        let mut part = AdReader::new(reader, format, parser);
+        part.offset = offset;
+        part.line = lines;
+        // A byte-order mark is skipped only at the start of the file.
+        part.bom_checked = offset > 0;
+        part
     }
 
     /// Skips a UTF-8 byte-order mark at the start of the input, as
@@ -307,7 +329,9 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     }
 
     fn next_old(&mut self) -> Option<Result<AdExpr, AdError>> {
-        let mut ad = AdExpr::new();
+        // Ads of one file are much alike: room for as many attributes as
+        // the last one had saves growing the ad attribute by attribute.
+        let mut ad = AdExpr::with_capacity(self.last_len);
         let mut first_line = None;
         let mut failure: Option<AdError> = None;
         loop {
@@ -360,9 +384,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     };
                     (error, text)
                 }
-                Ok(text) => match self.parser.parse_old_line(text) {
-                    Ok((name, mut expr)) => {
-                        shift_spans(&mut expr, start);
+                Ok(text) => match self.parser.parse_old_line_at(text, start) {
+                    Ok((name, expr)) => {
                         ad.insert(name, expr);
                         continue;
                     }
@@ -379,6 +402,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         }
         let first_line = first_line?;
         self.ordinal += 1;
+        self.last_len = ad.len();
+        ad.drop_index();
         Some(match failure {
             None => Ok(ad),
             Some(mut err) => {
@@ -406,12 +431,16 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             if chunk.is_empty() {
                 let scan = &mut self.scan;
                 let event = match scan.state {
-                    ScanState::Outside
-                    | ScanState::OutsideLineComment
-                    | ScanState::OutsideBlockComment
-                    | ScanState::OutsideBlockStar => None,
+                    ScanState::Outside | ScanState::OutsideLineComment => None,
+                    ScanState::OutsideBlockComment | ScanState::OutsideBlockStar => {
+                        self.ended_inside = true;
+                        None
+                    }
                     ScanState::OutsideSlash | ScanState::Garbage => Some(Event::Garbage),
-                    _ => Some(Event::Ad),
+                    _ => {
+                        self.ended_inside = true;
+                        Some(Event::Ad)
+                    }
                 };
                 scan.state = ScanState::Outside;
                 return Ok(event);
@@ -615,11 +644,9 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         column: if l == 1 { c + column } else { c },
                     }))
                 }
-                Ok(text) => match self.parser.parse_ad(text) {
+                Ok(text) => match self.parser.parse_ad_at(text, start) {
                     Ok(mut ad) => {
-                        for (_, expr) in &mut ad.attributes {
-                            shift_spans(expr, start);
-                        }
+                        ad.drop_index();
                         Ok(ad)
                     }
                     Err(err) => match resync_point(&buf).filter(|_| {
@@ -630,6 +657,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         // the ad into the ones after it: it ends where a
                         // line starts with `[`, and the rest is read again.
                         Some(cut) => {
+                            self.cuts += 1;
                             let head = &buf[..cut];
                             let error = match std::str::from_utf8(head)
                                 .map_err(|_| err.clone())
@@ -728,23 +756,9 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 }
             }
             self.offset = bytes.len();
-            // A byte that is not UTF-8 fails only the ad it is in: it is
-            // replaced by `?` (one byte, so offsets stay those of the
-            // file) for the JSON reader, and its ad is reported instead.
-            let mut invalid = Vec::new();
-            let mut at = 0;
-            while let Err(e) = std::str::from_utf8(&bytes[at..]) {
-                let bad = at + e.valid_up_to();
-                let len = e.error_len().unwrap_or(bytes.len() - bad);
-                for b in &mut bytes[bad..bad + len] {
-                    *b = b'?';
-                }
-                invalid.push(bad);
-                at = bad + len;
-            }
-            let text = String::from_utf8(bytes).expect("made valid UTF-8");
+            let (text, invalid) = json_text(bytes);
             self.json = Some(JsonDoc {
-                text,
+                text: text.into(),
                 cursor: JsonAdCursor::new(),
                 line_at: (0, 0),
                 invalid,
@@ -776,8 +790,35 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             };
             return Some(Err(json_error(self.ordinal, first_line, error, &doc.text)));
         }
-        Some(result.map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)))
+        Some(
+            result
+                .map(|mut ad| {
+                    ad.drop_index();
+                    ad
+                })
+                .map_err(|error| json_error(self.ordinal, first_line, error, &doc.text)),
+        )
     }
+}
+
+/// The text of a JSON document. A byte that is not UTF-8 fails only the
+/// ad it is in: it is replaced by `?` (one byte, so offsets stay those of
+/// the file) for the JSON reader, and its offset is returned so that its
+/// ad is reported instead.
+fn json_text(mut bytes: Vec<u8>) -> (String, Vec<usize>) {
+    let mut invalid = Vec::new();
+    let mut at = 0;
+    while let Err(e) = std::str::from_utf8(&bytes[at..]) {
+        let bad = at + e.valid_up_to();
+        let len = e.error_len().unwrap_or(bytes.len() - bad);
+        for b in &mut bytes[bad..bad + len] {
+            *b = b'?';
+        }
+        invalid.push(bad);
+        at = bad + len;
+    }
+    let text = String::from_utf8(bytes).expect("made valid UTF-8");
+    (text, invalid)
 }
 
 /// An error in a JSON document, keeping the line it is on.
@@ -897,5 +938,264 @@ impl<R: BufRead> Iterator for AdReader<'_, R> {
             Format::Json => self.next_json(),
             Format::Xml => self.next_xml(),
         }
+    }
+}
+
+/// Reads every ad of `text` (old or new syntax, JSON or XML, found as
+/// [`AdReader::auto`] finds it) with `options`, on rayon's threads: the
+/// text is cut at ad boundaries (old syntax: after a blank line; new
+/// syntax: before a line that starts with `[`) into parts read in
+/// parallel, and the results come back in file order.
+///
+/// The results are exactly those of one [`AdReader`] over the whole text:
+/// the same trees, the same errors with the same ordinals, lines, columns
+/// and spans. Where a part of new syntax does not end where its last ad
+/// ends (a boundary inside a comment, a string or an ad), or a broken ad
+/// was cut short to resynchronise, the whole text is read again by one
+/// reader, so that what is read never depends on where the text was cut.
+/// A JSON array is cut before lines that start with `{` (see
+/// [`read_json_in_parts`]); other JSON documents and XML are read by one
+/// reader.
+///
+/// ```
+/// use classad_syntax::{ParseOptions, read_ads_parallel};
+/// let text = b"A = 1\n\nA = 2 +\n\nA = 3\n";
+/// let ads = read_ads_parallel(text, ParseOptions::default());
+/// assert_eq!(ads.len(), 3);
+/// assert_eq!(ads[1].as_ref().unwrap_err().ordinal, 2);
+/// ```
+pub fn read_ads_parallel(text: &[u8], options: ParseOptions) -> Vec<Result<AdExpr, AdError>> {
+    read_ads_in_parts(text, options, parallel_part_size(text.len()), &|ad| ad)
+}
+
+/// [`read_ads_parallel`] with `map` applied to each good ad by the thread
+/// that read it, as soon as it is read: a caller that compiles ads never
+/// holds the trees of a whole file at once (they take several times the
+/// text). `map` may run twice for an ad when the text has to be read
+/// again by one reader (see [`read_ads_parallel`]), so it should have no
+/// effect beyond its result.
+///
+/// ```
+/// use classad_syntax::{ParseOptions, read_ads_parallel_map};
+/// let text = b"A = 1\nB = 2\n\nA = 2 +\n\nA = 3\n";
+/// let sizes = read_ads_parallel_map(text, ParseOptions::default(), &|ad| ad.len());
+/// assert_eq!(sizes[0].as_ref().ok(), Some(&2));
+/// assert!(sizes[1].is_err());
+/// ```
+pub fn read_ads_parallel_map<U: Send>(
+    text: &[u8],
+    options: ParseOptions,
+    map: &(dyn Fn(AdExpr) -> U + Sync),
+) -> Vec<Result<U, AdError>> {
+    read_ads_in_parts(text, options, parallel_part_size(text.len()), map)
+}
+
+/// Bytes per part: a few parts per thread, so that threads finish
+/// together, and no part so small that starting it costs more than it saves.
+fn parallel_part_size(len: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
+        return usize::MAX;
+    }
+    (len / (threads * 4)).max(256 << 10)
+}
+
+/// [`read_ads_parallel`] with parts of about `part_size` bytes (for tests:
+/// small parts put boundaries everywhere).
+#[doc(hidden)]
+pub fn read_ads_in_parts<U: Send>(
+    text: &[u8],
+    options: ParseOptions,
+    part_size: usize,
+    map: &(dyn Fn(AdExpr) -> U + Sync),
+) -> Vec<Result<U, AdError>> {
+    use rayon::prelude::*;
+    let sequential = || {
+        let parser = Parser::new(options);
+        match AdReader::auto(text, &parser) {
+            Ok(reader) => reader.map(|ad| ad.map(map)).collect(),
+            Err(e) => vec![Err(AdError::io(1, 1, 0, &e))],
+        }
+    };
+    let format = {
+        let body = text.strip_prefix(BOM).unwrap_or(text);
+        let mut rest = body;
+        decide(&mut || {
+            let i = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+            let b = rest[i];
+            rest = &rest[i + 1..];
+            Some(b)
+        })
+    };
+    if format == Format::Json {
+        return read_json_in_parts(text, options, part_size, map).unwrap_or_else(sequential);
+    }
+    let starts = part_starts(text, format, part_size);
+    if starts.len() <= 1 {
+        return sequential();
+    }
+    let mut parts: Vec<(usize, usize, usize)> = starts
+        .iter()
+        .zip(starts.iter().skip(1).chain([&text.len()]))
+        .map(|(&start, &end)| (start, end, 0))
+        .collect();
+    // Lines before each part, for the positions of its ads and errors.
+    let newlines: Vec<usize> = parts
+        .par_iter()
+        .map(|&(start, end, _)| memchr::memchr_iter(b'\n', &text[start..end]).count())
+        .collect();
+    let mut lines = 0;
+    for (part, n) in parts.iter_mut().zip(newlines) {
+        part.2 = lines;
+        lines += n;
+    }
+    let last = parts.len() - 1;
+    let read: Vec<Option<Vec<Result<U, AdError>>>> = parts
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(start, end, lines))| {
+            let parser = Parser::new(options);
+            let mut reader = AdReader::part(&text[start..end], format, &parser, start, lines);
+            let ads: Vec<_> = reader.by_ref().map(|ad| ad.map(map)).collect();
+            let clean = reader.cuts == 0 && (k == last || !reader.ended_inside);
+            clean.then_some(ads)
+        })
+        .collect();
+    if read.iter().any(Option::is_none) {
+        return sequential();
+    }
+    let mut ads = Vec::with_capacity(read.iter().flatten().map(Vec::len).sum());
+    for part in read.into_iter().flatten() {
+        let before = ads.len();
+        ads.extend(part.into_iter().map(|ad| {
+            ad.map_err(|mut e| {
+                e.ordinal += before;
+                e
+            })
+        }));
+    }
+    ads
+}
+
+/// [`read_ads_in_parts`] for JSON: an array is cut before lines that start
+/// with `{`, and each part is read by a cursor that starts inside the
+/// array and stops before the element at the next cut. `None` (read the
+/// whole document with one reader) for a document that is not an array,
+/// and where a part did not stop exactly at the next cut (a cut inside
+/// an element, or a broken document).
+fn read_json_in_parts<U: Send>(
+    text: &[u8],
+    options: ParseOptions,
+    part_size: usize,
+    map: &(dyn Fn(AdExpr) -> U + Sync),
+) -> Option<Vec<Result<U, AdError>>> {
+    use rayon::prelude::*;
+    // As the reader does: offsets are counted after a byte-order mark.
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    let first = body.iter().position(|b| !b.is_ascii_whitespace())?;
+    if body[first] != b'[' {
+        return None;
+    }
+    let mut starts = vec![0];
+    let mut from = part_size;
+    while let Some(i) = body
+        .get(from..)
+        .and_then(|rest| memchr::memmem::find(rest, b"\n{"))
+    {
+        let next = from + i + 1;
+        starts.push(next);
+        from = next.saturating_add(part_size);
+    }
+    if starts.len() <= 1 {
+        return None;
+    }
+    let (json, invalid) = json_text(body.to_vec());
+    let json: Arc<str> = json.into();
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([body.len()]).collect();
+    let newlines: Vec<usize> = starts
+        .par_iter()
+        .zip(&ends)
+        .map(|(&start, &end)| memchr::memchr_iter(b'\n', &body[start..end]).count())
+        .collect();
+    let mut lines = Vec::with_capacity(starts.len());
+    let mut total = 0;
+    for n in newlines {
+        lines.push(total);
+        total += n;
+    }
+    let last = starts.len() - 1;
+    let read: Vec<Option<Vec<Result<U, AdError>>>> = (0..starts.len())
+        .into_par_iter()
+        .map(|k| {
+            let parser = Parser::new(options);
+            let mut cursor = if k == 0 {
+                JsonAdCursor::new()
+            } else {
+                JsonAdCursor::in_array(starts[k], lines[k])
+            };
+            if k < last {
+                cursor.stop_at(ends[k]);
+            }
+            let mut reader = AdReader::new(&b""[..], Format::Json, &parser);
+            reader.bom_checked = true;
+            reader.json = Some(JsonDoc {
+                text: json.clone(),
+                cursor,
+                line_at: (starts[k], lines[k]),
+                invalid: invalid.clone(),
+            });
+            let ads: Vec<_> = reader.by_ref().map(|ad| ad.map(map)).collect();
+            let stopped = reader.json.as_ref().and_then(|d| d.cursor.stopped_at());
+            (k == last || stopped == Some(ends[k])).then_some(ads)
+        })
+        .collect();
+    let mut ads = Vec::new();
+    for part in read {
+        let before = ads.len();
+        ads.extend(part?.into_iter().map(|ad| {
+            ad.map_err(|mut e| {
+                e.ordinal += before;
+                e
+            })
+        }));
+    }
+    Some(ads)
+}
+
+/// Where the parts of `text` start (the first at 0): after a blank line
+/// (old syntax) or at a line that starts with `[` (new syntax), about
+/// `part_size` bytes apart. One part for the other formats.
+fn part_starts(text: &[u8], format: Format, part_size: usize) -> Vec<usize> {
+    let mut starts = vec![0];
+    if !matches!(format, Format::Old | Format::New) {
+        return starts;
+    }
+    let mut from = part_size;
+    while from < text.len() {
+        let next = match format {
+            Format::Old => after_blank_line(text, from),
+            _ => memchr::memmem::find(&text[from..], b"\n[").map(|i| from + i + 1),
+        };
+        let Some(next) = next.filter(|&n| n < text.len()) else {
+            break;
+        };
+        starts.push(next);
+        from = next.saturating_add(part_size);
+    }
+    starts
+}
+
+/// The start of the line after the first blank line (as the old-syntax
+/// reader sees one: nothing but ASCII whitespace) that starts at or
+/// after `from`'s line.
+fn after_blank_line(text: &[u8], from: usize) -> Option<usize> {
+    // The start of the line after the one `from` is in.
+    let mut line = from + memchr::memchr(b'\n', &text[from..])? + 1;
+    loop {
+        let end = line + memchr::memchr(b'\n', &text[line..])?;
+        if text[line..end].trim_ascii().is_empty() {
+            return Some(end + 1);
+        }
+        line = end + 1;
     }
 }

@@ -1,0 +1,202 @@
+//! Reading a file in parts on several threads gives exactly what one
+//! reader over the whole file gives: the same ads (trees and spans), the
+//! same errors (ordinals, lines, columns, spans, excerpts), in the same
+//! order, wherever the parts are cut, on good and broken input alike.
+
+use classad_syntax::read::read_ads_in_parts;
+use classad_syntax::{AdError, AdExpr, AdReader, Expr, ParseOptions, Parser};
+use proptest::prelude::*;
+
+fn spans(expr: &Expr, out: &mut Vec<(u32, u32)>) {
+    out.push((expr.span.start, expr.span.end));
+    expr.for_each_child(|c| spans(c, out));
+}
+
+fn ad_spans(ad: &AdExpr) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (_, e) in &ad.attributes {
+        spans(e, &mut out);
+    }
+    out
+}
+
+fn sequential(text: &[u8]) -> Vec<Result<AdExpr, AdError>> {
+    let parser = Parser::new(ParseOptions::default());
+    AdReader::auto(text, &parser).expect("in memory").collect()
+}
+
+fn same(text: &[u8], part_size: usize) {
+    let one = sequential(text);
+    let parts = read_ads_in_parts(text, ParseOptions::default(), part_size, &|ad| ad);
+    let show = || String::from_utf8_lossy(text).into_owned();
+    assert_eq!(
+        one.len(),
+        parts.len(),
+        "parts of {part_size} in {:?}",
+        show()
+    );
+    for (a, b) in one.iter().zip(&parts) {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "parts of {part_size} in {:?}", show());
+                assert_eq!(ad_spans(a), ad_spans(b), "spans, parts of {part_size}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "parts of {part_size} in {:?}", show()),
+            _ => panic!("parts of {part_size} in {:?}: {a:?} / {b:?}", show()),
+        }
+    }
+}
+
+fn every_cut(text: &str) {
+    for size in [1, 2, 3, 5, 8, 13, 40, 100, 1000] {
+        same(text.as_bytes(), size);
+    }
+}
+
+#[test]
+fn old_syntax_good_and_bad() {
+    every_cut("A = 1\nB = A + 1\n\nA = 2 +\n\n\n# comment\nA = 3\n  \t\nC = \"x\"\n");
+    every_cut("\u{feff}A = 1\n\nB = 2\n\n\u{feff}C = 3\n");
+    every_cut("A = 1\r\n\r\nB = [ x = 1;\r\n  y = 2 ]\r\nC = 3\r\n\r\n");
+    let mut bytes = b"A = 1\n\nB = \"\xff\xfe\"\nC = 2\n\nD = 3\n\n".to_vec();
+    bytes.extend_from_slice(b"E = \x00\n\nF = 4");
+    for size in [1, 3, 7, 20] {
+        same(&bytes, size);
+    }
+}
+
+#[test]
+fn new_syntax_good_and_bad() {
+    every_cut("[ a = 1; b = \"x\" ]\n[ c = 2 ]\n\n[ d = {1, 2} ]\n");
+    // The issue's example: an unterminated string in the first ad.
+    every_cut("[ a = 1; x = \"unterminated ]\n[ b = 2 ]\n[ c = 3 ]\n");
+    every_cut("[ a = [ b = 1 ]\n[ c = 2 ]\n[ d = 3 ]\n");
+    every_cut("garbage\n[ a = 1 ]\n/ [ b = 2 ]\n[ c = 3 ]\nmore garbage");
+    every_cut("[ a = 1 ]\n/* a comment\n[ not = an ad ]\n*/\n[ b = 2 ]\n// [ x = 1 ]\n[ c = 3 ]\n");
+    every_cut("[\n  a = 1;\n  b = [\n    c = 2\n  ]\n]\n[\nd = [\ne = 1\n]\n]\n[ f = \"a\nb\" ]\n");
+    every_cut("[ s = \"x\n[ y = 1 ]\n\" ]\n[ ok = 1 ]\n");
+    every_cut("\u{feff}[ a = 1 ]\n[ b = \u{feff}1 ]\n\u{feff}[ c = 1 ]\n");
+    let bytes = b"[ a = 1 ]\n[ b = \"\xff\" ]\n[ c = 2 ]\n";
+    for size in [1, 3, 7, 20] {
+        same(bytes, size);
+    }
+}
+
+#[test]
+fn json_arrays() {
+    every_cut("[\n{ \"a\": 1 },\n{ \"b\": \"\\/Expr(x + 1)\\/\" }\n]\n");
+    every_cut(
+        "[\n{\n  \"a\": 1,\n  \"n\": {\n\"x\": 1\n}\n}\n,\n{\n  \"b\": [1,\n{\"c\": 2}]\n}\n]\n",
+    );
+    // Soft errors (in an expression) fail one ad; hard ones end the document.
+    every_cut("[\n{ \"a\": \"\\/Expr(x +)\\/\" },\n{ \"b\": 2 },\n{ \"c\" 3 },\n{ \"d\": 4 }\n]\n");
+    every_cut("[\n{ \"a\": 1 }\n{ \"b\": 2 },\n{ \"c\": 3 }\n]\n");
+    every_cut("[\n{ \"a\": 1 },\n{ \"b\": 2 },\n]\n");
+    every_cut("[\n{ \"a\": 1 },\n{ \"b\": 2 }\n] trailing\n");
+    every_cut("[\n{ \"s\": \"x\n{ \\\"y\\\": 1 }\" },\n{ \"b\": 2 }\n]\n");
+    every_cut("\u{feff}[\n{ \"a\": 1 },\n{ \"b\": 2 }\n]\n");
+    every_cut("{ \"a\": 1 }\n{ \"b\": 2 }\n");
+    every_cut("[ ]");
+    let bytes = b"[\n{ \"a\": \"\xff\" },\n{ \"b\": 2 },\n{ \"c\": \"\xfe\" }\n]\n";
+    for size in [1, 3, 7, 20] {
+        same(bytes, size);
+    }
+}
+
+#[test]
+fn xml_is_read_whole() {
+    every_cut("<classads><c><a n=\"x\"><i>1</i></a></c></classads>\n");
+}
+
+/// Lines of old and new syntax, good and broken, to build files from.
+fn old_line() -> impl Strategy<Value = &'static str> {
+    proptest::sample::select(vec![
+        "A = 1",
+        "B = A + 1",
+        "C = \"x y\"",
+        "D = [ e = 1 ]",
+        "E = 1 +",
+        "F = \"open",
+        "",
+        "",
+        "  ",
+        "# note",
+        "G = f(",
+        "'q' = 1",
+        "H = {1, 2}",
+        "\t",
+        "I = a ? b : c",
+    ])
+}
+
+fn new_piece() -> impl Strategy<Value = &'static str> {
+    proptest::sample::select(vec![
+        "[ a = 1 ]",
+        "[ b = \"x\" ]",
+        "[",
+        "]",
+        "[ c = \"open ]",
+        "\"",
+        "/*",
+        "*/",
+        "//",
+        "[ d = [ e = 1 ] ]",
+        "x",
+        ";",
+        "[ f = {1,",
+        "}",
+        " ",
+        "'",
+        "[ g = 1; h = 2 ]",
+    ])
+}
+
+fn json_piece() -> impl Strategy<Value = &'static str> {
+    proptest::sample::select(vec![
+        "{ \"a\": 1 }",
+        "{ \"b\": \"x\" }",
+        ",",
+        ",",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        "{ \"c\": {",
+        "{ \"e\": \"\\/Expr(a +)\\/\" }",
+        "{ \"f\": \"\\/Expr(1)\\/\" }",
+        "x",
+        ":",
+        " ",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn generated_old_files(lines in proptest::collection::vec(old_line(), 0..30), size in 1usize..60) {
+        let text = lines.join("\n");
+        same(text.as_bytes(), size);
+    }
+
+    #[test]
+    fn generated_new_files(
+        pieces in proptest::collection::vec((new_piece(), proptest::sample::select(vec!["", " ", "\n"])), 0..30),
+        size in 1usize..60,
+    ) {
+        let text: String = pieces.iter().map(|(p, s)| format!("{p}{s}")).collect();
+        same(text.as_bytes(), size);
+    }
+
+    #[test]
+    fn generated_json_files(
+        pieces in proptest::collection::vec((json_piece(), proptest::sample::select(vec!["", " ", "\n"])), 0..30),
+        size in 1usize..60,
+    ) {
+        let text: String = std::iter::once("[\n".to_string())
+            .chain(pieces.iter().map(|(p, s)| format!("{p}{s}")))
+            .collect();
+        same(text.as_bytes(), size);
+    }
+}
