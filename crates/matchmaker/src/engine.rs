@@ -594,7 +594,10 @@ impl Engine {
         }
         // The autocluster: the instances, and the groups of every
         // projection the other side reads this one through.
-        let mut key: Vec<u32> = info.requirements.clone();
+        let mut key: Vec<u32> = Vec::with_capacity(
+            info.requirements.len() + info.values.len() + 2 + self.read_through[side].len(),
+        );
+        key.extend(&info.requirements);
         key.push(NONE);
         key.extend(&info.values);
         key.push(NONE);
@@ -678,6 +681,16 @@ impl Engine {
                 continue;
             };
             let attribute = ad.body.attribute(slot);
+            // Most attributes are scalar constants with a program each:
+            // they read nothing, and skipping them early keeps this walk
+            // (one per name, over every ad) cheap.
+            if attribute
+                .program
+                .as_constant()
+                .is_some_and(|v| !matches!(v, Value::List(_) | Value::LazyList(_) | Value::Ad(_)))
+            {
+                continue;
+            }
             if !seen.insert(Arc::as_ptr(&attribute.program) as usize) {
                 continue;
             }
@@ -1289,84 +1302,127 @@ impl Engine {
     /// The match matrix between job autoclusters and slot autoclusters:
     /// per job cluster, a bitset over slot clusters.
     ///
-    /// With `invariant`, only the instances that carving cannot change
-    /// count: a pair they reject stays rejected after any carving.
-    pub fn matrix(&self, threads: usize, invariant: bool) -> Result<Vec<Vec<u64>>, String> {
-        let counts = |i: &u32| !invariant || !self.reads_carved(*i);
+    /// With `invariant`, also the matrix of the instances that carving
+    /// cannot change: a pair it rejects stays rejected after any carving.
+    /// Both come from one bitset per instance over the other side's
+    /// clusters.
+    #[allow(clippy::type_complexity)]
+    pub fn matrices(
+        &self,
+        threads: usize,
+        invariant: bool,
+    ) -> Result<(Vec<Vec<u64>>, Option<Vec<Vec<u64>>>), String> {
         let nj = self.cluster_reps[JOB].len();
         let ns = self.cluster_reps[SLOT].len();
-        // Each instance as a bitset over the other side's clusters.
-        let mut out: Vec<Vec<u64>> = Vec::new();
+        let mut out = (Vec::new(), None);
         run_pool(threads, || {
-            let bits = |i: u32, side: usize| -> Vec<u64> {
-                let other = 1 - side;
-                let reps = &self.cluster_reps[other];
-                let mut b = vec![0u64; reps.len().div_ceil(64)];
-                for (c, &u) in reps.iter().enumerate() {
-                    if self.cached_value(i, u).unwrap_or(0.0) != 0.0 {
-                        b[c / 64] |= 1 << (c % 64);
-                    }
-                }
-                b
-            };
             let mut used: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
             for side in [JOB, SLOT] {
                 for &u in &self.cluster_reps[side] {
                     used[side].extend(&self.info[side][u as usize].requirements);
                 }
             }
-            let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
-                let list: Vec<u32> = used[side].iter().copied().collect();
-                let pairs: Vec<(u32, Vec<u64>)> =
-                    list.par_iter().map(|&i| (i, bits(i, side))).collect();
-                pairs.into_iter().collect()
-            });
-            // Slot side, transposed: per slot cluster, the job clusters it accepts.
-            let slot_accepts: Vec<Vec<u64>> = (0..ns)
-                .into_par_iter()
-                .map(|c| {
-                    let u = self.cluster_reps[SLOT][c];
-                    let mut acc = vec![!0u64; nj.div_ceil(64)];
-                    for i in self.info[SLOT][u as usize]
-                        .requirements
+            // The group of each cluster of the other side, per projection an
+            // instance is read through: a bitset is then one lookup per
+            // cluster.
+            let mut targets: BTreeSet<(usize, u32)> = BTreeSet::new();
+            for side in [JOB, SLOT] {
+                for &i in &used[side] {
+                    let pred = &self.preds[self.instances[i as usize].pred as usize];
+                    targets.insert((1 - side, pred.target));
+                }
+            }
+            let targets: Vec<(usize, u32)> = targets.into_iter().collect();
+            let group_lists: Vec<Vec<u32>> = targets
+                .par_iter()
+                .map(|&(other, t)| {
+                    let group_of = &self.projections[t as usize].group_of;
+                    self.cluster_reps[other]
                         .iter()
-                        .filter(|i| counts(i))
-                    {
-                        for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
-                            *a &= b;
-                        }
-                    }
-                    acc
+                        .map(|&u| group_of.get(u as usize).copied().unwrap_or(NONE))
+                        .collect()
                 })
                 .collect();
-            out = (0..nj)
-                .into_par_iter()
-                .map(|c| {
-                    let u = self.cluster_reps[JOB][c];
-                    let mut acc = vec![!0u64; ns.div_ceil(64)];
-                    for i in self.info[JOB][u as usize]
-                        .requirements
-                        .iter()
-                        .filter(|i| counts(i))
-                    {
-                        for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
-                            *a &= b;
-                        }
-                    }
-                    for (w, word) in acc.iter_mut().enumerate() {
-                        let mut bits = *word;
-                        while bits != 0 {
-                            let k = bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            let s = w * 64 + k;
-                            if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
-                                *word &= !(1 << k);
+            let group_lists: HashMap<u32, &Vec<u32>> =
+                targets.iter().map(|&(_, t)| t).zip(&group_lists).collect();
+            let bits = |i: u32| -> Vec<u64> {
+                let inst = &self.instances[i as usize];
+                let groups = group_lists[&self.preds[inst.pred as usize].target];
+                let mut b = vec![0u64; groups.len().div_ceil(64)];
+                match &inst.values {
+                    Values::Truth(v) => {
+                        for (c, &g) in groups.iter().enumerate() {
+                            if v.get(g as usize) == Some(&2) {
+                                b[c / 64] |= 1 << (c % 64);
                             }
                         }
                     }
-                    acc
-                })
-                .collect();
+                    values => {
+                        for (c, &g) in groups.iter().enumerate() {
+                            if g != NONE && values.get(g as usize).unwrap_or(0.0) != 0.0 {
+                                b[c / 64] |= 1 << (c % 64);
+                            }
+                        }
+                    }
+                }
+                b
+            };
+            let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
+                let list: Vec<u32> = used[side].iter().copied().collect();
+                let pairs: Vec<(u32, Vec<u64>)> = list.par_iter().map(|&i| (i, bits(i))).collect();
+                pairs.into_iter().collect()
+            });
+            let build = |invariant: bool| -> Vec<Vec<u64>> {
+                let counts = |i: &&u32| !invariant || !self.reads_carved(**i);
+                // Slot side, transposed: per slot cluster, the job clusters
+                // it accepts.
+                let slot_accepts: Vec<Vec<u64>> = (0..ns)
+                    .into_par_iter()
+                    .map(|c| {
+                        let u = self.cluster_reps[SLOT][c];
+                        let mut acc = vec![!0u64; nj.div_ceil(64)];
+                        for i in self.info[SLOT][u as usize]
+                            .requirements
+                            .iter()
+                            .filter(counts)
+                        {
+                            for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
+                                *a &= b;
+                            }
+                        }
+                        acc
+                    })
+                    .collect();
+                (0..nj)
+                    .into_par_iter()
+                    .map(|c| {
+                        let u = self.cluster_reps[JOB][c];
+                        let mut acc = vec![!0u64; ns.div_ceil(64)];
+                        for i in self.info[JOB][u as usize]
+                            .requirements
+                            .iter()
+                            .filter(counts)
+                        {
+                            for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
+                                *a &= b;
+                            }
+                        }
+                        for (w, word) in acc.iter_mut().enumerate() {
+                            let mut bits = *word;
+                            while bits != 0 {
+                                let k = bits.trailing_zeros() as usize;
+                                bits &= bits - 1;
+                                let s = w * 64 + k;
+                                if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
+                                    *word &= !(1 << k);
+                                }
+                            }
+                        }
+                        acc
+                    })
+                    .collect()
+            };
+            out = (build(false), invariant.then(|| build(true)));
         })?;
         Ok(out)
     }

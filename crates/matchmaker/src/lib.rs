@@ -411,7 +411,7 @@ impl Pool {
         let slots: Vec<usize> = (0..self.slots.len()).collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         let engine = self.evaluated_engine(&slots, trace, started)?;
-        let matrix = engine.matrix(self.threads(), false)?;
+        let (matrix, _) = engine.matrices(self.threads(), false)?;
         if trace {
             eprintln!(
                 "matrix {:.3} s (cpu {:.2} s)",
@@ -475,10 +475,10 @@ impl Pool {
             .collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         let mut engine = self.evaluated_engine(&candidates, trace, started)?;
-        let matrix = engine.matrix(self.threads(), false)?;
-        // Pairs rejected by clauses that carving cannot change are never
-        // looked at again when a slot is carved.
-        let invariant = engine.matrix(self.threads(), true)?;
+        // Pairs rejected by clauses that carving cannot change (the second
+        // matrix) are never looked at again when a slot is carved.
+        let (matrix, invariant) = engine.matrices(self.threads(), true)?;
+        let invariant = invariant.unwrap_or_default();
         if trace {
             eprintln!(
                 "matrix {:.3} s (cpu {:.2} s)",
