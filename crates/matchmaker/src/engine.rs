@@ -1249,9 +1249,27 @@ impl Engine {
         Some(self.ranks(vm, j, s))
     }
 
+    /// Whether a negotiator policy rank is set.
+    pub fn has_policy(&self) -> bool {
+        self.policy.iter().any(Option::is_some)
+    }
+
+    /// Whether a policy rank can read what carving changes.
+    pub fn policy_reads_carved(&self) -> bool {
+        self.policy.iter().flatten().any(|&p| {
+            let pred = &self.preds[p as usize];
+            self.projections[pred.own as usize].reads_carved
+        })
+    }
+
+    /// The instance of job unit `j`'s Rank (None: no Rank, which ranks 0).
+    pub fn rank_instance(&self, j: u32) -> Option<u32> {
+        self.info[JOB][j as usize].values.first().copied()
+    }
+
     /// Whether instance `i` can read a slot's `Cpus`, `Memory` or `Disk`,
     /// the attributes carving changes.
-    fn reads_carved(&self, i: u32) -> bool {
+    pub fn reads_carved(&self, i: u32) -> bool {
         let pred = &self.preds[self.instances[i as usize].pred as usize];
         let projection = if pred.side == SLOT {
             pred.own
@@ -1425,12 +1443,6 @@ impl Engine {
             out = (build(false), invariant.then(|| build(true)));
         })?;
         Ok(out)
-    }
-
-    /// Number of predicates so far: one made after the engine was built
-    /// may split autoclusters, so callers then evaluate per ad.
-    pub fn pred_count(&self) -> usize {
-        self.preds.len()
     }
 
     /// Number of predicates and instances, and groups over all projections.
