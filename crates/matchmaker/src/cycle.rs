@@ -510,7 +510,7 @@ fn assign(
         let carved = Engine::carve(vm, &current, &pool.jobs()[j].ad);
         *times.0 += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        slots.unit_of[si] = engine.add_slot(carved);
+        slots.unit_of[si] = engine.add_slot(carved, slots.unit_of[si]);
         *times.1 += t.elapsed().as_secs_f64();
         slots.version[si] += 1;
         if slots.version[si] == 1 {

@@ -622,10 +622,23 @@ impl Engine {
         })
     }
 
-    /// Adds a slot ad (a carved slot) and describes it.
-    pub fn add_slot(&mut self, ad: AdRef) -> u32 {
+    /// Adds a slot ad carved from unit `parent` and describes it.
+    pub fn add_slot(&mut self, ad: AdRef, parent: u32) -> u32 {
         let unit = self.units[SLOT].len() as u32;
         self.units[SLOT].push(ad);
+        // Carving changes `Cpus`, `Memory` and `Disk` only: in projections
+        // without them the carved slot is in its parent's group.
+        for p in &mut self.projections {
+            if p.side == SLOT && !p.reads_carved {
+                let g = p.group_of.get(parent as usize).copied().unwrap_or(NONE);
+                if g != NONE {
+                    if p.group_of.len() <= unit as usize {
+                        p.group_of.resize(unit as usize + 1, NONE);
+                    }
+                    p.group_of[unit as usize] = g;
+                }
+            }
+        }
         let reqs = self.requirement_preds(SLOT, unit as usize);
         let values = self.value_preds(SLOT, unit as usize);
         if reqs
@@ -1006,6 +1019,10 @@ impl Engine {
                     .map_init(|| this.vm(), |vm, p| (p, this.target_operands(vm, p)))
                     .collect();
                 let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
+                let numbers: HashMap<u32, Vec<Num>> = sides
+                    .iter()
+                    .map(|(&p, list)| (p, list.iter().map(Num::of_option).collect()))
+                    .collect();
                 instances.par_iter_mut().for_each_init(
                     || this.vm(),
                     |vm, inst| {
@@ -1017,6 +1034,27 @@ impl Engine {
                             let operand = this.own_operand(vm, split, my, target)?;
                             Some((split, operand, sides.get(&inst.pred)?))
                         });
+                        // A comparison of numbers, the most common clause
+                        // (`TARGET.Memory >= RequestMemory`): one tight loop
+                        // over the other side's values.
+                        if let Some((split, operand, _)) = &split
+                            && let Values::Truth(values) = &mut inst.values
+                            && let Some(numbers) = numbers.get(&inst.pred)
+                        {
+                            let own = Num::of(operand);
+                            for (value, &other) in values.iter_mut().zip(numbers) {
+                                let (left, right) = if split.target_left {
+                                    (other, own)
+                                } else {
+                                    (own, other)
+                                };
+                                if *value == 0
+                                    && let Some(b) = compare_numbers(split.op, left, right)
+                                {
+                                    *value = 1 + u8::from(b);
+                                }
+                            }
+                        }
                         for g in 0..inst.values.len() {
                             if inst.values.get(g).is_some() {
                                 continue;
@@ -1531,6 +1569,66 @@ fn apply(op: classad::syntax::BinaryOp, left: &Value, right: &Value) -> Value {
     }
 }
 
+/// A number as a comparison reads it.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    Int(i64),
+    Real(f64),
+    Other,
+}
+
+impl Num {
+    fn of(value: &Value) -> Num {
+        match *value {
+            Value::Int(i) => Num::Int(i),
+            Value::Real(r) => Num::Real(r),
+            _ => Num::Other,
+        }
+    }
+
+    fn of_option(value: &Option<Value>) -> Num {
+        value.as_ref().map_or(Num::Other, Num::of)
+    }
+
+    fn real(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Real(r) => r,
+            Num::Other => f64::NAN,
+        }
+    }
+}
+
+/// `left op right` for two numbers and a comparison operator, as [`apply`]
+/// has it; None for anything else.
+fn compare_numbers(op: classad::syntax::BinaryOp, left: Num, right: Num) -> Option<bool> {
+    use classad::syntax::BinaryOp as B;
+    match (left, right) {
+        (Num::Other, _) | (_, Num::Other) => None,
+        (Num::Int(a), Num::Int(b)) => Some(match op {
+            B::Less => a < b,
+            B::LessEqual => a <= b,
+            B::Greater => a > b,
+            B::GreaterEqual => a >= b,
+            B::Equal => a == b,
+            B::NotEqual => a != b,
+            _ => return None,
+        }),
+        _ => {
+            let (a, b) = (left.real(), right.real());
+            Some(match op {
+                B::Less => a < b,
+                B::LessEqual => a <= b,
+                B::Greater => a > b,
+                B::GreaterEqual => a >= b,
+                B::Equal => a == b,
+                B::NotEqual => a != b,
+                _ => return None,
+            })
+        }
+    }
+}
+
 fn scalar(value: Value) -> Option<Value> {
     match value {
         Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
@@ -1602,6 +1700,9 @@ mod tests {
                     let fast = apply(op, a, b);
                     let vm = classad::vm::ops::binary(op, a.clone(), b.clone());
                     assert_eq!(format!("{fast:?}"), format!("{vm:?}"), "{a:?} {op:?} {b:?}");
+                    if let Some(x) = compare_numbers(op, Num::of(a), Num::of(b)) {
+                        assert_eq!(format!("{:?}", Value::Bool(x)), format!("{vm:?}"));
+                    }
                 }
             }
         }
