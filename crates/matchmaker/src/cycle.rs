@@ -11,8 +11,8 @@
 //! changes (`Cpus`, `Memory`, `Disk`), a carved slot keeps its place in the
 //! order, so the cluster only puts carved slots behind its cursor back on a
 //! heap of positions and checks one when it reaches the top. Otherwise a
-//! carved slot's rank has moved, and the cluster checks it and ranks it
-//! when it next looks (the `fresh` heap).
+//! carved slot's rank has moved: the cluster ranks it when it next looks
+//! (the `fresh` heap), and checks that it matches when it comes up.
 
 use crate::engine::{Engine, JOB, SLOT};
 use crate::{Assignment, Negotiation, Pool, RankTuple, Stats, cpu_seconds, order, rank_key};
@@ -335,7 +335,8 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
                 }
             }
         } else {
-            // Slots carved since this cluster last looked: rank them now.
+            // Slots carved since this cluster last looked: rank them now,
+            // check them when they come up.
             let pending: Vec<u32> = if new_state {
                 carved_slots.clone()
             } else {
@@ -349,20 +350,19 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
             };
             state.log_pos = carve_log.len();
             for s in pending {
-                if slots.claimed[s as usize] {
+                let si = s as usize;
+                if slots.claimed[si] || !bit(&invariant[jc as usize], slots.initial_cluster[si]) {
                     continue;
                 }
-                if let Some(t) = checker.carved(&mut engine, &mut vm, &slots, jc, key_unit, s) {
-                    state.had_any = true;
-                    state.fresh.push(Fresh {
-                        ranks: t,
-                        slot: s,
-                        version: slots.version[s as usize],
-                    });
-                }
+                state.fresh.push(Fresh {
+                    ranks: engine.ranks(&mut vm, key_unit, slots.unit_of[si]),
+                    slot: s,
+                    version: slots.version[si],
+                    checked: false,
+                });
             }
             // The first slot of the order not carved and still matching,
-            // and the best valid entry of the fresh heap.
+            // against the best entry of the fresh heap that still matches.
             let row = &matrix[jc as usize];
             while state.cursor < order_ref.slots.len() {
                 let s = order_ref.slots[state.cursor] as usize;
@@ -373,27 +373,35 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
                     break;
                 }
             }
-            while let Some(top) = state.fresh.peek() {
-                let s = top.slot as usize;
-                if slots.claimed[s] || slots.version[s] != top.version {
-                    state.fresh.pop();
-                } else {
-                    break;
-                }
-            }
             let from_order = order_ref.slots.get(state.cursor).map(|&s| {
                 let t = engine.ranks(&mut vm, key_unit, s);
                 (t, s)
             });
-            let from_heap = state.fresh.peek().map(|f| (f.ranks, f.slot));
-            match (from_order, from_heap) {
-                (Some(a), Some(b)) => Some(if order(&a.0, a.1, &b.0, b.1).is_le() {
-                    a.1
-                } else {
-                    b.1
-                }),
-                (a, b) => a.or(b).map(|x| x.1),
+            let mut from_heap = None;
+            while let Some(mut top) = state.fresh.peek_mut() {
+                if from_order.is_some_and(|(t, s)| order(&t, s, &top.ranks, top.slot).is_lt()) {
+                    break;
+                }
+                let s = top.slot;
+                if slots.claimed[s as usize] || slots.version[s as usize] != top.version {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                    continue;
+                }
+                if !top.checked {
+                    if checker
+                        .carved(&mut engine, &mut vm, &slots, jc, key_unit, s)
+                        .is_none()
+                    {
+                        std::collections::binary_heap::PeekMut::pop(top);
+                        continue;
+                    }
+                    top.checked = true;
+                    state.had_any = true;
+                }
+                from_heap = Some(s);
+                break;
             }
+            from_heap.or(from_order.map(|(_, s)| s))
         };
         if best.is_some_and(|s| slots.version[s as usize] != 0) {
             state.had_any = true;
@@ -522,11 +530,14 @@ fn assign(
     }
 }
 
-/// A match found after carving, valid while its slot keeps its version.
+/// A carved slot ranked for a cluster, valid while the slot keeps its
+/// version.
 struct Fresh {
     ranks: RankTuple,
     slot: u32,
     version: u32,
+    /// Whether the slot, at this version, is known to match.
+    checked: bool,
 }
 
 impl PartialEq for Fresh {
