@@ -1055,6 +1055,11 @@ impl Engine {
                                 }
                             }
                         }
+                        if let Values::Truth(values) = &inst.values
+                            && !values.contains(&0)
+                        {
+                            return;
+                        }
                         for g in 0..inst.values.len() {
                             if inst.values.get(g).is_some() {
                                 continue;
@@ -1127,6 +1132,8 @@ impl Engine {
                 let ad = &self.units[1 - pred.side][u as usize];
                 match ad.body.slot(&split.name) {
                     None => Some(Value::Undefined),
+                    // A literal reads nothing: most of these (`Memory`).
+                    Some(slot) if let Some(value) = scalar_constant(ad, slot) => Some(value),
                     Some(slot) => {
                         let source = ad.body.attribute(slot).source.clone();
                         if refs::self_contained(
@@ -1213,6 +1220,7 @@ impl Engine {
             None => {
                 let t = match other.body.slot(&split.name) {
                     None => Some(Value::Undefined),
+                    Some(slot) if let Some(value) = scalar_constant(other, slot) => Some(value),
                     Some(slot) => {
                         let source = other.body.attribute(slot).source.clone();
                         refs::self_contained(
@@ -1626,6 +1634,15 @@ fn compare_numbers(op: classad::syntax::BinaryOp, left: Num, right: Num) -> Opti
                 _ => return None,
             })
         }
+    }
+}
+
+/// The value of the attribute in `slot` of `ad` when it is a literal that
+/// is not a list or an ad.
+fn scalar_constant(ad: &AdRef, slot: u32) -> Option<Value> {
+    match ad.body.constant(slot)? {
+        Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
+        v => Some(v.clone()),
     }
 }
 
