@@ -392,6 +392,7 @@ impl Engine {
         slots: Vec<AdRef>,
         policy: &PolicyExprs,
         strict: bool,
+        threads: usize,
     ) -> Result<Engine, String> {
         let mut engine = Engine {
             strict,
@@ -470,26 +471,29 @@ impl Engine {
             }
         }
         let units = &engine.units;
-        engine
-            .projections
-            .par_iter_mut()
-            .zip(used)
-            .filter(|(_, used)| *used)
-            .for_each(|(p, _)| {
-                let t = std::time::Instant::now();
-                p.assign_all(&units[p.side]);
-                if trace && t.elapsed().as_millis() > 5 {
-                    eprintln!(
-                        "    projection side {} {:?}: {} groups, {:.3} s",
-                        p.side,
-                        p.symbols
-                            .as_ref()
-                            .map(|v| v.iter().map(|s| s.as_str().to_string()).collect::<Vec<_>>()),
-                        p.reps.len(),
-                        t.elapsed().as_secs_f64()
-                    );
-                }
-            });
+        let projections = &mut engine.projections;
+        run_pool(threads, || {
+            projections
+                .par_iter_mut()
+                .zip(used)
+                .filter(|(_, used)| *used)
+                .for_each(|(p, _)| {
+                    let t = std::time::Instant::now();
+                    p.assign_all(&units[p.side]);
+                    if trace && t.elapsed().as_millis() > 5 {
+                        eprintln!(
+                            "    projection side {} {:?}: {} groups, {:.3} s",
+                            p.side,
+                            p.symbols.as_ref().map(|v| v
+                                .iter()
+                                .map(|s| s.as_str().to_string())
+                                .collect::<Vec<_>>()),
+                            p.reps.len(),
+                            t.elapsed().as_secs_f64()
+                        );
+                    }
+                });
+        })?;
         if trace {
             eprintln!("  groups {:.3} s", t0.elapsed().as_secs_f64());
         }

@@ -363,6 +363,7 @@ impl Pool {
             slots.iter().map(|&s| self.slots[s].ad.clone()).collect(),
             &self.policy,
             self.options.strict,
+            self.threads(),
         )
     }
 
@@ -464,6 +465,13 @@ impl Pool {
             .map(|j| result.of_job(j).len() as u64)
             .sum();
         result.stats.seconds = started.elapsed().as_secs_f64();
+        if trace {
+            eprintln!(
+                "pairs {:.3} s (cpu {:.2} s)",
+                result.stats.seconds,
+                cpu_seconds()
+            );
+        }
         Ok(result)
     }
 
