@@ -24,6 +24,12 @@ use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, V
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Job clauses the VM must evaluate over more slot groups than this are
+/// evaluated by the match matrix on the slots the other clauses accept.
+const DEFER_GROUPS: usize = 256;
 
 /// The job side.
 pub(crate) const JOB: usize = 0;
@@ -290,6 +296,9 @@ pub(crate) struct Instance {
     /// For a split predicate: the own operand, once known (None inside:
     /// not separable).
     operand: Option<Option<Value>>,
+    /// Left to the match matrix, which evaluates it only against the slots
+    /// that the other clauses let through.
+    deferred: bool,
 }
 
 #[derive(Clone)]
@@ -515,7 +524,7 @@ impl Engine {
             }
             let mut list: Vec<_> = cost.into_iter().collect();
             list.sort_by_key(|x| std::cmp::Reverse(x.1.1));
-            for (p, (n, total)) in list.iter().take(8) {
+            for (p, (n, total)) in list.iter().take(25) {
                 eprintln!(
                     "    cost {total} ({n} instances): {}",
                     engine.preds[*p as usize].text
@@ -591,6 +600,7 @@ impl Engine {
                             Values::Truth(vec![0; groups])
                         },
                         operand: None,
+                        deferred: false,
                     });
                 }
                 list.push(i);
@@ -1034,6 +1044,18 @@ impl Engine {
                         let my = &this.units[pred.side][inst.rep as usize];
                         let target = &this.projections[pred.target as usize];
                         inst.values.grow(target.reps.len());
+                        // A job clause that only the VM can answer, over many
+                        // slot groups (`!stringListMember(TARGET.Machine, ..)`):
+                        // most slots are rejected by cheaper clauses first.
+                        if pred.side == JOB
+                            && pred.split.is_none()
+                            && matches!(inst.values, Values::Truth(_))
+                            && !target.reads_carved
+                            && target.reps.len() > DEFER_GROUPS
+                        {
+                            inst.deferred = true;
+                            return;
+                        }
                         let split = pred.split.as_ref().and_then(|split| {
                             let operand = this.own_operand(vm, split, my, target)?;
                             Some((split, operand, sides.get(&inst.pred)?))
@@ -1435,13 +1457,31 @@ impl Engine {
                 }
                 b
             };
+            let deferred = |i: &u32| self.instances[*i as usize].deferred;
+            // What deferred instances gave so far, shared by the job clusters
+            // that have them (0 not yet known, 1 false, 2 true).
+            let answers: HashMap<u32, Vec<AtomicU8>> = used[JOB]
+                .iter()
+                .filter(|i| deferred(i))
+                .map(|&i| {
+                    let pred = &self.preds[self.instances[i as usize].pred as usize];
+                    let n = self.projections[pred.target as usize].reps.len();
+                    (i, (0..n).map(|_| AtomicU8::new(0)).collect())
+                })
+                .collect();
             let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
-                let list: Vec<u32> = used[side].iter().copied().collect();
+                let list: Vec<u32> = used[side]
+                    .iter()
+                    .copied()
+                    .filter(|i| !deferred(i))
+                    .collect();
                 let pairs: Vec<(u32, Vec<u64>)> = list.par_iter().map(|&i| (i, bits(i))).collect();
                 pairs.into_iter().collect()
             });
-            let build = |invariant: bool| -> Vec<Vec<u64>> {
-                let counts = |i: &&u32| !invariant || !self.reads_carved(**i);
+            // `known`: the rows of the invariant matrix, whose deferred
+            // clauses were evaluated on a superset of this one's survivors.
+            let build = |invariant: bool, known: Option<&Vec<Vec<u64>>>| -> Vec<Vec<u64>> {
+                let counts = |i: &&u32| !deferred(i) && (!invariant || !self.reads_carved(**i));
                 // Slot side, transposed: per slot cluster, the job clusters
                 // it accepts.
                 let slot_accepts: Vec<Vec<u64>> = (0..ns)
@@ -1463,36 +1503,103 @@ impl Engine {
                     .collect();
                 (0..nj)
                     .into_par_iter()
-                    .map(|c| {
-                        let u = self.cluster_reps[JOB][c];
-                        let mut acc = vec![!0u64; ns.div_ceil(64)];
-                        for i in self.info[JOB][u as usize]
-                            .requirements
-                            .iter()
-                            .filter(counts)
-                        {
-                            for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
-                                *a &= b;
-                            }
-                        }
-                        for (w, word) in acc.iter_mut().enumerate() {
-                            let mut bits = *word;
-                            while bits != 0 {
-                                let k = bits.trailing_zeros() as usize;
-                                bits &= bits - 1;
-                                let s = w * 64 + k;
-                                if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
-                                    *word &= !(1 << k);
+                    .map_init(
+                        || self.vm(),
+                        |vm, c| {
+                            let u = self.cluster_reps[JOB][c];
+                            let mut acc = vec![!0u64; ns.div_ceil(64)];
+                            for i in self.info[JOB][u as usize]
+                                .requirements
+                                .iter()
+                                .filter(counts)
+                            {
+                                for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
+                                    *a &= b;
                                 }
                             }
-                        }
-                        acc
-                    })
+                            for (w, word) in acc.iter_mut().enumerate() {
+                                let mut bits = *word;
+                                while bits != 0 {
+                                    let k = bits.trailing_zeros() as usize;
+                                    bits &= bits - 1;
+                                    let s = w * 64 + k;
+                                    if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
+                                        *word &= !(1 << k);
+                                    }
+                                }
+                            }
+                            if let Some(known) = known {
+                                for (a, b) in acc.iter_mut().zip(&known[c]) {
+                                    *a &= b;
+                                }
+                            } else {
+                                for &i in self.info[JOB][u as usize].requirements.iter() {
+                                    if deferred(&i) {
+                                        let target = self.preds
+                                            [self.instances[i as usize].pred as usize]
+                                            .target;
+                                        self.filter_deferred(
+                                            vm,
+                                            i,
+                                            &mut acc,
+                                            group_lists[&target],
+                                            &answers[&i],
+                                        );
+                                    }
+                                }
+                            }
+                            acc
+                        },
+                    )
                     .collect()
             };
-            out = (build(false), invariant.then(|| build(true)));
+            out = if invariant {
+                let rows = build(true, None);
+                (build(false, Some(&rows)), Some(rows))
+            } else {
+                (build(false, None), None)
+            };
         })?;
         Ok(out)
+    }
+
+    /// Clears the bits of `row` (over slot clusters, whose groups in the
+    /// instance's TARGET projection are `groups`) where deferred job
+    /// instance `i` is not true.
+    fn filter_deferred(
+        &self,
+        vm: &mut Vm,
+        i: u32,
+        row: &mut [u64],
+        groups: &[u32],
+        known: &[AtomicU8],
+    ) {
+        let inst = &self.instances[i as usize];
+        let pred = &self.preds[inst.pred as usize];
+        let target = &self.projections[pred.target as usize];
+        let my = &self.units[JOB][inst.rep as usize];
+        for (w, word) in row.iter_mut().enumerate() {
+            let mut bits = *word;
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let g = groups[w * 64 + k];
+                let ok = match known.get(g as usize).map(|a| a.load(Relaxed)) {
+                    None => false,
+                    Some(v) if v != 0 => v == 2,
+                    Some(_) => {
+                        let other = &self.units[SLOT][target.reps[g as usize] as usize];
+                        let v = self.evaluate_pred(vm, inst.pred, my, other);
+                        let ok = self.number(inst.pred, &v) != 0.0;
+                        known[g as usize].store(1 + u8::from(ok), Relaxed);
+                        ok
+                    }
+                };
+                if !ok {
+                    *word &= !(1 << k);
+                }
+            }
+        }
     }
 
     /// Number of predicates and instances, and groups over all projections.

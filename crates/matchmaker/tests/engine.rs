@@ -651,3 +651,18 @@ fn a_slot_carved_into_matching_is_found_again() {
     assert_eq!(got[..3], ["1.0 small", "3.0 small", "2.0 big"]);
     assert_eq!(got[3], "1.1 big");
 }
+
+/// Enough machines that job clauses only the VM answers (`regexp`,
+/// `stringListMember` over `TARGET.Machine`) are left to the match matrix,
+/// which evaluates them on the slots the other clauses accept.
+#[test]
+fn negotiation_with_clauses_left_to_the_matrix_equals_the_reference() {
+    let Some(dir) = generated_dir(1500, 250) else {
+        return;
+    };
+    let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    check_negotiation(&jobs, &slots, "");
+    check_all_pairs(&jobs, &slots);
+}
