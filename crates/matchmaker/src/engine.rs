@@ -524,7 +524,7 @@ impl Engine {
             }
             let mut list: Vec<_> = cost.into_iter().collect();
             list.sort_by_key(|x| std::cmp::Reverse(x.1.1));
-            for (p, (n, total)) in list.iter().take(25) {
+            for (p, (n, total)) in list.iter().take(8) {
                 eprintln!(
                     "    cost {total} ({n} instances): {}",
                     engine.preds[*p as usize].text
