@@ -24,6 +24,12 @@ use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, V
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Job clauses the VM must evaluate over more slot groups than this are
+/// evaluated by the match matrix on the slots the other clauses accept.
+const DEFER_GROUPS: usize = 256;
 
 /// The job side.
 pub(crate) const JOB: usize = 0;
@@ -290,6 +296,9 @@ pub(crate) struct Instance {
     /// For a split predicate: the own operand, once known (None inside:
     /// not separable).
     operand: Option<Option<Value>>,
+    /// Left to the match matrix, which evaluates it only against the slots
+    /// that the other clauses let through.
+    deferred: bool,
 }
 
 #[derive(Clone)]
@@ -392,6 +401,7 @@ impl Engine {
         slots: Vec<AdRef>,
         policy: &PolicyExprs,
         strict: bool,
+        threads: usize,
     ) -> Result<Engine, String> {
         let mut engine = Engine {
             strict,
@@ -470,26 +480,29 @@ impl Engine {
             }
         }
         let units = &engine.units;
-        engine
-            .projections
-            .par_iter_mut()
-            .zip(used)
-            .filter(|(_, used)| *used)
-            .for_each(|(p, _)| {
-                let t = std::time::Instant::now();
-                p.assign_all(&units[p.side]);
-                if trace && t.elapsed().as_millis() > 5 {
-                    eprintln!(
-                        "    projection side {} {:?}: {} groups, {:.3} s",
-                        p.side,
-                        p.symbols
-                            .as_ref()
-                            .map(|v| v.iter().map(|s| s.as_str().to_string()).collect::<Vec<_>>()),
-                        p.reps.len(),
-                        t.elapsed().as_secs_f64()
-                    );
-                }
-            });
+        let projections = &mut engine.projections;
+        run_pool(threads, || {
+            projections
+                .par_iter_mut()
+                .zip(used)
+                .filter(|(_, used)| *used)
+                .for_each(|(p, _)| {
+                    let t = std::time::Instant::now();
+                    p.assign_all(&units[p.side]);
+                    if trace && t.elapsed().as_millis() > 5 {
+                        eprintln!(
+                            "    projection side {} {:?}: {} groups, {:.3} s",
+                            p.side,
+                            p.symbols.as_ref().map(|v| v
+                                .iter()
+                                .map(|s| s.as_str().to_string())
+                                .collect::<Vec<_>>()),
+                            p.reps.len(),
+                            t.elapsed().as_secs_f64()
+                        );
+                    }
+                });
+        })?;
         if trace {
             eprintln!("  groups {:.3} s", t0.elapsed().as_secs_f64());
         }
@@ -587,6 +600,7 @@ impl Engine {
                             Values::Truth(vec![0; groups])
                         },
                         operand: None,
+                        deferred: false,
                     });
                 }
                 list.push(i);
@@ -594,7 +608,10 @@ impl Engine {
         }
         // The autocluster: the instances, and the groups of every
         // projection the other side reads this one through.
-        let mut key: Vec<u32> = info.requirements.clone();
+        let mut key: Vec<u32> = Vec::with_capacity(
+            info.requirements.len() + info.values.len() + 2 + self.read_through[side].len(),
+        );
+        key.extend(&info.requirements);
         key.push(NONE);
         key.extend(&info.values);
         key.push(NONE);
@@ -619,10 +636,23 @@ impl Engine {
         })
     }
 
-    /// Adds a slot ad (a carved slot) and describes it.
-    pub fn add_slot(&mut self, ad: AdRef) -> u32 {
+    /// Adds a slot ad carved from unit `parent` and describes it.
+    pub fn add_slot(&mut self, ad: AdRef, parent: u32) -> u32 {
         let unit = self.units[SLOT].len() as u32;
         self.units[SLOT].push(ad);
+        // Carving changes `Cpus`, `Memory` and `Disk` only: in projections
+        // without them the carved slot is in its parent's group.
+        for p in &mut self.projections {
+            if p.side == SLOT && !p.reads_carved {
+                let g = p.group_of.get(parent as usize).copied().unwrap_or(NONE);
+                if g != NONE {
+                    if p.group_of.len() <= unit as usize {
+                        p.group_of.resize(unit as usize + 1, NONE);
+                    }
+                    p.group_of[unit as usize] = g;
+                }
+            }
+        }
         let reqs = self.requirement_preds(SLOT, unit as usize);
         let values = self.value_preds(SLOT, unit as usize);
         if reqs
@@ -678,6 +708,16 @@ impl Engine {
                 continue;
             };
             let attribute = ad.body.attribute(slot);
+            // Most attributes are scalar constants with a program each:
+            // they read nothing, and skipping them early keeps this walk
+            // (one per name, over every ad) cheap.
+            if attribute
+                .program
+                .as_constant()
+                .is_some_and(|v| !matches!(v, Value::List(_) | Value::LazyList(_) | Value::Ad(_)))
+            {
+                continue;
+            }
             if !seen.insert(Arc::as_ptr(&attribute.program) as usize) {
                 continue;
             }
@@ -993,6 +1033,10 @@ impl Engine {
                     .map_init(|| this.vm(), |vm, p| (p, this.target_operands(vm, p)))
                     .collect();
                 let sides: HashMap<u32, Vec<Option<Value>>> = sides.into_iter().collect();
+                let numbers: HashMap<u32, Vec<Num>> = sides
+                    .iter()
+                    .map(|(&p, list)| (p, list.iter().map(Num::of_option).collect()))
+                    .collect();
                 instances.par_iter_mut().for_each_init(
                     || this.vm(),
                     |vm, inst| {
@@ -1000,10 +1044,48 @@ impl Engine {
                         let my = &this.units[pred.side][inst.rep as usize];
                         let target = &this.projections[pred.target as usize];
                         inst.values.grow(target.reps.len());
+                        // A job clause that only the VM can answer, over many
+                        // slot groups (`!stringListMember(TARGET.Machine, ..)`):
+                        // most slots are rejected by cheaper clauses first.
+                        if pred.side == JOB
+                            && pred.split.is_none()
+                            && matches!(inst.values, Values::Truth(_))
+                            && !target.reads_carved
+                            && target.reps.len() > DEFER_GROUPS
+                        {
+                            inst.deferred = true;
+                            return;
+                        }
                         let split = pred.split.as_ref().and_then(|split| {
                             let operand = this.own_operand(vm, split, my, target)?;
                             Some((split, operand, sides.get(&inst.pred)?))
                         });
+                        // A comparison of numbers, the most common clause
+                        // (`TARGET.Memory >= RequestMemory`): one tight loop
+                        // over the other side's values.
+                        if let Some((split, operand, _)) = &split
+                            && let Values::Truth(values) = &mut inst.values
+                            && let Some(numbers) = numbers.get(&inst.pred)
+                        {
+                            let own = Num::of(operand);
+                            for (value, &other) in values.iter_mut().zip(numbers) {
+                                let (left, right) = if split.target_left {
+                                    (other, own)
+                                } else {
+                                    (own, other)
+                                };
+                                if *value == 0
+                                    && let Some(b) = compare_numbers(split.op, left, right)
+                                {
+                                    *value = 1 + u8::from(b);
+                                }
+                            }
+                        }
+                        if let Values::Truth(values) = &inst.values
+                            && !values.contains(&0)
+                        {
+                            return;
+                        }
                         for g in 0..inst.values.len() {
                             if inst.values.get(g).is_some() {
                                 continue;
@@ -1076,6 +1158,8 @@ impl Engine {
                 let ad = &self.units[1 - pred.side][u as usize];
                 match ad.body.slot(&split.name) {
                     None => Some(Value::Undefined),
+                    // A literal reads nothing: most of these (`Memory`).
+                    Some(slot) if let Some(value) = scalar_constant(ad, slot) => Some(value),
                     Some(slot) => {
                         let source = ad.body.attribute(slot).source.clone();
                         if refs::self_contained(
@@ -1162,6 +1246,7 @@ impl Engine {
             None => {
                 let t = match other.body.slot(&split.name) {
                     None => Some(Value::Undefined),
+                    Some(slot) if let Some(value) = scalar_constant(other, slot) => Some(value),
                     Some(slot) => {
                         let source = other.body.attribute(slot).source.clone();
                         refs::self_contained(
@@ -1236,9 +1321,27 @@ impl Engine {
         Some(self.ranks(vm, j, s))
     }
 
+    /// Whether a negotiator policy rank is set.
+    pub fn has_policy(&self) -> bool {
+        self.policy.iter().any(Option::is_some)
+    }
+
+    /// Whether a policy rank can read what carving changes.
+    pub fn policy_reads_carved(&self) -> bool {
+        self.policy.iter().flatten().any(|&p| {
+            let pred = &self.preds[p as usize];
+            self.projections[pred.own as usize].reads_carved
+        })
+    }
+
+    /// The instance of job unit `j`'s Rank (None: no Rank, which ranks 0).
+    pub fn rank_instance(&self, j: u32) -> Option<u32> {
+        self.info[JOB][j as usize].values.first().copied()
+    }
+
     /// Whether instance `i` can read a slot's `Cpus`, `Memory` or `Disk`,
     /// the attributes carving changes.
-    fn reads_carved(&self, i: u32) -> bool {
+    pub fn reads_carved(&self, i: u32) -> bool {
         let pred = &self.preds[self.instances[i as usize].pred as usize];
         let projection = if pred.side == SLOT {
             pred.own
@@ -1289,92 +1392,214 @@ impl Engine {
     /// The match matrix between job autoclusters and slot autoclusters:
     /// per job cluster, a bitset over slot clusters.
     ///
-    /// With `invariant`, only the instances that carving cannot change
-    /// count: a pair they reject stays rejected after any carving.
-    pub fn matrix(&self, threads: usize, invariant: bool) -> Result<Vec<Vec<u64>>, String> {
-        let counts = |i: &u32| !invariant || !self.reads_carved(*i);
+    /// With `invariant`, also the matrix of the instances that carving
+    /// cannot change: a pair it rejects stays rejected after any carving.
+    /// Both come from one bitset per instance over the other side's
+    /// clusters.
+    #[allow(clippy::type_complexity)]
+    pub fn matrices(
+        &self,
+        threads: usize,
+        invariant: bool,
+    ) -> Result<(Vec<Vec<u64>>, Option<Vec<Vec<u64>>>), String> {
         let nj = self.cluster_reps[JOB].len();
         let ns = self.cluster_reps[SLOT].len();
-        // Each instance as a bitset over the other side's clusters.
-        let mut out: Vec<Vec<u64>> = Vec::new();
+        let mut out = (Vec::new(), None);
         run_pool(threads, || {
-            let bits = |i: u32, side: usize| -> Vec<u64> {
-                let other = 1 - side;
-                let reps = &self.cluster_reps[other];
-                let mut b = vec![0u64; reps.len().div_ceil(64)];
-                for (c, &u) in reps.iter().enumerate() {
-                    if self.cached_value(i, u).unwrap_or(0.0) != 0.0 {
-                        b[c / 64] |= 1 << (c % 64);
-                    }
-                }
-                b
-            };
             let mut used: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
             for side in [JOB, SLOT] {
                 for &u in &self.cluster_reps[side] {
                     used[side].extend(&self.info[side][u as usize].requirements);
                 }
             }
-            let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
-                let list: Vec<u32> = used[side].iter().copied().collect();
-                let pairs: Vec<(u32, Vec<u64>)> =
-                    list.par_iter().map(|&i| (i, bits(i, side))).collect();
-                pairs.into_iter().collect()
-            });
-            // Slot side, transposed: per slot cluster, the job clusters it accepts.
-            let slot_accepts: Vec<Vec<u64>> = (0..ns)
-                .into_par_iter()
-                .map(|c| {
-                    let u = self.cluster_reps[SLOT][c];
-                    let mut acc = vec![!0u64; nj.div_ceil(64)];
-                    for i in self.info[SLOT][u as usize]
-                        .requirements
+            // The group of each cluster of the other side, per projection an
+            // instance is read through: a bitset is then one lookup per
+            // cluster.
+            let mut targets: BTreeSet<(usize, u32)> = BTreeSet::new();
+            for side in [JOB, SLOT] {
+                for &i in &used[side] {
+                    let pred = &self.preds[self.instances[i as usize].pred as usize];
+                    targets.insert((1 - side, pred.target));
+                }
+            }
+            let targets: Vec<(usize, u32)> = targets.into_iter().collect();
+            let group_lists: Vec<Vec<u32>> = targets
+                .par_iter()
+                .map(|&(other, t)| {
+                    let group_of = &self.projections[t as usize].group_of;
+                    self.cluster_reps[other]
                         .iter()
-                        .filter(|i| counts(i))
-                    {
-                        for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
-                            *a &= b;
-                        }
-                    }
-                    acc
+                        .map(|&u| group_of.get(u as usize).copied().unwrap_or(NONE))
+                        .collect()
                 })
                 .collect();
-            out = (0..nj)
-                .into_par_iter()
-                .map(|c| {
-                    let u = self.cluster_reps[JOB][c];
-                    let mut acc = vec![!0u64; ns.div_ceil(64)];
-                    for i in self.info[JOB][u as usize]
-                        .requirements
-                        .iter()
-                        .filter(|i| counts(i))
-                    {
-                        for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
-                            *a &= b;
-                        }
-                    }
-                    for (w, word) in acc.iter_mut().enumerate() {
-                        let mut bits = *word;
-                        while bits != 0 {
-                            let k = bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            let s = w * 64 + k;
-                            if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
-                                *word &= !(1 << k);
+            let group_lists: HashMap<u32, &Vec<u32>> =
+                targets.iter().map(|&(_, t)| t).zip(&group_lists).collect();
+            let bits = |i: u32| -> Vec<u64> {
+                let inst = &self.instances[i as usize];
+                let groups = group_lists[&self.preds[inst.pred as usize].target];
+                let mut b = vec![0u64; groups.len().div_ceil(64)];
+                match &inst.values {
+                    Values::Truth(v) => {
+                        for (c, &g) in groups.iter().enumerate() {
+                            if v.get(g as usize) == Some(&2) {
+                                b[c / 64] |= 1 << (c % 64);
                             }
                         }
                     }
-                    acc
+                    values => {
+                        for (c, &g) in groups.iter().enumerate() {
+                            if g != NONE && values.get(g as usize).unwrap_or(0.0) != 0.0 {
+                                b[c / 64] |= 1 << (c % 64);
+                            }
+                        }
+                    }
+                }
+                b
+            };
+            let deferred = |i: &u32| self.instances[*i as usize].deferred;
+            // What deferred instances gave so far, shared by the job clusters
+            // that have them (0 not yet known, 1 false, 2 true).
+            let answers: HashMap<u32, Vec<AtomicU8>> = used[JOB]
+                .iter()
+                .filter(|i| deferred(i))
+                .map(|&i| {
+                    let pred = &self.preds[self.instances[i as usize].pred as usize];
+                    let n = self.projections[pred.target as usize].reps.len();
+                    (i, (0..n).map(|_| AtomicU8::new(0)).collect())
                 })
                 .collect();
+            let tables: [HashMap<u32, Vec<u64>>; 2] = [JOB, SLOT].map(|side| {
+                let list: Vec<u32> = used[side]
+                    .iter()
+                    .copied()
+                    .filter(|i| !deferred(i))
+                    .collect();
+                let pairs: Vec<(u32, Vec<u64>)> = list.par_iter().map(|&i| (i, bits(i))).collect();
+                pairs.into_iter().collect()
+            });
+            // `known`: the rows of the invariant matrix, whose deferred
+            // clauses were evaluated on a superset of this one's survivors.
+            let build = |invariant: bool, known: Option<&Vec<Vec<u64>>>| -> Vec<Vec<u64>> {
+                let counts = |i: &&u32| !deferred(i) && (!invariant || !self.reads_carved(**i));
+                // Slot side, transposed: per slot cluster, the job clusters
+                // it accepts.
+                let slot_accepts: Vec<Vec<u64>> = (0..ns)
+                    .into_par_iter()
+                    .map(|c| {
+                        let u = self.cluster_reps[SLOT][c];
+                        let mut acc = vec![!0u64; nj.div_ceil(64)];
+                        for i in self.info[SLOT][u as usize]
+                            .requirements
+                            .iter()
+                            .filter(counts)
+                        {
+                            for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
+                                *a &= b;
+                            }
+                        }
+                        acc
+                    })
+                    .collect();
+                (0..nj)
+                    .into_par_iter()
+                    .map_init(
+                        || self.vm(),
+                        |vm, c| {
+                            let u = self.cluster_reps[JOB][c];
+                            let mut acc = vec![!0u64; ns.div_ceil(64)];
+                            for i in self.info[JOB][u as usize]
+                                .requirements
+                                .iter()
+                                .filter(counts)
+                            {
+                                for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
+                                    *a &= b;
+                                }
+                            }
+                            for (w, word) in acc.iter_mut().enumerate() {
+                                let mut bits = *word;
+                                while bits != 0 {
+                                    let k = bits.trailing_zeros() as usize;
+                                    bits &= bits - 1;
+                                    let s = w * 64 + k;
+                                    if s >= ns || slot_accepts[s][c / 64] & (1 << (c % 64)) == 0 {
+                                        *word &= !(1 << k);
+                                    }
+                                }
+                            }
+                            if let Some(known) = known {
+                                for (a, b) in acc.iter_mut().zip(&known[c]) {
+                                    *a &= b;
+                                }
+                            } else {
+                                for &i in self.info[JOB][u as usize].requirements.iter() {
+                                    if deferred(&i) {
+                                        let target = self.preds
+                                            [self.instances[i as usize].pred as usize]
+                                            .target;
+                                        self.filter_deferred(
+                                            vm,
+                                            i,
+                                            &mut acc,
+                                            group_lists[&target],
+                                            &answers[&i],
+                                        );
+                                    }
+                                }
+                            }
+                            acc
+                        },
+                    )
+                    .collect()
+            };
+            out = if invariant {
+                let rows = build(true, None);
+                (build(false, Some(&rows)), Some(rows))
+            } else {
+                (build(false, None), None)
+            };
         })?;
         Ok(out)
     }
 
-    /// Number of predicates so far: one made after the engine was built
-    /// may split autoclusters, so callers then evaluate per ad.
-    pub fn pred_count(&self) -> usize {
-        self.preds.len()
+    /// Clears the bits of `row` (over slot clusters, whose groups in the
+    /// instance's TARGET projection are `groups`) where deferred job
+    /// instance `i` is not true.
+    fn filter_deferred(
+        &self,
+        vm: &mut Vm,
+        i: u32,
+        row: &mut [u64],
+        groups: &[u32],
+        known: &[AtomicU8],
+    ) {
+        let inst = &self.instances[i as usize];
+        let pred = &self.preds[inst.pred as usize];
+        let target = &self.projections[pred.target as usize];
+        let my = &self.units[JOB][inst.rep as usize];
+        for (w, word) in row.iter_mut().enumerate() {
+            let mut bits = *word;
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let g = groups[w * 64 + k];
+                let ok = match known.get(g as usize).map(|a| a.load(Relaxed)) {
+                    None => false,
+                    Some(v) if v != 0 => v == 2,
+                    Some(_) => {
+                        let other = &self.units[SLOT][target.reps[g as usize] as usize];
+                        let v = self.evaluate_pred(vm, inst.pred, my, other);
+                        let ok = self.number(inst.pred, &v) != 0.0;
+                        known[g as usize].store(1 + u8::from(ok), Relaxed);
+                        ok
+                    }
+                };
+                if !ok {
+                    *word &= !(1 << k);
+                }
+            }
+        }
     }
 
     /// Number of predicates and instances, and groups over all projections.
@@ -1463,6 +1688,75 @@ fn apply(op: classad::syntax::BinaryOp, left: &Value, right: &Value) -> Value {
     }
 }
 
+/// A number as a comparison reads it.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    Int(i64),
+    Real(f64),
+    Other,
+}
+
+impl Num {
+    fn of(value: &Value) -> Num {
+        match *value {
+            Value::Int(i) => Num::Int(i),
+            Value::Real(r) => Num::Real(r),
+            _ => Num::Other,
+        }
+    }
+
+    fn of_option(value: &Option<Value>) -> Num {
+        value.as_ref().map_or(Num::Other, Num::of)
+    }
+
+    fn real(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Real(r) => r,
+            Num::Other => f64::NAN,
+        }
+    }
+}
+
+/// `left op right` for two numbers and a comparison operator, as [`apply`]
+/// has it; None for anything else.
+fn compare_numbers(op: classad::syntax::BinaryOp, left: Num, right: Num) -> Option<bool> {
+    use classad::syntax::BinaryOp as B;
+    match (left, right) {
+        (Num::Other, _) | (_, Num::Other) => None,
+        (Num::Int(a), Num::Int(b)) => Some(match op {
+            B::Less => a < b,
+            B::LessEqual => a <= b,
+            B::Greater => a > b,
+            B::GreaterEqual => a >= b,
+            B::Equal => a == b,
+            B::NotEqual => a != b,
+            _ => return None,
+        }),
+        _ => {
+            let (a, b) = (left.real(), right.real());
+            Some(match op {
+                B::Less => a < b,
+                B::LessEqual => a <= b,
+                B::Greater => a > b,
+                B::GreaterEqual => a >= b,
+                B::Equal => a == b,
+                B::NotEqual => a != b,
+                _ => return None,
+            })
+        }
+    }
+}
+
+/// The value of the attribute in `slot` of `ad` when it is a literal that
+/// is not a list or an ad.
+fn scalar_constant(ad: &AdRef, slot: u32) -> Option<Value> {
+    match ad.body.constant(slot)? {
+        Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
+        v => Some(v.clone()),
+    }
+}
+
 fn scalar(value: Value) -> Option<Value> {
     match value {
         Value::List(_) | Value::LazyList(_) | Value::Ad(_) => None,
@@ -1534,6 +1828,9 @@ mod tests {
                     let fast = apply(op, a, b);
                     let vm = classad::vm::ops::binary(op, a.clone(), b.clone());
                     assert_eq!(format!("{fast:?}"), format!("{vm:?}"), "{a:?} {op:?} {b:?}");
+                    if let Some(x) = compare_numbers(op, Num::of(a), Num::of(b)) {
+                        assert_eq!(format!("{:?}", Value::Bool(x)), format!("{vm:?}"));
+                    }
                 }
             }
         }

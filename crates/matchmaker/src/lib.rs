@@ -15,6 +15,7 @@
 //! on every attribute the clause can read (see `engine`).
 
 mod analyze;
+mod cycle;
 mod engine;
 pub mod generate;
 mod read;
@@ -31,11 +32,10 @@ pub use engine::{
 use classad::AdRef;
 use classad::vm::{Symbol, Value, Vm};
 use engine::{Engine, JOB, SLOT};
-use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// Process CPU seconds (user + system), for traces on a shared machine.
-fn cpu_seconds() -> f64 {
+pub(crate) fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let fields: Vec<&str> = stat
         .rsplit(')')
@@ -363,6 +363,7 @@ impl Pool {
             slots.iter().map(|&s| self.slots[s].ad.clone()).collect(),
             &self.policy,
             self.options.strict,
+            self.threads(),
         )
     }
 
@@ -380,7 +381,7 @@ impl Pool {
     /// The engine over `slots` with every predicate evaluated: the first
     /// steps of both `all_pairs` and `negotiate`, traced on stderr when
     /// `CLASSAD_MATCH_TRACE` is set.
-    fn evaluated_engine(
+    pub(crate) fn evaluated_engine(
         &self,
         slots: &[usize],
         trace: bool,
@@ -411,7 +412,7 @@ impl Pool {
         let slots: Vec<usize> = (0..self.slots.len()).collect();
         let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
         let engine = self.evaluated_engine(&slots, trace, started)?;
-        let matrix = engine.matrix(self.threads(), false)?;
+        let (matrix, _) = engine.matrices(self.threads(), false)?;
         if trace {
             eprintln!(
                 "matrix {:.3} s (cpu {:.2} s)",
@@ -464,242 +465,19 @@ impl Pool {
             .map(|j| result.of_job(j).len() as u64)
             .sum();
         result.stats.seconds = started.elapsed().as_secs_f64();
+        if trace {
+            eprintln!(
+                "pairs {:.3} s (cpu {:.2} s)",
+                result.stats.seconds,
+                cpu_seconds()
+            );
+        }
         Ok(result)
     }
 
     /// One negotiation cycle over the unclaimed slots.
     pub fn negotiate(&self) -> Result<Negotiation, String> {
-        let started = Instant::now();
-        let candidates: Vec<usize> = (0..self.slots.len())
-            .filter(|&s| self.slots[s].unclaimed)
-            .collect();
-        let trace = std::env::var_os("CLASSAD_MATCH_TRACE").is_some();
-        let mut engine = self.evaluated_engine(&candidates, trace, started)?;
-        let matrix = engine.matrix(self.threads(), false)?;
-        // Pairs rejected by clauses that carving cannot change are never
-        // looked at again when a slot is carved.
-        let invariant = engine.matrix(self.threads(), true)?;
-        if trace {
-            eprintln!(
-                "matrix {:.3} s (cpu {:.2} s)",
-                started.elapsed().as_secs_f64(),
-                cpu_seconds()
-            );
-        }
-        // Carving replaces constants only, so it makes no new predicate and
-        // every job autocluster keeps standing for its jobs.
-        let built_preds = engine.pred_count();
-        let n_slots = candidates.len();
-        // Per slot (candidate position): the engine unit it is now, claimed,
-        // and a version bumped at each carving.
-        let mut unit_of: Vec<u32> = (0..n_slots as u32).collect();
-        let mut claimed = vec![false; n_slots];
-        let mut version = vec![0u32; n_slots];
-        let mut carve_log: Vec<u32> = Vec::new();
-        // Each slot carved so far, once: what a job cluster seen for the
-        // first time must look at beyond its sorted list.
-        let mut carved_slots: Vec<u32> = Vec::new();
-        struct ClusterState {
-            sorted: Vec<(RankTuple, u32)>,
-            cursor: usize,
-            fresh: BinaryHeap<Fresh>,
-            log_pos: usize,
-            had_any: bool,
-        }
-        let nj = engine.cluster_reps[JOB].len();
-        let mut states: Vec<Option<ClusterState>> = (0..nj).map(|_| None).collect();
-        let mut memo: ahash::AHashMap<(u32, u32), Option<RankTuple>> = Default::default();
-        let mut vm = Vm::new(classad::Options {
-            strict: self.options.strict,
-            ..Default::default()
-        });
-        let mut out = Negotiation::default();
-        let mut evaluated_pairs = 0u64;
-        let initial_cluster: Vec<u32> = engine.info[SLOT].iter().map(|i| i.cluster).collect();
-        let mut slots_of_cluster: Vec<Vec<u32>> = vec![Vec::new(); engine.cluster_reps[SLOT].len()];
-        for (s, &c) in initial_cluster.iter().enumerate() {
-            slots_of_cluster[c as usize].push(s as u32);
-        }
-        let (mut carve_time, mut add_time, mut pair_time, mut build_time) =
-            (0f64, 0f64, 0f64, 0f64);
-        for j in self.negotiation_order() {
-            let jc = engine.info[JOB][j].cluster;
-            let key_unit = engine.cluster_reps[JOB][jc as usize];
-            let new_state = states[jc as usize].is_none();
-            let t_build = Instant::now();
-            let state = states[jc as usize].get_or_insert_with(|| {
-                let row = &matrix[jc as usize];
-                let rep = engine.cluster_reps[JOB][jc as usize];
-                let mut sorted = Vec::new();
-                for (w, &word) in row.iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let sc = w * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        let srep = engine.cluster_reps[SLOT][sc];
-                        let Some(t) = engine.cached_ranks(rep, srep) else {
-                            continue;
-                        };
-                        for &s in &slots_of_cluster[sc] {
-                            if !claimed[s as usize] && version[s as usize] == 0 {
-                                sorted.push((t, s));
-                            }
-                        }
-                    }
-                }
-                sorted.sort_by(|a, b| order(&a.0, a.1, &b.0, b.1));
-                ClusterState {
-                    had_any: !sorted.is_empty(),
-                    sorted,
-                    cursor: 0,
-                    fresh: BinaryHeap::new(),
-                    // Carved slots so far are checked below.
-                    log_pos: carve_log.len(),
-                }
-            });
-            // Slots carved since this cluster last looked: evaluate them now.
-            build_time += t_build.elapsed().as_secs_f64();
-            let pending: Vec<u32> = if new_state {
-                carved_slots.clone()
-            } else {
-                let mut seen = ahash::AHashSet::new();
-                carve_log[state.log_pos..]
-                    .iter()
-                    .rev()
-                    .copied()
-                    .filter(|s| seen.insert(*s))
-                    .collect()
-            };
-            state.log_pos = carve_log.len();
-            for s in pending {
-                if claimed[s as usize] {
-                    continue;
-                }
-                let first = initial_cluster[s as usize];
-                if invariant[jc as usize][first as usize / 64] & (1 << (first % 64)) == 0 {
-                    continue;
-                }
-                let unit = unit_of[s as usize];
-                let sc = engine.info[SLOT][unit as usize].cluster;
-                let result = match memo.get(&(jc, sc)) {
-                    _ if engine.clusters_inexact => {
-                        evaluated_pairs += 1;
-                        engine.pair(&mut vm, j as u32, unit)
-                    }
-                    Some(r) => *r,
-                    None => {
-                        evaluated_pairs += 1;
-                        let srep = engine.cluster_reps[SLOT][sc as usize];
-                        // The invariant clauses passed (checked above).
-                        let t = Instant::now();
-                        let r = engine.pair_checking(&mut vm, key_unit, srep, true);
-                        pair_time += t.elapsed().as_secs_f64();
-                        memo.insert((jc, sc), r);
-                        r
-                    }
-                };
-                if let Some(t) = result {
-                    state.had_any = true;
-                    state.fresh.push(Fresh {
-                        ranks: t,
-                        slot: s,
-                        version: version[s as usize],
-                    });
-                }
-            }
-            // The best valid entry of the sorted list and of the fresh heap.
-            while state.cursor < state.sorted.len() {
-                let s = state.sorted[state.cursor].1 as usize;
-                if claimed[s] || version[s] != 0 {
-                    state.cursor += 1;
-                } else {
-                    break;
-                }
-            }
-            while let Some(top) = state.fresh.peek() {
-                let s = top.slot as usize;
-                if claimed[s] || version[s] != top.version {
-                    state.fresh.pop();
-                } else {
-                    break;
-                }
-            }
-            let from_list = state.sorted.get(state.cursor).copied();
-            let from_heap = state.fresh.peek().map(|f| (f.ranks, f.slot));
-            let best = match (from_list, from_heap) {
-                (Some(a), Some(b)) => Some(if order(&a.0, a.1, &b.0, b.1).is_le() {
-                    a
-                } else {
-                    b
-                }),
-                (a, b) => a.or(b),
-            };
-            let had_any = state.had_any;
-            match best {
-                None => out.assignments.push(Assignment {
-                    job: j,
-                    slot: None,
-                    ranks: None,
-                    reason: Some(if had_any {
-                        "every matching slot was taken by a job earlier in the cycle"
-                    } else {
-                        "no unclaimed slot matches"
-                    }),
-                }),
-                Some((t, s)) => {
-                    let si = s as usize;
-                    out.assignments.push(Assignment {
-                        job: j,
-                        slot: Some(candidates[si]),
-                        ranks: Some(t),
-                        reason: None,
-                    });
-                    if self.slots[candidates[si]].partitionable {
-                        let current = engine.units[SLOT][unit_of[si] as usize].clone();
-                        let t = Instant::now();
-                        let carved = Engine::carve(&mut vm, &current, &self.jobs[j].ad);
-                        carve_time += t.elapsed().as_secs_f64();
-                        let t = Instant::now();
-                        unit_of[si] = engine.add_slot(carved);
-                        add_time += t.elapsed().as_secs_f64();
-                        version[si] += 1;
-                        if version[si] == 1 {
-                            carved_slots.push(s);
-                        }
-                        carve_log.push(s);
-                    } else {
-                        claimed[si] = true;
-                    }
-                }
-            }
-        }
-        debug_assert_eq!(built_preds, engine.pred_count());
-        if trace {
-            eprintln!(
-                "cycle {:.3} s (cpu {:.2} s): {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
-                started.elapsed().as_secs_f64(),
-                cpu_seconds(),
-                carve_log.len(),
-                evaluated_pairs,
-                engine.clusters_inexact
-            );
-            eprintln!(
-                "  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {pair_time:.3} s, lists {build_time:.3} s"
-            );
-        }
-        let (_, instances, _) = engine.stats();
-        let pairs = self.jobs.len() as u64 * n_slots as u64;
-        let cluster_pairs = nj as u64 * engine.cluster_reps[SLOT].len() as u64;
-        out.stats = Stats {
-            pairs,
-            pairs_pruned: pairs.saturating_sub(cluster_pairs + evaluated_pairs),
-            matches: out.assignments.iter().filter(|a| a.slot.is_some()).count() as u64,
-            job_clusters: nj,
-            slot_clusters: engine.cluster_reps[SLOT].len(),
-            instances,
-            seconds: started.elapsed().as_secs_f64(),
-        };
-        Ok(out)
+        cycle::negotiate(self)
     }
 
     /// The unclaimed slots matching job `j` (an index), best first.
@@ -730,7 +508,7 @@ impl Pool {
 }
 
 /// A rank for ordering: -0.0 equals 0.0 (as `==` has it), NaN ranks lowest.
-fn rank_key(x: f64) -> f64 {
+pub(crate) fn rank_key(x: f64) -> f64 {
     if x.is_nan() {
         f64::NEG_INFINITY
     } else {
@@ -739,7 +517,7 @@ fn rank_key(x: f64) -> f64 {
 }
 
 /// Best first: larger rank tuple, then earlier slot. A total order.
-fn order(a: &RankTuple, sa: u32, b: &RankTuple, sb: u32) -> std::cmp::Ordering {
+pub(crate) fn order(a: &RankTuple, sa: u32, b: &RankTuple, sb: u32) -> std::cmp::Ordering {
     let key = |t: &RankTuple| [rank_key(t.0), rank_key(t.1), rank_key(t.2)];
     let (ka, kb) = (key(a), key(b));
     for i in 0..3 {
@@ -749,29 +527,4 @@ fn order(a: &RankTuple, sa: u32, b: &RankTuple, sb: u32) -> std::cmp::Ordering {
         }
     }
     sa.cmp(&sb)
-}
-
-/// A match found after carving, valid while its slot keeps its version.
-struct Fresh {
-    ranks: RankTuple,
-    slot: u32,
-    version: u32,
-}
-
-impl PartialEq for Fresh {
-    fn eq(&self, other: &Fresh) -> bool {
-        order(&self.ranks, self.slot, &other.ranks, other.slot).is_eq()
-    }
-}
-impl Eq for Fresh {}
-impl PartialOrd for Fresh {
-    fn partial_cmp(&self, other: &Fresh) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Fresh {
-    fn cmp(&self, other: &Fresh) -> std::cmp::Ordering {
-        // The heap pops its greatest: the best entry is the greatest.
-        order(&other.ranks, other.slot, &self.ranks, self.slot)
-    }
 }

@@ -578,3 +578,91 @@ fn another_seed_of_the_workload_generator_equals_the_reference() {
     );
     check_all_pairs(&jobs, &slots);
 }
+
+/// Many more jobs than slots: partitionable slots are carved again and
+/// again, jobs of one autocluster come back after carvings behind their
+/// place in the candidate order, and slots run out. Covers the cycle's
+/// shortcuts: candidates walked in a shared Rank order with carved slots
+/// checked only when they come up (Rank and policy not reading Cpus,
+/// Memory or Disk), carved slots re-ranked when they do, and a policy
+/// of either kind.
+#[test]
+fn negotiation_with_jobs_outnumbering_slots_equals_the_reference() {
+    let built_in = (
+        ads(&classad_matchmaker::generate::jobs(900, 5)),
+        ads(&classad_matchmaker::generate::slots(40, 5)),
+    );
+    let mut pools = vec![built_in];
+    if let Some(dir) = generated_dir(60, 1200) {
+        let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+        let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+        pools.push((jobs, slots));
+    }
+    for (jobs, slots) in &pools {
+        check_negotiation(jobs, slots, "");
+        // A policy that carving does not move, and one that it does.
+        check_negotiation(
+            jobs,
+            slots,
+            "NEGOTIATOR_PRE_JOB_RANK = TARGET.JobPrio - (MY.LoadAvg > 0.5)\n",
+        );
+        check_negotiation(jobs, slots, "NEGOTIATOR_POST_JOB_RANK = MY.Memory\n");
+    }
+}
+
+/// Jobs that want small slots: carving makes a slot match that did not,
+/// after the job's autocluster has already looked past it.
+const SHRINKING_SLOTS: &str = r#"
+[ Name = "big"; State = "Unclaimed"; PartitionableSlot = true; Cpus = 8; Memory = 4096; Disk = 1000; Mips = 10; Requirements = TARGET.RequestMemory <= MY.Memory ]
+[ Name = "small"; State = "Unclaimed"; PartitionableSlot = true; Cpus = 8; Memory = 2000; Disk = 1000; Mips = 5; Requirements = TARGET.RequestMemory <= MY.Memory ]
+[ Name = "static"; State = "Unclaimed"; Cpus = 1; Memory = 1000; Disk = 1000; Mips = 1; Requirements = true ]
+"#;
+
+const SHRINKING_JOBS: &str = r#"
+[ ClusterId = 1; ProcId = 0; JobPrio = 10; RequestCpus = 1; RequestMemory = 100; Requirements = TARGET.Memory <= 3000; Rank = TARGET.Mips ]
+[ ClusterId = 2; ProcId = 0; JobPrio = 5; RequestCpus = 1; RequestMemory = 1500; Requirements = true; Rank = TARGET.Mips ]
+[ ClusterId = 1; ProcId = 1; JobPrio = 0; RequestCpus = 1; RequestMemory = 100; Requirements = TARGET.Memory <= 3000; Rank = TARGET.Mips ]
+[ ClusterId = 1; ProcId = 2; JobPrio = 0; RequestCpus = 1; RequestMemory = 100; Requirements = TARGET.Memory <= 3000; Rank = TARGET.Mips ]
+[ ClusterId = 3; ProcId = 0; JobPrio = 7; RequestCpus = 1; RequestMemory = 100; Requirements = TARGET.Memory <= 3000; Rank = TARGET.Memory ]
+[ ClusterId = 3; ProcId = 1; JobPrio = 0; RequestCpus = 1; RequestMemory = 100; Requirements = TARGET.Memory <= 3000; Rank = TARGET.Memory ]
+[ ClusterId = 4; ProcId = 0; JobPrio = 0; RequestCpus = 1; RequestMemory = 3000; Requirements = true; Rank = 0 ]
+[ ClusterId = 4; ProcId = 1; JobPrio = 0; RequestCpus = 1; RequestMemory = 3000; Requirements = true; Rank = 0 ]
+"#;
+
+#[test]
+fn a_slot_carved_into_matching_is_found_again() {
+    let (jobs, slots) = (ads(SHRINKING_JOBS), ads(SHRINKING_SLOTS));
+    check_negotiation(&jobs, &slots, "");
+    check_negotiation(&jobs, &slots, "NEGOTIATOR_PRE_JOB_RANK = MY.Mips\n");
+    check_negotiation(&jobs, &slots, "NEGOTIATOR_PRE_JOB_RANK = MY.Memory\n");
+    // Job 1.1 comes after 2.0 carved "big" down to 2596: it takes "big".
+    let pool = engine(&jobs, &slots, Policy::default(), 1);
+    let cycle = pool.negotiate().unwrap();
+    let got: Vec<String> = cycle
+        .assignments
+        .iter()
+        .map(|a| {
+            let job = pool.jobs()[a.job].id;
+            let slot = a.slot.map_or("-", |s| pool.slots()[s].name.as_str());
+            format!("{job} {slot}")
+        })
+        .collect();
+    assert_eq!(got[..3], ["1.0 small", "3.0 small", "2.0 big"]);
+    assert_eq!(got[3], "1.1 big");
+}
+
+/// Enough machines that job clauses only the VM answers (`regexp`,
+/// `stringListMember` over `TARGET.Machine`) are left to the match matrix,
+/// which evaluates them on the slots the other clauses accept.
+#[test]
+fn negotiation_with_clauses_left_to_the_matrix_equals_the_reference() {
+    let Some(dir) = generated_dir(1500, 250) else {
+        return;
+    };
+    let jobs = ads(&std::fs::read_to_string(dir.join("jobs.ads")).unwrap());
+    let slots = ads(&std::fs::read_to_string(dir.join("machines.ads")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    check_negotiation(&jobs, &slots, "");
+    check_all_pairs(&jobs, &slots);
+}
