@@ -352,5 +352,9 @@ pub fn run(args: MatchArgs) -> ExitCode {
             format!("; {extra}")
         }
     );
+    // The process ends here: freeing tens of thousands of ads one by one
+    // (billions of instructions at 20,000 x 20,000) would only make the
+    // user wait, and the system takes the memory back at once.
+    std::mem::forget(pool);
     ExitCode::SUCCESS
 }
