@@ -132,6 +132,17 @@ fn special_symbol(which: usize) -> &'static Symbol {
     &SYMBOLS[which]
 }
 
+/// Whether a `Requirements` value accepts the match, as HTCondor's
+/// matchmaking reads it: true, or a number other than zero (NaN included).
+fn accepts(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::Real(r) => *r != 0.0,
+        _ => false,
+    }
+}
+
 fn requirements_symbol() -> &'static Symbol {
     static REQUIREMENTS: std::sync::LazyLock<Symbol> =
         std::sync::LazyLock::new(|| Symbol::new("Requirements"));
@@ -458,16 +469,15 @@ impl Vm {
     }
 
     /// HTCondor's symmetric match: the `Requirements` of each ad, evaluated
-    /// with the other as TARGET, are both `true`.
+    /// with the other as TARGET, both accept (true, or a number other than
+    /// zero).
     pub fn symmetric_match(&mut self, left: &AdRef, right: &AdRef) -> bool {
         let requirements = requirements_symbol();
-        matches!(
-            self.evaluate_attribute(left, requirements, Some(right)),
-            Value::Bool(true)
-        ) && matches!(
-            self.evaluate_attribute(right, requirements, Some(left)),
-            Value::Bool(true)
-        )
+        let left_ok = self.evaluate_attribute(left, requirements, Some(right));
+        accepts(&left_ok) && {
+            let right_ok = self.evaluate_attribute(right, requirements, Some(left));
+            accepts(&right_ok)
+        }
     }
 
     /// The `Rank` of `ad` against `target` as the negotiator reads it: a
