@@ -132,6 +132,15 @@ fn special_symbol(which: usize) -> &'static Symbol {
     &SYMBOLS[which]
 }
 
+/// The body of the scope given to a list made by a selection over a list
+/// (see [`Vm::orphan`]): recognised by address, so that references made
+/// directly in it are UNDEFINED.
+fn scopeless_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
 /// Whether a `Requirements` value accepts the match, as HTCondor's
 /// matchmaking reads it: true, or a number other than zero (NaN included).
 fn accepts(value: &Value) -> bool {
@@ -618,6 +627,12 @@ impl Vm {
         if let Some(slot) = ad.body.slot(name) {
             return self.attribute_value(env, ad, slot);
         }
+        // The elements of a list made by a selection over a list have no
+        // scope in HTCondor: every reference is UNDEFINED there, `root`,
+        // `self` and `CurrentTime` too (`{[a = {root}]}.a[0][0]`).
+        if ad.parent.is_none() && Arc::ptr_eq(&ad.body, scopeless_body()) {
+            return Value::Undefined;
+        }
         if let Some(special) = self.special_name(env, ad, name) {
             return special;
         }
@@ -697,7 +712,7 @@ impl Vm {
             }
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
-                scope: AdValue::top_level(Arc::new(crate::ad::AdBody::new())),
+                scope: AdValue::top_level(scopeless_body().clone()),
             })),
             other => other,
         }
