@@ -22,3 +22,53 @@ fn list_made_by_selection_over_list_has_no_scope() {
         ("{ [ a = { [ y = root ].y } ] }.a[0][0]", "[  ]"),
     ]);
 }
+
+// An ad in a list made by a selection over a list has no parent scope:
+// its `root` is an empty ad and `parent` is UNDEFINED; its own attributes
+// and `self` still work.
+#[test]
+fn ad_made_by_selection_over_list_has_an_empty_root() {
+    check(&[
+        (
+            "[ Y = 5; r = { [ B = [ B = root.Y; y = 418 ] ] }.B[0].B ].r",
+            "undefined",
+        ),
+        ("[ Y = 5; r = { [ B = [ B = root ] ] }.B[0].B ].r", "[  ]"),
+        (
+            "[ Y = 5; r = { [ B = [ B = .y; y = 418 ] ] }.B[0].B ].r",
+            "undefined",
+        ),
+        (
+            "[ Y = 5; r = { [ B = [ B = parent ] ] }.B[0].B ].r",
+            "undefined",
+        ),
+        (
+            "[ Y = 5; r = { [ B = [ B = Y; y = 418 ] ] }.B[0].B ].r",
+            "418",
+        ),
+        (
+            "[ Y = 5; r = { [ B = [ B = self.y; y = 4 ] ] }.B[0].B ].r",
+            "4",
+        ),
+    ]);
+}
+
+// A list taken by `ad["name"]` is HTCondor's shared list type (as
+// `split`'s): `=?=` against a list literal's is false, against another
+// shared list ERROR.
+#[test]
+fn list_taken_by_subscript_is_a_shared_list_for_identity() {
+    check(&[
+        ("[ b = { 1, 2 }; A = self[\"b\"] isnt {1,2} ].A", "true"),
+        ("[ b = { 1, 2 }; A = self[\"b\"] isnt b ].A", "true"),
+        (
+            "[ b = { 1, 2 }; A = self[\"b\"] is self[\"b\"] ].A",
+            "error",
+        ),
+        (
+            "[ b = { 1, 2 }; A = self[\"b\"] is split(\"1 2\") ].A",
+            "error",
+        ),
+        ("[ a = {}; B = { 9 } is MY[\"A\"] ].B", "false"),
+    ]);
+}

@@ -129,6 +129,11 @@ fn empty_ad_expr() -> &'static AdExpr {
     EMPTY.get_or_init(AdExpr::new)
 }
 
+/// Whether `ad` is the scope given to what a selection over a list makes.
+fn scopeless(ad: &AdNode<'_>) -> bool {
+    !ad.detached && std::ptr::eq(ad.expr, empty_ad_expr())
+}
+
 /// The outermost ad of a scope chain.
 pub fn root_of<'a>(ad: &RAd<'a>) -> RAd<'a> {
     let mut current = ad.clone();
@@ -616,7 +621,11 @@ impl<'a> Reference<'a> {
         match lower.as_str() {
             "self" => Some(RValue::Ad(scope.clone())),
             "my" if !self.options.strict || self.pair.is_some() => Some(RValue::Ad(scope.clone())),
-            "parent" => scope.parent.clone().map(RValue::Ad),
+            "parent" => scope
+                .parent
+                .clone()
+                .filter(|parent| !scopeless(parent))
+                .map(RValue::Ad),
             "root" | "toplevel" => Some(RValue::Ad(root_of(scope))),
             "target" => self.target_of(scope).map(RValue::Ad),
             _ => None,
@@ -646,6 +655,10 @@ impl<'a> Reference<'a> {
     fn resolve(&mut self, ad: &RAd<'a>, name: &str, with_target: bool) -> RValue<'a> {
         if let Some(i) = ad.find(name) {
             return self.attribute_value(ad, i);
+        }
+        // The scope of a list made by a selection over a list: none at all.
+        if ad.parent.is_none() && scopeless(ad) {
+            return RValue::Undefined;
         }
         if let Some(special) = self.special(ad, name) {
             return special;
@@ -706,9 +719,12 @@ impl<'a> Reference<'a> {
             return value;
         }
         match value {
-            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => {
-                RValue::Ad(AdNode::top(ad.expr))
-            }
+            // No parent scope: `root` is an empty ad, `parent` UNDEFINED.
+            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => RValue::Ad(Rc::new(AdNode {
+                expr: ad.expr,
+                parent: Some(AdNode::top(empty_ad_expr())),
+                detached: false,
+            })),
             RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
                 items: list.items,
                 scope: AdNode::top(empty_ad_expr()),

@@ -589,7 +589,13 @@ impl Vm {
             // With old-ClassAd compatibility MY is the ad being evaluated; in
             // strict mode it exists only in a match, as the ad's own side.
             "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
-            "parent" => Value::Ad(scope.parent.clone()?),
+            "parent" => {
+                let parent = scope.parent.as_ref()?;
+                if Arc::ptr_eq(&parent.body, scopeless_body()) {
+                    return None;
+                }
+                Value::Ad(parent.clone())
+            }
             "root" | "toplevel" => Value::Ad(scope.root()),
             // Without a match partner `target` is an ordinary name.
             "target" => Value::Ad(env.target_of(scope)?.clone()),
@@ -700,16 +706,19 @@ impl Vm {
     /// An element of a list made by a selection over a list, as HTCondor
     /// makes it: without a parent scope (`{[b = [y = B]]}.b[0].y` is
     /// UNDEFINED, since the ad no longer sees the ad around it), unless
-    /// `Options::corrections`. A list among the elements, made by an inner
-    /// selection, was made so already (so this need not look inside it).
+    /// `Options::corrections`. Such an ad's `root` is an empty ad (`parent`
+    /// is UNDEFINED); a list's references are all UNDEFINED. A list among
+    /// the elements, made by an inner selection, was made so already (so
+    /// this need not look inside it).
     fn orphan(&self, value: Value) -> Value {
         if self.options.corrections {
             return value;
         }
         match value {
-            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => {
-                Value::Ad(AdValue::top_level(ad.body.clone()))
-            }
+            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => Value::Ad(AdValue::nested(
+                ad.body.clone(),
+                AdValue::top_level(scopeless_body().clone()),
+            )),
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
                 scope: AdValue::top_level(scopeless_body().clone()),
@@ -909,6 +918,9 @@ impl Vm {
                         items: list.items.clone(),
                         scope: AdValue::detached(Arc::new(crate::ad::AdBody::new())),
                     })),
+                    // HTCondor's shared list type, for `=?=` (see
+                    // `ops::identical`).
+                    Value::List(items) => Value::SharedList(items),
                     other => other,
                 }
             }
