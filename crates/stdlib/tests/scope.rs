@@ -72,3 +72,24 @@ fn list_taken_by_subscript_is_a_shared_list_for_identity() {
         ("[ a = {}; B = { 9 } is MY[\"A\"] ].B", "false"),
     ]);
 }
+
+// A list that contains itself through a selection: HTCondor's evaluation
+// fails at its depth limit; an element that is a selection chain is then
+// UNDEFINED, one under an operator or a call ERROR, and a selection over
+// the list stops at the first failed element.
+#[test]
+fn list_containing_itself_through_a_selection() {
+    check(&[
+        ("[ a = { a.a } ].a", "{ undefined }"),
+        ("[ B = { B.B, false } ].B", "{ undefined,false }"),
+        ("[ a = { a.a, a.a } ].a", "{ undefined,undefined }"),
+        ("[ a = { ( a ).a } ].a", "{ undefined }"),
+        ("[ a = { a.a.b } ].a", "{ undefined }"),
+        ("[ a = { a.a } ].a[0]", "undefined"),
+        ("[ a = { a.a + 1 } ].a", "{ error }"),
+        ("[ a = { isUndefined(a.a) } ].a", "{ error }"),
+        ("[ a = { a.a is undefined } ].a", "{ error }"),
+        ("[ c = { 2, c.b ?: (-7) } ].c", "{ 2,error }"),
+        ("[ a = { [x = a.a].x } ].a", "{ { undefined } }"),
+    ]);
+}

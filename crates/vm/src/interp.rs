@@ -141,6 +141,23 @@ fn scopeless_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
+/// Whether `expr` is only references and selections (in parentheses or
+/// not), which pass a failed evaluation on without a value of their own.
+fn selection_chain(expr: &classad_syntax::Expr) -> bool {
+    use classad_syntax::ExprKind;
+    match &expr.kind {
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
+        ExprKind::Select { base, .. } => {
+            matches!(
+                base.kind,
+                ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
+            ) || selection_chain(base)
+        }
+        ExprKind::Paren(inner) => selection_chain(inner),
+        _ => false,
+    }
+}
+
 /// Whether a `Requirements` value accepts the match, as HTCondor's
 /// matchmaking reads it: true, or a number other than zero (NaN included).
 fn accepts(value: &Value) -> bool {
@@ -167,6 +184,11 @@ pub struct Vm {
     /// around the same body, as HTCondor's literal is one object.
     active: Vec<(usize, u32)>,
     depth: u32,
+    /// Times a list element or a selection over a list ran into the depth
+    /// limit: HTCondor's evaluation fails there (a list that holds itself
+    /// through a selection, `[b = {b.b}].b`), which a selection over a list
+    /// passes on as UNDEFINED and an operator turns into ERROR.
+    depth_failures: u64,
     steps: u64,
     /// Bytes of values produced so far by this evaluation.
     memory: u64,
@@ -364,6 +386,7 @@ impl Vm {
             stack: Vec::with_capacity(64),
             active: Vec::with_capacity(16),
             depth: 0,
+            depth_failures: 0,
             steps: 0,
             memory: 0,
             options,
@@ -506,6 +529,7 @@ impl Vm {
         self.forcing.clear();
         self.active.clear();
         self.depth = 0;
+        self.depth_failures = 0;
         self.steps = 0;
         self.memory = 0;
     }
@@ -550,6 +574,7 @@ impl Vm {
         // references whatever its last attribute is.
         if let Some(value) = ad.body.constant(slot) {
             if self.depth >= self.options.limits.max_depth {
+                self.depth_failures += 1;
                 return Value::Error;
             }
             return value.clone();
@@ -559,6 +584,7 @@ impl Vm {
             return Value::Undefined;
         }
         if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
             return Value::Error;
         }
         // Borrowed from `ad`, which the caller holds: no reference count.
@@ -676,26 +702,35 @@ impl Vm {
                 {
                     return Value::Error;
                 }
-                let selected: Vec<Value> = items
-                    .iter()
-                    .map(|item| {
-                        let value = self.select_from_element(env, here, item.clone(), name);
-                        self.orphan(selected_literal(value))
-                    })
-                    .collect();
+                let failures = self.depth_failures;
+                let mut selected = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    let value = self.select_from_element(env, here, item.clone(), name);
+                    // HTCondor's selection fails with its first failed
+                    // element (see `depth_failures`).
+                    if self.depth_failures > failures {
+                        return Value::Undefined;
+                    }
+                    selected.push(self.orphan(selected_literal(value)));
+                }
                 Value::List(selected.into())
             }
             Value::LazyList(list) => {
                 if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
                     return Value::Error;
                 }
-                let selected: Vec<Value> = (0..list.items.len())
-                    .map(|i| {
-                        let item = self.list_element(env, &list, i, here);
-                        let value = self.select_from_element(env, here, item, name);
-                        self.orphan(selected_literal(value))
-                    })
-                    .collect();
+                let failures = self.depth_failures;
+                let mut selected = Vec::with_capacity(list.items.len());
+                for i in 0..list.items.len() {
+                    let item = self.list_element(env, &list, i, here);
+                    let value = self.select_from_element(env, here, item, name);
+                    // HTCondor's selection fails with its first failed
+                    // element (see `depth_failures`).
+                    if self.depth_failures > failures {
+                        return Value::Undefined;
+                    }
+                    selected.push(self.orphan(selected_literal(value)));
+                }
                 Value::List(selected.into())
             }
             Value::Undefined => Value::Undefined,
@@ -744,6 +779,7 @@ impl Vm {
             | Value::LazyList(_)
             | Value::Undefined => {
                 if self.depth >= self.options.limits.max_depth {
+                    self.depth_failures += 1;
                     return Value::Error;
                 }
                 self.depth += 1;
@@ -762,8 +798,10 @@ impl Vm {
     /// (`[a = {a[0]}].a[0]`) ends in ERROR, as in HTCondor.
     fn list_element(&mut self, env: Env<'_>, list: &LazyList, i: usize, scope: &AdRef) -> Value {
         if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
             return Value::Error;
         }
+        let failures = self.depth_failures;
         self.depth += 1;
         let item = &list.items[i];
         // An ad literal keeps the ad it was written in as its parent, as
@@ -776,6 +814,16 @@ impl Vm {
         };
         let value = self.run(env, &item.program, scope);
         self.depth -= 1;
+        if self.depth_failures > failures {
+            // HTCondor's evaluation of the element failed: a selection
+            // chain leaves its value UNDEFINED, an operator or a call makes
+            // it ERROR.
+            return if selection_chain(&item.source) {
+                Value::Undefined
+            } else {
+                Value::Error
+            };
+        }
         value
     }
 
