@@ -129,6 +129,22 @@ fn empty_ad_expr() -> &'static AdExpr {
     EMPTY.get_or_init(AdExpr::new)
 }
 
+/// Whether `expr` is only references and selections, which pass a failed
+/// evaluation on without a value of their own.
+fn selection_chain(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
+        ExprKind::Select { base, .. } => {
+            matches!(
+                base.kind,
+                ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
+            ) || selection_chain(base)
+        }
+        ExprKind::Paren(inner) => selection_chain(inner),
+        _ => false,
+    }
+}
+
 /// Whether `ad` is the scope given to what a selection over a list makes.
 fn scopeless(ad: &AdNode<'_>) -> bool {
     !ad.detached && std::ptr::eq(ad.expr, empty_ad_expr())
@@ -290,6 +306,10 @@ pub struct Reference<'a> {
     /// Lazy lists being forced ([`RLazyList::key`]).
     forcing: Vec<(usize, usize)>,
     depth: u32,
+    /// Times the depth limit was reached: HTCondor's evaluation fails
+    /// there, which a selection over a list passes on as UNDEFINED and an
+    /// operator turns into ERROR.
+    depth_failures: u64,
     steps: u64,
     /// VM ads made for function arguments, by node address (the node is
     /// kept alive so that its address is not reused).
@@ -305,6 +325,7 @@ impl<'a> Reference<'a> {
             active: Vec::new(),
             forcing: Vec::new(),
             depth: 0,
+            depth_failures: 0,
             steps: 0,
             converted: HashMap::new(),
         }
@@ -368,6 +389,7 @@ impl<'a> Reference<'a> {
         self.active.clear();
         self.forcing.clear();
         self.depth = 0;
+        self.depth_failures = 0;
         self.steps = 0;
     }
 
@@ -449,8 +471,10 @@ impl<'a> Reference<'a> {
     /// written in. One level of depth.
     fn element(&mut self, list: &RLazyList<'a>, i: usize, scope: &RAd<'a>) -> RValue<'a> {
         if self.depth >= MAX_DEPTH {
+            self.depth_failures += 1;
             return RValue::Error;
         }
+        let failures = self.depth_failures;
         self.depth += 1;
         let item = &list.items[i];
         let scope = if matches!(item.kind, ExprKind::Ad(_)) {
@@ -460,6 +484,13 @@ impl<'a> Reference<'a> {
         };
         let value = self.eval(item, scope);
         self.depth -= 1;
+        if self.depth_failures > failures {
+            return if selection_chain(item) {
+                RValue::Undefined
+            } else {
+                RValue::Error
+            };
+        }
         value
     }
 
@@ -577,6 +608,7 @@ impl<'a> Reference<'a> {
             };
         }
         if self.depth >= MAX_DEPTH {
+            self.depth_failures += 1;
             return RValue::Error;
         }
         let expr = &ad.expr.attributes[index].1;
@@ -689,20 +721,27 @@ impl<'a> Reference<'a> {
             }
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
-                let mapped = items
-                    .iter()
-                    .map(|item| {
-                        let value = self.select_element(item.clone(), name, here);
-                        self.orphan(selected_literal(value))
-                    })
-                    .collect();
+                let failures = self.depth_failures;
+                let mut mapped = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    let value = self.select_element(item.clone(), name, here);
+                    // The selection fails with its first failed element.
+                    if self.depth_failures > failures {
+                        return RValue::Undefined;
+                    }
+                    mapped.push(self.orphan(selected_literal(value)));
+                }
                 RValue::List(Rc::new(mapped))
             }
             RValue::Lazy(list) => {
+                let failures = self.depth_failures;
                 let mut mapped = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
                     let item = self.element(&list, i, here);
                     let value = self.select_element(item, name, here);
+                    if self.depth_failures > failures {
+                        return RValue::Undefined;
+                    }
                     mapped.push(self.orphan(selected_literal(value)));
                 }
                 RValue::List(Rc::new(mapped))
@@ -741,6 +780,7 @@ impl<'a> Reference<'a> {
         match item {
             RValue::Ad(_) | RValue::List(_) | RValue::Lazy(_) | RValue::Undefined => {
                 if self.depth >= MAX_DEPTH {
+                    self.depth_failures += 1;
                     return RValue::Error;
                 }
                 self.depth += 1;
