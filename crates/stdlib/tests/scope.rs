@@ -93,3 +93,23 @@ fn list_containing_itself_through_a_selection() {
         ("[ a = { [x = a.a].x } ].a", "{ { undefined } }"),
     ]);
 }
+
+// A list taken by `ad["name"]` has no scope either.
+#[test]
+fn list_taken_by_subscript_has_no_scope() {
+    check(&[
+        (
+            "[ b = { root, self, toplevel, 1 }; r = self[\"b\"] ].r",
+            "{ undefined,undefined,undefined,1 }",
+        ),
+        (
+            "[ b = { CurrentTime > 0 }; r = self[\"b\"] ].r",
+            "{ undefined }",
+        ),
+        (
+            "[ b = { MY, .x }; x = 1; r = self[\"b\"] ].r",
+            "{ undefined,undefined }",
+        ),
+        ("[ b = { [y = root].y }; r = self[\"b\"] ].r", "{ [  ] }"),
+    ]);
+}

@@ -145,9 +145,10 @@ fn selection_chain(expr: &Expr) -> bool {
     }
 }
 
-/// Whether `ad` is the scope given to what a selection over a list makes.
+/// Whether `ad` is the scope given to a list made by a selection over a
+/// list or taken by `ad["name"]`: none at all.
 fn scopeless(ad: &AdNode<'_>) -> bool {
-    !ad.detached && std::ptr::eq(ad.expr, empty_ad_expr())
+    std::ptr::eq(ad.expr, empty_ad_expr())
 }
 
 /// The outermost ad of a scope chain.

@@ -133,8 +133,8 @@ fn special_symbol(which: usize) -> &'static Symbol {
 }
 
 /// The body of the scope given to a list made by a selection over a list
-/// (see [`Vm::orphan`]): recognised by address, so that references made
-/// directly in it are UNDEFINED.
+/// (see [`Vm::orphan`]) or taken by `ad["name"]`: recognised by address,
+/// so that references made directly in it are UNDEFINED.
 fn scopeless_body() -> &'static Arc<crate::ad::AdBody> {
     static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
         std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
@@ -962,9 +962,10 @@ impl Vm {
                 };
                 match self.attribute_value(env, &scope, slot) {
                     Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
+                    // No scope at all: references in it are UNDEFINED.
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                         items: list.items.clone(),
-                        scope: AdValue::detached(Arc::new(crate::ad::AdBody::new())),
+                        scope: AdValue::detached(scopeless_body().clone()),
                     })),
                     // HTCondor's shared list type, for `=?=` (see
                     // `ops::identical`).
