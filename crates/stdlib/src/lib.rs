@@ -20,6 +20,7 @@ pub mod env;
 mod introspection;
 pub mod jdl;
 mod lists;
+mod match_limit;
 mod math;
 mod regex;
 mod stringlist;

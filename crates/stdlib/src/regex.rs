@@ -133,6 +133,9 @@ struct Compiled {
     /// whether they compare ignoring ASCII case.
     required: Vec<char>,
     caseless: bool,
+    /// PCRE2's backtracking, replayed to find where its match limit makes
+    /// HTCondor's answer ERROR (patterns that can backtrack much only).
+    limit_model: Option<crate::match_limit::Model>,
 }
 
 impl Compiled {
@@ -306,7 +309,15 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     let caseless = flags & CASELESS != 0 || text.contains("(?");
     let sources = (format!("{prefix}{main}"), variant);
     let light = build_variants(&sources, LIGHT_BACKTRACK_LIMIT)?;
+    let limit_model = crate::match_limit::Model::new(
+        pattern,
+        flags & CASELESS != 0,
+        flags & MULTILINE != 0,
+        flags & DOTALL != 0,
+        flags & EXTENDED != 0,
+    );
     Some(Compiled {
+        limit_model,
         light,
         full: std::cell::OnceCell::new(),
         steps_per_byte: 1 + sources.0.len() as u64 / PATTERN_BYTES_PER_STEP,
@@ -899,9 +910,30 @@ pub(crate) fn matches_anywhere(
     search(context, &compiled, target)
 }
 
+/// Frames of the match-limit model charged as one step (measured: a frame
+/// of the model takes about as long as two instructions of the VM).
+const FRAMES_PER_STEP: u64 = 2;
+
+/// Whether PCRE2 would run into its match limit searching `subject` from
+/// its start (or the budget ran out finding that out).
+fn past_match_limit(context: &mut CallContext<'_>, compiled: &Compiled, subject: &[u8]) -> bool {
+    let Some(model) = &compiled.limit_model else {
+        return false;
+    };
+    let mut spent = false;
+    let verdict = model.exceeds_limit(subject, &mut |frames| {
+        spent = !context.charge(frames / FRAMES_PER_STEP);
+        !spent
+    });
+    spent || verdict == Some(true)
+}
+
 /// Whether the pattern matches somewhere in `target`; `None` when the
 /// match fails (backtracking limit) or the budget is spent.
 fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
+    if past_match_limit(context, compiled, c_string(target)) {
+        return None;
+    }
     let text = to_text(c_string(target));
     if !context.charge_bytes(text.len() * compiled.required.len()) {
         return None;
@@ -1041,6 +1073,11 @@ fn substitute(
     full: bool,
     global: bool,
 ) -> Option<String> {
+    if compiled.limit_model.is_some()
+        && past_match_limit(context, compiled, &from_text(text.to_string()))
+    {
+        return None;
+    }
     let mut out = String::new();
     let mut index = 0;
     let mut after_empty_match = false;

@@ -242,3 +242,38 @@ fn catastrophic_backtracking_answers_as_pcre2_match_limit() {
         (&format!(r#"regexp("(a|a)*\\1b", "{}b")"#, a(30)), "true"),
     ]);
 }
+
+// PCRE2's match limit on patterns that backtrack exponentially without
+// back references (run on an automaton here, so modelled): ERROR from the
+// length where HTCondor's PCRE2 opens more than 10,000,000 frames at one
+// start position (every answer checked with the oracle at both sides of
+// the threshold).
+#[test]
+fn exponential_backtracking_answers_as_pcre2_match_limit() {
+    let a = |n: usize| "a".repeat(n);
+    check(&[
+        (&format!(r#"regexp("(a+)+$", "{}!")"#, a(21)), "false"),
+        (&format!(r#"regexp("(a+)+$", "{}!")"#, a(22)), "error"),
+        (&format!(r#"regexp("(?:a+)+$", "{}!")"#, a(22)), "false"),
+        (&format!(r#"regexp("(?:a+)+$", "{}!")"#, a(23)), "error"),
+        (&format!(r#"regexp("(A+)+$", "{}!", "i")"#, a(22)), "error"),
+        (&format!(r#"regexp("(a+)+b", "{}")"#, a(1999)), "false"),
+        (&format!(r#"regexp("(a+)+b", "{}")"#, a(2000)), "error"),
+        (&format!(r#"regexp("^(a+)+$", "{}b")"#, a(20)), "false"),
+        (&format!(r#"regexp("^(a+)+$", "{}b")"#, a(22)), "error"),
+        (&format!(r#"regexp("(\\w+)*$", "{}!")"#, a(20)), "true"),
+        (&format!(r#"regexp("(\\w+)*$", "{}!")"#, a(22)), "error"),
+        (&format!(r#"regexp("^(a|aa)+$", "{}!")"#, a(26)), "false"),
+        (&format!(r#"regexp("^(a|aa)+$", "{}!")"#, a(30)), "error"),
+        (
+            &format!(r#"regexp("(x+x+)+y", "{}")"#, "x".repeat(1999)),
+            "false",
+        ),
+        (
+            &format!(r#"regexp("(x+x+)+y", "{}")"#, "x".repeat(2000)),
+            "error",
+        ),
+        (&format!(r#"regexp("x(a+)+y", "x{}")"#, a(22)), "false"),
+        (&format!(r#"replace("(a+)+$", "{}!", "x")"#, a(22)), "error"),
+    ]);
+}

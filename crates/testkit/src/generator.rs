@@ -872,11 +872,12 @@ impl Generator {
                 };
                 call(if self.rng.chance(80) { "real" } else { "REAL" }, vec![arg])
             }
-            Ty::Bool => match self.rng.below(2) {
+            Ty::Bool => match self.rng.below(if self.options.text { 3 } else { 2 }) {
                 0 => {
                     let arg = self.typed(Ty::Any, d);
                     call("isUndefined", vec![arg])
                 }
+                2 => self.backtracking_regexp(),
                 _ => {
                     let item = if self.rng.chance(50) {
                         self.typed(Ty::Str, d)
@@ -935,6 +936,35 @@ impl Generator {
                 }
             },
         }
+    }
+
+    /// `regexp` of a pattern PCRE2 backtracks through exponentially, on a
+    /// subject near the length where its match limit makes HTCondor's
+    /// answer ERROR (issue 12).
+    fn backtracking_regexp(&mut self) -> Expr {
+        let (pattern, unit, tail, lengths): (&[u8], &[u8], &[u8], (usize, usize)) =
+            *self.rng.pick(&[
+                (&b"(a+)+$"[..], &b"a"[..], &b"!"[..], (16, 26)),
+                (b"^(a+)+$", b"a", b"b", (16, 26)),
+                (b"(?:a+)+$", b"a", b"!", (16, 26)),
+                (b"(\\w+)*$", b"a", b"!", (16, 26)),
+                (b"^(a|aa)+$", b"a", b"!", (20, 34)),
+                (b"(a|a)*c", b"a", b"!", (16, 26)),
+                (b"([ab]+)+c", b"ab", b"d", (8, 13)),
+                (b"(x+x+)+y", b"x", b"", (10, 30)),
+                (b"(A+)+$", b"a", b"!", (16, 26)),
+            ]);
+        let count = lengths.0 + self.rng.below(lengths.1 - lengths.0 + 1);
+        let mut subject = unit.repeat(count);
+        subject.extend_from_slice(tail);
+        let mut args = vec![
+            lit(Literal::String(pattern.to_vec().into())),
+            lit(Literal::String(subject.into())),
+        ];
+        if pattern.contains(&b'A') {
+            args.push(lit(Literal::String(b"i".to_vec().into())));
+        }
+        call("regexp", args)
     }
 
     fn pick_bytes(&mut self, items: &[&'static [u8]]) -> &'static [u8] {

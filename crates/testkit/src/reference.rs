@@ -129,6 +129,28 @@ fn empty_ad_expr() -> &'static AdExpr {
     EMPTY.get_or_init(AdExpr::new)
 }
 
+/// Whether `expr` is only references and selections, which pass a failed
+/// evaluation on without a value of their own.
+fn selection_chain(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
+        ExprKind::Select { base, .. } => {
+            matches!(
+                base.kind,
+                ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
+            ) || selection_chain(base)
+        }
+        ExprKind::Paren(inner) => selection_chain(inner),
+        _ => false,
+    }
+}
+
+/// Whether `ad` is the scope given to a list made by a selection over a
+/// list or taken by `ad["name"]`: none at all.
+fn scopeless(ad: &AdNode<'_>) -> bool {
+    std::ptr::eq(ad.expr, empty_ad_expr())
+}
+
 /// The outermost ad of a scope chain.
 pub fn root_of<'a>(ad: &RAd<'a>) -> RAd<'a> {
     let mut current = ad.clone();
@@ -285,6 +307,10 @@ pub struct Reference<'a> {
     /// Lazy lists being forced ([`RLazyList::key`]).
     forcing: Vec<(usize, usize)>,
     depth: u32,
+    /// Times the depth limit was reached: HTCondor's evaluation fails
+    /// there, which a selection over a list passes on as UNDEFINED and an
+    /// operator turns into ERROR.
+    depth_failures: u64,
     steps: u64,
     /// VM ads made for function arguments, by node address (the node is
     /// kept alive so that its address is not reused).
@@ -300,6 +326,7 @@ impl<'a> Reference<'a> {
             active: Vec::new(),
             forcing: Vec::new(),
             depth: 0,
+            depth_failures: 0,
             steps: 0,
             converted: HashMap::new(),
         }
@@ -363,6 +390,7 @@ impl<'a> Reference<'a> {
         self.active.clear();
         self.forcing.clear();
         self.depth = 0;
+        self.depth_failures = 0;
         self.steps = 0;
     }
 
@@ -444,8 +472,10 @@ impl<'a> Reference<'a> {
     /// written in. One level of depth.
     fn element(&mut self, list: &RLazyList<'a>, i: usize, scope: &RAd<'a>) -> RValue<'a> {
         if self.depth >= MAX_DEPTH {
+            self.depth_failures += 1;
             return RValue::Error;
         }
+        let failures = self.depth_failures;
         self.depth += 1;
         let item = &list.items[i];
         let scope = if matches!(item.kind, ExprKind::Ad(_)) {
@@ -455,6 +485,13 @@ impl<'a> Reference<'a> {
         };
         let value = self.eval(item, scope);
         self.depth -= 1;
+        if self.depth_failures > failures {
+            return if selection_chain(item) {
+                RValue::Undefined
+            } else {
+                RValue::Error
+            };
+        }
         value
     }
 
@@ -572,6 +609,7 @@ impl<'a> Reference<'a> {
             };
         }
         if self.depth >= MAX_DEPTH {
+            self.depth_failures += 1;
             return RValue::Error;
         }
         let expr = &ad.expr.attributes[index].1;
@@ -616,7 +654,11 @@ impl<'a> Reference<'a> {
         match lower.as_str() {
             "self" => Some(RValue::Ad(scope.clone())),
             "my" if !self.options.strict || self.pair.is_some() => Some(RValue::Ad(scope.clone())),
-            "parent" => scope.parent.clone().map(RValue::Ad),
+            "parent" => scope
+                .parent
+                .clone()
+                .filter(|parent| !scopeless(parent))
+                .map(RValue::Ad),
             "root" | "toplevel" => Some(RValue::Ad(root_of(scope))),
             "target" => self.target_of(scope).map(RValue::Ad),
             _ => None,
@@ -647,6 +689,10 @@ impl<'a> Reference<'a> {
         if let Some(i) = ad.find(name) {
             return self.attribute_value(ad, i);
         }
+        // The scope of a list made by a selection over a list: none at all.
+        if ad.parent.is_none() && scopeless(ad) {
+            return RValue::Undefined;
+        }
         if let Some(special) = self.special(ad, name) {
             return special;
         }
@@ -676,20 +722,27 @@ impl<'a> Reference<'a> {
             }
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
-                let mapped = items
-                    .iter()
-                    .map(|item| {
-                        let value = self.select_element(item.clone(), name, here);
-                        self.orphan(selected_literal(value))
-                    })
-                    .collect();
+                let failures = self.depth_failures;
+                let mut mapped = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    let value = self.select_element(item.clone(), name, here);
+                    // The selection fails with its first failed element.
+                    if self.depth_failures > failures {
+                        return RValue::Undefined;
+                    }
+                    mapped.push(self.orphan(selected_literal(value)));
+                }
                 RValue::List(Rc::new(mapped))
             }
             RValue::Lazy(list) => {
+                let failures = self.depth_failures;
                 let mut mapped = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
                     let item = self.element(&list, i, here);
                     let value = self.select_element(item, name, here);
+                    if self.depth_failures > failures {
+                        return RValue::Undefined;
+                    }
                     mapped.push(self.orphan(selected_literal(value)));
                 }
                 RValue::List(Rc::new(mapped))
@@ -706,9 +759,12 @@ impl<'a> Reference<'a> {
             return value;
         }
         match value {
-            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => {
-                RValue::Ad(AdNode::top(ad.expr))
-            }
+            // No parent scope: `root` is an empty ad, `parent` UNDEFINED.
+            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => RValue::Ad(Rc::new(AdNode {
+                expr: ad.expr,
+                parent: Some(AdNode::top(empty_ad_expr())),
+                detached: false,
+            })),
             RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
                 items: list.items,
                 scope: AdNode::top(empty_ad_expr()),
@@ -725,6 +781,7 @@ impl<'a> Reference<'a> {
         match item {
             RValue::Ad(_) | RValue::List(_) | RValue::Lazy(_) | RValue::Undefined => {
                 if self.depth >= MAX_DEPTH {
+                    self.depth_failures += 1;
                     return RValue::Error;
                 }
                 self.depth += 1;

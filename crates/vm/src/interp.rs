@@ -132,6 +132,43 @@ fn special_symbol(which: usize) -> &'static Symbol {
     &SYMBOLS[which]
 }
 
+/// The body of the scope given to a list made by a selection over a list
+/// (see [`Vm::orphan`]) or taken by `ad["name"]`: recognised by address,
+/// so that references made directly in it are UNDEFINED.
+fn scopeless_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
+/// Whether `expr` is only references and selections (in parentheses or
+/// not), which pass a failed evaluation on without a value of their own.
+fn selection_chain(expr: &classad_syntax::Expr) -> bool {
+    use classad_syntax::ExprKind;
+    match &expr.kind {
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
+        ExprKind::Select { base, .. } => {
+            matches!(
+                base.kind,
+                ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
+            ) || selection_chain(base)
+        }
+        ExprKind::Paren(inner) => selection_chain(inner),
+        _ => false,
+    }
+}
+
+/// Whether a `Requirements` value accepts the match, as HTCondor's
+/// matchmaking reads it: true, or a number other than zero (NaN included).
+fn accepts(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::Real(r) => *r != 0.0,
+        _ => false,
+    }
+}
+
 fn requirements_symbol() -> &'static Symbol {
     static REQUIREMENTS: std::sync::LazyLock<Symbol> =
         std::sync::LazyLock::new(|| Symbol::new("Requirements"));
@@ -147,6 +184,11 @@ pub struct Vm {
     /// around the same body, as HTCondor's literal is one object.
     active: Vec<(usize, u32)>,
     depth: u32,
+    /// Times a list element or a selection over a list ran into the depth
+    /// limit: HTCondor's evaluation fails there (a list that holds itself
+    /// through a selection, `[b = {b.b}].b`), which a selection over a list
+    /// passes on as UNDEFINED and an operator turns into ERROR.
+    depth_failures: u64,
     steps: u64,
     /// Bytes of values produced so far by this evaluation.
     memory: u64,
@@ -344,6 +386,7 @@ impl Vm {
             stack: Vec::with_capacity(64),
             active: Vec::with_capacity(16),
             depth: 0,
+            depth_failures: 0,
             steps: 0,
             memory: 0,
             options,
@@ -458,16 +501,15 @@ impl Vm {
     }
 
     /// HTCondor's symmetric match: the `Requirements` of each ad, evaluated
-    /// with the other as TARGET, are both `true`.
+    /// with the other as TARGET, both accept (true, or a number other than
+    /// zero).
     pub fn symmetric_match(&mut self, left: &AdRef, right: &AdRef) -> bool {
         let requirements = requirements_symbol();
-        matches!(
-            self.evaluate_attribute(left, requirements, Some(right)),
-            Value::Bool(true)
-        ) && matches!(
-            self.evaluate_attribute(right, requirements, Some(left)),
-            Value::Bool(true)
-        )
+        let left_ok = self.evaluate_attribute(left, requirements, Some(right));
+        accepts(&left_ok) && {
+            let right_ok = self.evaluate_attribute(right, requirements, Some(left));
+            accepts(&right_ok)
+        }
     }
 
     /// The `Rank` of `ad` against `target` as the negotiator reads it: a
@@ -487,6 +529,7 @@ impl Vm {
         self.forcing.clear();
         self.active.clear();
         self.depth = 0;
+        self.depth_failures = 0;
         self.steps = 0;
         self.memory = 0;
     }
@@ -531,6 +574,7 @@ impl Vm {
         // references whatever its last attribute is.
         if let Some(value) = ad.body.constant(slot) {
             if self.depth >= self.options.limits.max_depth {
+                self.depth_failures += 1;
                 return Value::Error;
             }
             return value.clone();
@@ -540,6 +584,7 @@ impl Vm {
             return Value::Undefined;
         }
         if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
             return Value::Error;
         }
         // Borrowed from `ad`, which the caller holds: no reference count.
@@ -570,7 +615,13 @@ impl Vm {
             // With old-ClassAd compatibility MY is the ad being evaluated; in
             // strict mode it exists only in a match, as the ad's own side.
             "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
-            "parent" => Value::Ad(scope.parent.clone()?),
+            "parent" => {
+                let parent = scope.parent.as_ref()?;
+                if Arc::ptr_eq(&parent.body, scopeless_body()) {
+                    return None;
+                }
+                Value::Ad(parent.clone())
+            }
             "root" | "toplevel" => Value::Ad(scope.root()),
             // Without a match partner `target` is an ordinary name.
             "target" => Value::Ad(env.target_of(scope)?.clone()),
@@ -607,6 +658,12 @@ impl Vm {
     fn resolve(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol, with_target: bool) -> Value {
         if let Some(slot) = ad.body.slot(name) {
             return self.attribute_value(env, ad, slot);
+        }
+        // The elements of a list made by a selection over a list have no
+        // scope in HTCondor: every reference is UNDEFINED there, `root`,
+        // `self` and `CurrentTime` too (`{[a = {root}]}.a[0][0]`).
+        if ad.parent.is_none() && Arc::ptr_eq(&ad.body, scopeless_body()) {
+            return Value::Undefined;
         }
         if let Some(special) = self.special_name(env, ad, name) {
             return special;
@@ -645,26 +702,35 @@ impl Vm {
                 {
                     return Value::Error;
                 }
-                let selected: Vec<Value> = items
-                    .iter()
-                    .map(|item| {
-                        let value = self.select_from_element(env, here, item.clone(), name);
-                        self.orphan(selected_literal(value))
-                    })
-                    .collect();
+                let failures = self.depth_failures;
+                let mut selected = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    let value = self.select_from_element(env, here, item.clone(), name);
+                    // HTCondor's selection fails with its first failed
+                    // element (see `depth_failures`).
+                    if self.depth_failures > failures {
+                        return Value::Undefined;
+                    }
+                    selected.push(self.orphan(selected_literal(value)));
+                }
                 Value::List(selected.into())
             }
             Value::LazyList(list) => {
                 if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
                     return Value::Error;
                 }
-                let selected: Vec<Value> = (0..list.items.len())
-                    .map(|i| {
-                        let item = self.list_element(env, &list, i, here);
-                        let value = self.select_from_element(env, here, item, name);
-                        self.orphan(selected_literal(value))
-                    })
-                    .collect();
+                let failures = self.depth_failures;
+                let mut selected = Vec::with_capacity(list.items.len());
+                for i in 0..list.items.len() {
+                    let item = self.list_element(env, &list, i, here);
+                    let value = self.select_from_element(env, here, item, name);
+                    // HTCondor's selection fails with its first failed
+                    // element (see `depth_failures`).
+                    if self.depth_failures > failures {
+                        return Value::Undefined;
+                    }
+                    selected.push(self.orphan(selected_literal(value)));
+                }
                 Value::List(selected.into())
             }
             Value::Undefined => Value::Undefined,
@@ -675,19 +741,22 @@ impl Vm {
     /// An element of a list made by a selection over a list, as HTCondor
     /// makes it: without a parent scope (`{[b = [y = B]]}.b[0].y` is
     /// UNDEFINED, since the ad no longer sees the ad around it), unless
-    /// `Options::corrections`. A list among the elements, made by an inner
-    /// selection, was made so already (so this need not look inside it).
+    /// `Options::corrections`. Such an ad's `root` is an empty ad (`parent`
+    /// is UNDEFINED); a list's references are all UNDEFINED. A list among
+    /// the elements, made by an inner selection, was made so already (so
+    /// this need not look inside it).
     fn orphan(&self, value: Value) -> Value {
         if self.options.corrections {
             return value;
         }
         match value {
-            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => {
-                Value::Ad(AdValue::top_level(ad.body.clone()))
-            }
+            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => Value::Ad(AdValue::nested(
+                ad.body.clone(),
+                AdValue::top_level(scopeless_body().clone()),
+            )),
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
-                scope: AdValue::top_level(Arc::new(crate::ad::AdBody::new())),
+                scope: AdValue::top_level(scopeless_body().clone()),
             })),
             other => other,
         }
@@ -710,6 +779,7 @@ impl Vm {
             | Value::LazyList(_)
             | Value::Undefined => {
                 if self.depth >= self.options.limits.max_depth {
+                    self.depth_failures += 1;
                     return Value::Error;
                 }
                 self.depth += 1;
@@ -728,8 +798,10 @@ impl Vm {
     /// (`[a = {a[0]}].a[0]`) ends in ERROR, as in HTCondor.
     fn list_element(&mut self, env: Env<'_>, list: &LazyList, i: usize, scope: &AdRef) -> Value {
         if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
             return Value::Error;
         }
+        let failures = self.depth_failures;
         self.depth += 1;
         let item = &list.items[i];
         // An ad literal keeps the ad it was written in as its parent, as
@@ -742,6 +814,16 @@ impl Vm {
         };
         let value = self.run(env, &item.program, scope);
         self.depth -= 1;
+        if self.depth_failures > failures {
+            // HTCondor's evaluation of the element failed: a selection
+            // chain leaves its value UNDEFINED, an operator or a call makes
+            // it ERROR.
+            return if selection_chain(&item.source) {
+                Value::Undefined
+            } else {
+                Value::Error
+            };
+        }
         value
     }
 
@@ -880,10 +962,14 @@ impl Vm {
                 };
                 match self.attribute_value(env, &scope, slot) {
                     Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
+                    // No scope at all: references in it are UNDEFINED.
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                         items: list.items.clone(),
-                        scope: AdValue::detached(Arc::new(crate::ad::AdBody::new())),
+                        scope: AdValue::detached(scopeless_body().clone()),
                     })),
+                    // HTCondor's shared list type, for `=?=` (see
+                    // `ops::identical`).
+                    Value::List(items) => Value::SharedList(items),
                     other => other,
                 }
             }

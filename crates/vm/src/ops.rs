@@ -191,9 +191,17 @@ pub fn identical(left: &Value, right: &Value) -> Value {
         (Value::Str(a), Value::Str(b)) => a == b,
         (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
         (Value::RelTime(a), Value::RelTime(b)) => a == b,
-        (Value::SharedList(_), Value::SharedList(_))
-        | (Value::List(_) | Value::LazyList(_), Value::List(_) | Value::LazyList(_)) => {
-            return Value::Error;
+        // HTCondor has two list types: a list literal's, and the shared
+        // list that functions (`split`) and `ad["name"]` hand back. Two
+        // lists of one type are ERROR, of different types not identical.
+        (
+            Value::SharedList(_) | Value::List(_) | Value::LazyList(_),
+            Value::SharedList(_) | Value::List(_) | Value::LazyList(_),
+        ) => {
+            if shared_list(left) == shared_list(right) {
+                return Value::Error;
+            }
+            false
         }
         // HTCondor's value of `ad["name"]` is of another type (a shared ad)
         // than an ad literal's.
@@ -201,6 +209,16 @@ pub fn identical(left: &Value, right: &Value) -> Value {
         (Value::Ad(_), Value::Ad(_)) => return Value::Error,
         _ => false,
     })
+}
+
+/// Whether a list value is HTCondor's shared list (made by a function, or
+/// taken by `ad["name"]`, whose scope is detached) rather than a literal's.
+fn shared_list(value: &Value) -> bool {
+    match value {
+        Value::SharedList(_) => true,
+        Value::LazyList(list) => list.scope.detached,
+        _ => false,
+    }
 }
 
 /// A number after promotion of booleans.

@@ -1,0 +1,115 @@
+//! Scope after a selection over a list (issue 12). Every expected value
+//! was checked against HTCondor 25.14 (the oracle).
+
+mod common;
+use common::check;
+
+// The elements of a list made by a selection over a list have no scope:
+// every reference made directly in them is UNDEFINED (`root`, `self`, `MY`
+// and `CurrentTime` too), while an ad literal among them still has a root
+// (an empty ad).
+#[test]
+fn list_made_by_selection_over_list_has_no_scope() {
+    check(&[
+        ("{ [ a = { root, 1 } ] }.a[0][0]", "undefined"),
+        ("{ [ a = { self, 1 } ] }.a[0][1]", "1"),
+        ("{ [ a = { self, 1 } ] }.a[0][0]", "undefined"),
+        ("{ [ a = { toplevel } ] }.a[0][0]", "undefined"),
+        ("{ [ a = { MY } ] }.a[0][0]", "undefined"),
+        ("{ [ a = { CurrentTime > 0 } ] }.a[0][0]", "undefined"),
+        ("{ [ a = { x }; x = 1 ] }.a[0][0]", "undefined"),
+        ("{ [ a = { root } ] }.a", "{ { undefined } }"),
+        ("{ [ a = { [ y = root ].y } ] }.a[0][0]", "[  ]"),
+    ]);
+}
+
+// An ad in a list made by a selection over a list has no parent scope:
+// its `root` is an empty ad and `parent` is UNDEFINED; its own attributes
+// and `self` still work.
+#[test]
+fn ad_made_by_selection_over_list_has_an_empty_root() {
+    check(&[
+        (
+            "[ Y = 5; r = { [ B = [ B = root.Y; y = 418 ] ] }.B[0].B ].r",
+            "undefined",
+        ),
+        ("[ Y = 5; r = { [ B = [ B = root ] ] }.B[0].B ].r", "[  ]"),
+        (
+            "[ Y = 5; r = { [ B = [ B = .y; y = 418 ] ] }.B[0].B ].r",
+            "undefined",
+        ),
+        (
+            "[ Y = 5; r = { [ B = [ B = parent ] ] }.B[0].B ].r",
+            "undefined",
+        ),
+        (
+            "[ Y = 5; r = { [ B = [ B = Y; y = 418 ] ] }.B[0].B ].r",
+            "418",
+        ),
+        (
+            "[ Y = 5; r = { [ B = [ B = self.y; y = 4 ] ] }.B[0].B ].r",
+            "4",
+        ),
+    ]);
+}
+
+// A list taken by `ad["name"]` is HTCondor's shared list type (as
+// `split`'s): `=?=` against a list literal's is false, against another
+// shared list ERROR.
+#[test]
+fn list_taken_by_subscript_is_a_shared_list_for_identity() {
+    check(&[
+        ("[ b = { 1, 2 }; A = self[\"b\"] isnt {1,2} ].A", "true"),
+        ("[ b = { 1, 2 }; A = self[\"b\"] isnt b ].A", "true"),
+        (
+            "[ b = { 1, 2 }; A = self[\"b\"] is self[\"b\"] ].A",
+            "error",
+        ),
+        (
+            "[ b = { 1, 2 }; A = self[\"b\"] is split(\"1 2\") ].A",
+            "error",
+        ),
+        ("[ a = {}; B = { 9 } is MY[\"A\"] ].B", "false"),
+    ]);
+}
+
+// A list that contains itself through a selection: HTCondor's evaluation
+// fails at its depth limit; an element that is a selection chain is then
+// UNDEFINED, one under an operator or a call ERROR, and a selection over
+// the list stops at the first failed element.
+#[test]
+fn list_containing_itself_through_a_selection() {
+    check(&[
+        ("[ a = { a.a } ].a", "{ undefined }"),
+        ("[ B = { B.B, false } ].B", "{ undefined,false }"),
+        ("[ a = { a.a, a.a } ].a", "{ undefined,undefined }"),
+        ("[ a = { ( a ).a } ].a", "{ undefined }"),
+        ("[ a = { a.a.b } ].a", "{ undefined }"),
+        ("[ a = { a.a } ].a[0]", "undefined"),
+        ("[ a = { a.a + 1 } ].a", "{ error }"),
+        ("[ a = { isUndefined(a.a) } ].a", "{ error }"),
+        ("[ a = { a.a is undefined } ].a", "{ error }"),
+        ("[ c = { 2, c.b ?: (-7) } ].c", "{ 2,error }"),
+        ("[ a = { [x = a.a].x } ].a", "{ { undefined } }"),
+    ]);
+}
+
+// A list taken by `ad["name"]` has no scope either.
+#[test]
+fn list_taken_by_subscript_has_no_scope() {
+    check(&[
+        (
+            "[ b = { root, self, toplevel, 1 }; r = self[\"b\"] ].r",
+            "{ undefined,undefined,undefined,1 }",
+        ),
+        (
+            "[ b = { CurrentTime > 0 }; r = self[\"b\"] ].r",
+            "{ undefined }",
+        ),
+        (
+            "[ b = { MY, .x }; x = 1; r = self[\"b\"] ].r",
+            "{ undefined,undefined }",
+        ),
+        ("[ b = { [y = root].y }; r = self[\"b\"] ].r", "{ [  ] }"),
+    ]);
+}
