@@ -93,8 +93,8 @@ pub struct Compiler<'r> {
 /// over thousands of ads runs a few hot programs instead of thousands of
 /// cold copies. A definition that reads the ad's own attributes is shared
 /// only between ads of one layout (its program loads their slots).
-/// Bounded: it starts over past its capacity ([`CompileCache::CAPACITY`]
-/// unless made [`CompileCache::with_capacity`]).
+/// Bounded: it starts over past its capacity ([`CompileCache::CAPACITY`],
+/// or [`CompileCache::POOL_CAPACITY`] when made by [`CompileCache::for_pool`]).
 pub struct CompileCache {
     capacity: usize,
     /// Whether literal definitions are kept too: worth it for a pool, whose

@@ -954,7 +954,7 @@ impl<R: BufRead> Iterator for AdReader<'_, R> {
 /// was cut short to resynchronise, the whole text is read again by one
 /// reader, so that what is read never depends on where the text was cut.
 /// A JSON array is cut before lines that start with `{` (see
-/// [`read_json_in_parts`]); other JSON documents and XML are read by one
+/// `read_json_in_parts`); other JSON documents and XML are read by one
 /// reader.
 ///
 /// ```
