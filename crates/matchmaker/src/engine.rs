@@ -19,8 +19,8 @@
 
 use crate::refs::{self, Refs};
 use ahash::AHashMap as HashMap;
-use classad::syntax::{Expr, ExprKind, Literal, Span};
-use classad::vm::{AdRef, AdValue, Attribute, Program, Registry, Symbol, Value, Vm};
+use classad::syntax::Expr;
+use classad::vm::{AdRef, AdValue, Attribute, Definition, Program, Registry, Symbol, Value, Vm};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -380,18 +380,6 @@ pub fn better(a: &RankTuple, b: &RankTuple) -> bool {
         return a.1 > b.1;
     }
     a.2 > b.2
-}
-
-fn literal_expr(value: &Value) -> Expr {
-    let lit = match *value {
-        Value::Int(i) => Literal::Integer(i),
-        Value::Real(r) => Literal::Real(r),
-        _ => Literal::Undefined,
-    };
-    Expr {
-        kind: ExprKind::Literal(lit),
-        span: Span::default(),
-    }
 }
 
 impl Engine {
@@ -1634,19 +1622,16 @@ impl Engine {
                     _ => continue,
                 },
             };
-            let expr = literal_expr(&left);
-            let Ok(program) = classad::compile(&expr) else {
-                continue;
-            };
             let name = match body.slot(have_sym) {
-                Some(k) => body.attribute(k).name.clone(),
+                Some(k) => body.attributes()[k as usize].name().clone(),
                 None => classad::syntax::Name::new(have),
             };
-            body.insert(Attribute {
-                name,
-                source: Arc::new(expr),
-                program: Arc::new(program),
-            });
+            // A literal's definition: no tree or program is made (carving
+            // happens once per claim, on the sequential path).
+            let Some(definition) = Definition::literal(name, left) else {
+                continue;
+            };
+            body.insert_definition(Arc::new(definition));
         }
         AdValue::top_level(Arc::new(body))
     }
