@@ -12,6 +12,7 @@
 //! every file is good, 1 when an ad is bad or a file cannot be read, 2 for
 //! a bad command line.
 
+use crate::json_text::json_string;
 use classad::compiler::{CompileCache, CompileError, Compiler, expression_hash};
 use classad::syntax::{AdExpr, AdReader, ParseError, ParseOptions, Parser, Span};
 use std::collections::HashSet;
@@ -369,21 +370,4 @@ fn to_json(reports: &[Report]) -> String {
         files.join(", "),
         bad == 0 && unreadable == 0
     )
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

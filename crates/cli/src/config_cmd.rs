@@ -6,6 +6,7 @@
 //! NAME...]`: without `-f`, the configuration is found as HTCondor finds
 //! it (`CONDOR_CONFIG`, then the well-known places).
 
+use crate::json_text::json_string;
 use classad_config::{Config, Options, SystemHost};
 use std::process::ExitCode;
 
@@ -71,23 +72,6 @@ pub struct ConfigArgs {
     /// The names to look up.
     #[arg(value_name = "NAME", required_unless_present_any = ["dump", "machine_ad"])]
     names: Vec<String>,
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn evaluate(text: &str) -> String {

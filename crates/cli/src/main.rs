@@ -28,6 +28,7 @@ mod convert;
 mod demo;
 mod disasm;
 mod eval;
+mod json_text;
 mod match_cmd;
 mod parse_cmd;
 mod query;

@@ -1,6 +1,7 @@
 //! `classad match`: one negotiation cycle (or every symmetric pair) over
 //! a pool of job and slot ad files, with the `classad-matchmaker` engine.
 
+use crate::json_text::json_string;
 use classad_matchmaker::{AdFile, Options, Policy, Pool, read_ad_file};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -144,21 +145,6 @@ pub fn read_policy(path: Option<&str>) -> Result<Policy, String> {
             Policy::parse(&text).map_err(|e| format!("{p}: {e}"))
         }
     }
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn json_number(x: f64) -> String {
