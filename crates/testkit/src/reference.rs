@@ -315,6 +315,11 @@ pub struct Reference<'a> {
     /// VM ads made for function arguments, by node address (the node is
     /// kept alive so that its address is not reused).
     converted: HashMap<usize, (RAd<'a>, AdRef)>,
+    /// While a list element is evaluated in a scope other than the
+    /// list's (a selection over the list): the list's scope, the parent
+    /// of ad literals written in the element, as HTCondor's copy of the
+    /// element keeps their parent scope. Cleared inside an attribute.
+    literal_parent: Option<RAd<'a>>,
 }
 
 impl<'a> Reference<'a> {
@@ -328,6 +333,7 @@ impl<'a> Reference<'a> {
             depth: 0,
             depth_failures: 0,
             steps: 0,
+            literal_parent: None,
             converted: HashMap::new(),
         }
     }
@@ -453,7 +459,7 @@ impl<'a> Reference<'a> {
             }
             ExprKind::Ad(ad) => RValue::Ad(Rc::new(AdNode {
                 expr: ad,
-                parent: Some(scope.clone()),
+                parent: Some(self.literal_parent.as_ref().unwrap_or(scope).clone()),
                 detached: false,
             })),
             ExprKind::Call { name, args } => self.call(name, args, scope),
@@ -483,7 +489,9 @@ impl<'a> Reference<'a> {
         } else {
             scope
         };
+        let saved = self.literal_parent.replace(list.scope.clone());
         let value = self.eval(item, scope);
+        self.literal_parent = saved;
         self.depth -= 1;
         if self.depth_failures > failures {
             return if selection_chain(item) {
@@ -615,7 +623,9 @@ impl<'a> Reference<'a> {
         let expr = &ad.expr.attributes[index].1;
         self.active.push(key);
         self.depth += 1;
+        let saved = self.literal_parent.take();
         let value = self.eval(expr, ad);
+        self.literal_parent = saved;
         self.depth -= 1;
         self.active.pop();
         value

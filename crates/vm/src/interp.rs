@@ -198,6 +198,13 @@ pub struct Vm {
     call_args: Vec<Value>,
     /// Lazy lists being forced, as (elements address, scope body address).
     forcing: Vec<(usize, usize)>,
+    /// While a list element runs in a scope other than the list's (a
+    /// selection over the list), the element's program (by address) and
+    /// the list's scope: ad literals written in the element keep the ad
+    /// they were written in as parent, as HTCondor's copy of the element
+    /// keeps their parent scope
+    /// (`[a = {[A = [A = 1]].A}; c = true].a.c` is `{ true }`).
+    literal_parent: Option<(usize, AdRef)>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -393,6 +400,7 @@ impl Vm {
             clock: system_clock,
             call_args: Vec::new(),
             forcing: Vec::new(),
+            literal_parent: None,
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -812,7 +820,12 @@ impl Vm {
         } else {
             scope
         };
+        let saved = self.literal_parent.replace((
+            &*item.program as *const Program as usize,
+            list.scope.clone(),
+        ));
         let value = self.run(env, &item.program, scope);
+        self.literal_parent = saved;
         self.depth -= 1;
         if self.depth_failures > failures {
             // HTCondor's evaluation of the element failed: a selection
@@ -1191,8 +1204,15 @@ impl Vm {
                 }
                 opcode::MAKE_AD => {
                     let body = program.ads[instr.arg as usize].clone();
-                    self.stack
-                        .push(Value::Ad(AdValue::nested(body, scope.clone())));
+                    let parent = match &self.literal_parent {
+                        Some((address, parent))
+                            if *address == program as *const Program as usize =>
+                        {
+                            parent.clone()
+                        }
+                        _ => scope.clone(),
+                    };
+                    self.stack.push(Value::Ad(AdValue::nested(body, parent)));
                 }
                 _ => {
                     // RETURN (the verifier guarantees one value above base).
