@@ -132,3 +132,17 @@ fn ad_literal_inside_list_element_keeps_its_parent() {
         ),
     ]);
 }
+
+// A list literal written inside a list element keeps the ad it was written
+// in (its elements are read there by a subscript, and its ad literals have
+// it as parent) when the element is evaluated elsewhere.
+#[test]
+fn list_literal_inside_list_element_keeps_its_scope() {
+    check(&[
+        (
+            "[ l = { { x }[0] }; x = 1; r = [ x = 2; s = sum(l) ] ].r.s",
+            "1",
+        ),
+        ("[ x = 3; A = { { [ b = 1 ] }.x } ].A.x", "{ { error } }"),
+    ]);
+}

@@ -453,7 +453,7 @@ impl<'a> Reference<'a> {
                 } else {
                     RValue::Lazy(Rc::new(RLazyList {
                         items,
-                        scope: scope.clone(),
+                        scope: self.literal_parent.as_ref().unwrap_or(scope).clone(),
                     }))
                 }
             }

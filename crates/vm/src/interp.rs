@@ -200,10 +200,11 @@ pub struct Vm {
     forcing: Vec<(usize, usize)>,
     /// While a list element runs in a scope other than the list's (a
     /// selection over the list), the element's program (by address) and
-    /// the list's scope: ad literals written in the element keep the ad
-    /// they were written in as parent, as HTCondor's copy of the element
-    /// keeps their parent scope
-    /// (`[a = {[A = [A = 1]].A}; c = true].a.c` is `{ true }`).
+    /// the list's scope: ad and list literals written in the element keep
+    /// the ad they were written in as parent, as HTCondor's copy of the
+    /// element keeps their parent scope
+    /// (`[a = {[A = [A = 1]].A}; c = true].a.c` is `{ true }`,
+    /// `[l = {{x}[0]}; x = 1; r = [x = 2; s = sum(l)]].r.s` is 1).
     literal_parent: Option<(usize, AdRef)>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
@@ -1196,6 +1197,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::MAKE_LIST => {
+                    let scope = match &self.literal_parent {
+                        Some((address, parent))
+                            if *address == program as *const Program as usize =>
+                        {
+                            parent
+                        }
+                        _ => scope,
+                    };
                     let list = LazyList {
                         items: program.lists[instr.arg as usize].clone(),
                         scope: scope.clone(),
