@@ -141,6 +141,16 @@ fn scopeless_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
+/// The root given to an ad made by a selection over a list (see
+/// [`Vm::orphan`]): an empty ad in which references resolve as in any
+/// empty ad (`root` and `toplevel` are itself), recognised by address so
+/// that `parent` from the ad it holds is UNDEFINED.
+fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
 /// Whether `expr` is only references and selections (in parentheses or
 /// not), which pass a failed evaluation on without a value of their own.
 fn selection_chain(expr: &classad_syntax::Expr) -> bool {
@@ -626,7 +636,9 @@ impl Vm {
             "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
             "parent" => {
                 let parent = scope.parent.as_ref()?;
-                if Arc::ptr_eq(&parent.body, scopeless_body()) {
+                if Arc::ptr_eq(&parent.body, scopeless_body())
+                    || Arc::ptr_eq(&parent.body, empty_root_body())
+                {
                     return None;
                 }
                 Value::Ad(parent.clone())
@@ -761,7 +773,7 @@ impl Vm {
         match value {
             Value::Ad(ad) if ad.parent.is_some() && !ad.detached => Value::Ad(AdValue::nested(
                 ad.body.clone(),
-                AdValue::top_level(scopeless_body().clone()),
+                AdValue::top_level(empty_root_body().clone()),
             )),
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
