@@ -129,6 +129,14 @@ fn empty_ad_expr() -> &'static AdExpr {
     EMPTY.get_or_init(AdExpr::new)
 }
 
+/// The empty root of an ad made by a selection over a list: names resolve
+/// in it as in any empty ad; recognised by address so that `parent` from
+/// the ad it holds is UNDEFINED.
+fn empty_root_expr() -> &'static AdExpr {
+    static EMPTY: std::sync::OnceLock<AdExpr> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(AdExpr::new)
+}
+
 /// Whether `expr` is only references and selections, which pass a failed
 /// evaluation on without a value of their own.
 fn selection_chain(expr: &Expr) -> bool {
@@ -667,7 +675,9 @@ impl<'a> Reference<'a> {
             "parent" => scope
                 .parent
                 .clone()
-                .filter(|parent| !scopeless(parent))
+                .filter(|parent| {
+                    !scopeless(parent) && !std::ptr::eq(parent.expr, empty_root_expr())
+                })
                 .map(RValue::Ad),
             "root" | "toplevel" => Some(RValue::Ad(root_of(scope))),
             "target" => self.target_of(scope).map(RValue::Ad),
@@ -772,7 +782,7 @@ impl<'a> Reference<'a> {
             // No parent scope: `root` is an empty ad, `parent` UNDEFINED.
             RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => RValue::Ad(Rc::new(AdNode {
                 expr: ad.expr,
-                parent: Some(AdNode::top(empty_ad_expr())),
+                parent: Some(AdNode::top(empty_root_expr())),
                 detached: false,
             })),
             RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
