@@ -113,3 +113,36 @@ fn list_taken_by_subscript_has_no_scope() {
         ("[ b = { [y = root].y }; r = self[\"b\"] ].r", "{ [  ] }"),
     ]);
 }
+
+// An ad literal written inside a list element (under a selection or an
+// operator, not the element itself) keeps the ad it was written in as its
+// parent when a selection over the list evaluates the element where the
+// selection is: HTCondor's copy of the element keeps its parent scopes.
+#[test]
+fn ad_literal_inside_list_element_keeps_its_parent() {
+    check(&[
+        ("[ a = { [ A = [ A = 1 ] ].A }; c = true ].A.c", "{ true }"),
+        (
+            "[ a = { [ A = [ x = c ] ].A }; c = 4; r = [ c = 5; s = a.x ] ].r.s",
+            "{ 4 }",
+        ),
+        (
+            "[ a = { true ? [ c = 2 ] : 1, [ x = 1 ].c }; c = 3 ].a.c",
+            "{ 2,error }",
+        ),
+    ]);
+}
+
+// A list literal written inside a list element keeps the ad it was written
+// in (its elements are read there by a subscript, and its ad literals have
+// it as parent) when the element is evaluated elsewhere.
+#[test]
+fn list_literal_inside_list_element_keeps_its_scope() {
+    check(&[
+        (
+            "[ l = { { x }[0] }; x = 1; r = [ x = 2; s = sum(l) ] ].r.s",
+            "1",
+        ),
+        ("[ x = 3; A = { { [ b = 1 ] }.x } ].A.x", "{ { error } }"),
+    ]);
+}

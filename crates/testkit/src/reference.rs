@@ -129,6 +129,14 @@ fn empty_ad_expr() -> &'static AdExpr {
     EMPTY.get_or_init(AdExpr::new)
 }
 
+/// The empty root of an ad made by a selection over a list: names resolve
+/// in it as in any empty ad; recognised by address so that `parent` from
+/// the ad it holds is UNDEFINED.
+fn empty_root_expr() -> &'static AdExpr {
+    static EMPTY: std::sync::OnceLock<AdExpr> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(AdExpr::new)
+}
+
 /// Whether `expr` is only references and selections, which pass a failed
 /// evaluation on without a value of their own.
 fn selection_chain(expr: &Expr) -> bool {
@@ -315,6 +323,11 @@ pub struct Reference<'a> {
     /// VM ads made for function arguments, by node address (the node is
     /// kept alive so that its address is not reused).
     converted: HashMap<usize, (RAd<'a>, AdRef)>,
+    /// While a list element is evaluated in a scope other than the
+    /// list's (a selection over the list): the list's scope, the parent
+    /// of ad literals written in the element, as HTCondor's copy of the
+    /// element keeps their parent scope. Cleared inside an attribute.
+    literal_parent: Option<RAd<'a>>,
 }
 
 impl<'a> Reference<'a> {
@@ -328,6 +341,7 @@ impl<'a> Reference<'a> {
             depth: 0,
             depth_failures: 0,
             steps: 0,
+            literal_parent: None,
             converted: HashMap::new(),
         }
     }
@@ -447,13 +461,13 @@ impl<'a> Reference<'a> {
                 } else {
                     RValue::Lazy(Rc::new(RLazyList {
                         items,
-                        scope: scope.clone(),
+                        scope: self.literal_parent.as_ref().unwrap_or(scope).clone(),
                     }))
                 }
             }
             ExprKind::Ad(ad) => RValue::Ad(Rc::new(AdNode {
                 expr: ad,
-                parent: Some(scope.clone()),
+                parent: Some(self.literal_parent.as_ref().unwrap_or(scope).clone()),
                 detached: false,
             })),
             ExprKind::Call { name, args } => self.call(name, args, scope),
@@ -483,7 +497,9 @@ impl<'a> Reference<'a> {
         } else {
             scope
         };
+        let saved = self.literal_parent.replace(list.scope.clone());
         let value = self.eval(item, scope);
+        self.literal_parent = saved;
         self.depth -= 1;
         if self.depth_failures > failures {
             return if selection_chain(item) {
@@ -615,7 +631,9 @@ impl<'a> Reference<'a> {
         let expr = &ad.expr.attributes[index].1;
         self.active.push(key);
         self.depth += 1;
+        let saved = self.literal_parent.take();
         let value = self.eval(expr, ad);
+        self.literal_parent = saved;
         self.depth -= 1;
         self.active.pop();
         value
@@ -657,7 +675,9 @@ impl<'a> Reference<'a> {
             "parent" => scope
                 .parent
                 .clone()
-                .filter(|parent| !scopeless(parent))
+                .filter(|parent| {
+                    !scopeless(parent) && !std::ptr::eq(parent.expr, empty_root_expr())
+                })
                 .map(RValue::Ad),
             "root" | "toplevel" => Some(RValue::Ad(root_of(scope))),
             "target" => self.target_of(scope).map(RValue::Ad),
@@ -762,7 +782,7 @@ impl<'a> Reference<'a> {
             // No parent scope: `root` is an empty ad, `parent` UNDEFINED.
             RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => RValue::Ad(Rc::new(AdNode {
                 expr: ad.expr,
-                parent: Some(AdNode::top(empty_ad_expr())),
+                parent: Some(AdNode::top(empty_root_expr())),
                 detached: false,
             })),
             RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {

@@ -141,6 +141,16 @@ fn scopeless_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
+/// The root given to an ad made by a selection over a list (see
+/// [`Vm::orphan`]): an empty ad in which references resolve as in any
+/// empty ad (`root` and `toplevel` are itself), recognised by address so
+/// that `parent` from the ad it holds is UNDEFINED.
+fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
 /// Whether `expr` is only references and selections (in parentheses or
 /// not), which pass a failed evaluation on without a value of their own.
 fn selection_chain(expr: &classad_syntax::Expr) -> bool {
@@ -198,6 +208,14 @@ pub struct Vm {
     call_args: Vec<Value>,
     /// Lazy lists being forced, as (elements address, scope body address).
     forcing: Vec<(usize, usize)>,
+    /// While a list element runs in a scope other than the list's (a
+    /// selection over the list), the element's program (by address) and
+    /// the list's scope: ad and list literals written in the element keep
+    /// the ad they were written in as parent, as HTCondor's copy of the
+    /// element keeps their parent scope
+    /// (`[a = {[A = [A = 1]].A}; c = true].a.c` is `{ true }`,
+    /// `[l = {{x}[0]}; x = 1; r = [x = 2; s = sum(l)]].r.s` is 1).
+    literal_parent: Option<(usize, AdRef)>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -393,6 +411,7 @@ impl Vm {
             clock: system_clock,
             call_args: Vec::new(),
             forcing: Vec::new(),
+            literal_parent: None,
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -617,7 +636,9 @@ impl Vm {
             "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
             "parent" => {
                 let parent = scope.parent.as_ref()?;
-                if Arc::ptr_eq(&parent.body, scopeless_body()) {
+                if Arc::ptr_eq(&parent.body, scopeless_body())
+                    || Arc::ptr_eq(&parent.body, empty_root_body())
+                {
                     return None;
                 }
                 Value::Ad(parent.clone())
@@ -752,7 +773,7 @@ impl Vm {
         match value {
             Value::Ad(ad) if ad.parent.is_some() && !ad.detached => Value::Ad(AdValue::nested(
                 ad.body.clone(),
-                AdValue::top_level(scopeless_body().clone()),
+                AdValue::top_level(empty_root_body().clone()),
             )),
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
@@ -812,7 +833,12 @@ impl Vm {
         } else {
             scope
         };
+        let saved = self.literal_parent.replace((
+            &*item.program as *const Program as usize,
+            list.scope.clone(),
+        ));
         let value = self.run(env, &item.program, scope);
+        self.literal_parent = saved;
         self.depth -= 1;
         if self.depth_failures > failures {
             // HTCondor's evaluation of the element failed: a selection
@@ -1183,6 +1209,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::MAKE_LIST => {
+                    let scope = match &self.literal_parent {
+                        Some((address, parent))
+                            if *address == program as *const Program as usize =>
+                        {
+                            parent
+                        }
+                        _ => scope,
+                    };
                     let list = LazyList {
                         items: program.lists[instr.arg as usize].clone(),
                         scope: scope.clone(),
@@ -1191,8 +1225,15 @@ impl Vm {
                 }
                 opcode::MAKE_AD => {
                     let body = program.ads[instr.arg as usize].clone();
-                    self.stack
-                        .push(Value::Ad(AdValue::nested(body, scope.clone())));
+                    let parent = match &self.literal_parent {
+                        Some((address, parent))
+                            if *address == program as *const Program as usize =>
+                        {
+                            parent.clone()
+                        }
+                        _ => scope.clone(),
+                    };
+                    self.stack.push(Value::Ad(AdValue::nested(body, parent)));
                 }
                 _ => {
                     // RETURN (the verifier guarantees one value above base).
