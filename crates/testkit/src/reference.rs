@@ -779,8 +779,9 @@ impl<'a> Reference<'a> {
             return value;
         }
         match value {
-            // No parent scope: `root` is an empty ad, `parent` UNDEFINED.
-            RValue::Ad(ad) if ad.parent.is_some() && !ad.detached => RValue::Ad(Rc::new(AdNode {
+            // No parent scope: `root` is an empty ad, `parent` UNDEFINED;
+            // an ad taken by `ad["name"]` is an ad again, as the copy is.
+            RValue::Ad(ad) if ad.parent.is_some() || ad.detached => RValue::Ad(Rc::new(AdNode {
                 expr: ad.expr,
                 parent: Some(AdNode::top(empty_root_expr())),
                 detached: false,

@@ -771,7 +771,9 @@ impl Vm {
             return value;
         }
         match value {
-            Value::Ad(ad) if ad.parent.is_some() && !ad.detached => Value::Ad(AdValue::nested(
+            // HTCondor copies each element: an ad taken by `ad["name"]`
+            // (whose attributes were not found from it) is an ad again.
+            Value::Ad(ad) if ad.parent.is_some() || ad.detached => Value::Ad(AdValue::nested(
                 ad.body.clone(),
                 AdValue::top_level(empty_root_body().clone()),
             )),
