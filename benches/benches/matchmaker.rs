@@ -11,7 +11,7 @@
 
 #![allow(missing_docs)]
 
-use classad_matchmaker::{Options, Pool, generate, read_ad_text};
+use classad_matchmaker::{Options, Pool, read_ad_text};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Duration;
 
@@ -30,17 +30,7 @@ fn pool(jobs: &str, slots: &str, threads: usize) -> Pool {
 }
 
 fn matchmaker(c: &mut Criterion) {
-    let (label, machines, jobs) = match classad_benches::load_pool() {
-        Ok((m, j)) => ("workload", m, j),
-        Err(why) => {
-            eprintln!("note: {why}; using the built-in generator's pool");
-            (
-                "generated",
-                generate::slots(2000, 1),
-                generate::jobs(2000, 1),
-            )
-        }
-    };
+    let (label, machines, jobs) = classad_benches::pool_or_generated();
     let mut group = c.benchmark_group("matchmaker");
     group
         .sample_size(10)

@@ -13,20 +13,10 @@
 
 #![allow(missing_docs)]
 
-use classad::syntax::{AdReader, Format, ParseOptions, Parser, unparse_ad, write_ad_json};
+use classad::syntax::{AdReader, Format, ParseOptions, Parser};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
-
-/// The pool's old-syntax text, machines then jobs.
-fn load_pool() -> Result<String, String> {
-    let (mut text, jobs) = classad_benches::load_pool()?;
-    if !text.ends_with("\n\n") {
-        text.push('\n');
-    }
-    text.push_str(&jobs);
-    Ok(text)
-}
 
 fn count_ads(text: &str, format: Format) -> usize {
     let parser = Parser::new(ParseOptions::default());
@@ -36,30 +26,14 @@ fn count_ads(text: &str, format: Format) -> usize {
 }
 
 fn parse(c: &mut Criterion) {
-    let old = match load_pool() {
-        Ok(text) => text,
+    let old = match classad_benches::load_pool() {
+        Ok((machines, jobs)) => classad_benches::old_text(machines, &jobs),
         Err(why) => {
             eprintln!("note: parse bench skipped: {why} (set CLASSAD_POOL_DIR)");
             return;
         }
     };
-    let parser = Parser::new(ParseOptions::default());
-    let ads: Vec<_> = AdReader::new(old.as_bytes(), Format::Old, &parser)
-        .map(|ad| ad.expect("the workload parses"))
-        .collect();
-    let mut new = String::with_capacity(old.len());
-    let mut json = String::with_capacity(old.len() * 5 / 4);
-    json.push_str("[\n");
-    for (i, ad) in ads.iter().enumerate() {
-        new.push_str(&unparse_ad(ad));
-        new.push('\n');
-        if i > 0 {
-            json.push_str(",\n");
-        }
-        write_ad_json(ad, true, &mut json);
-        json.push('\n');
-    }
-    json.push_str("]\n");
+    let classad_benches::Forms { ads, new, json } = classad_benches::forms(&old);
     let attributes: usize = ads.iter().map(|ad| ad.len()).sum();
     eprintln!(
         "pool: {} ads, {attributes} attributes; old {} bytes, new {} bytes, json {} bytes",

@@ -17,53 +17,16 @@
 
 #![allow(missing_docs)]
 
-use classad::syntax::{
-    AdReader, Format, ParseOptions, Parser, read_ads_parallel, unparse_ad, write_ad_json,
-};
-use classad_matchmaker::{generate, read_ad_text};
+use classad::syntax::{ParseOptions, read_ads_parallel};
+use classad_matchmaker::read_ad_text;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// The pool in old syntax (machines then jobs) and what it is called.
-fn old_pool() -> (&'static str, String) {
-    let (label, mut text, jobs) = match classad_benches::load_pool() {
-        Ok((m, j)) => ("workload", m, j),
-        Err(why) => {
-            eprintln!("note: {why}; using the built-in generator's pool");
-            (
-                "generated",
-                generate::slots(2000, 1),
-                generate::jobs(2000, 1),
-            )
-        }
-    };
-    if !text.ends_with("\n\n") {
-        text.push('\n');
-    }
-    text.push_str(&jobs);
-    (label, text)
-}
-
 fn read(c: &mut Criterion) {
-    let (label, old) = old_pool();
-    let parser = Parser::new(ParseOptions::default());
-    let ads: Vec<_> = AdReader::new(old.as_bytes(), Format::Old, &parser)
-        .map(|ad| ad.expect("the pool parses"))
-        .collect();
-    let mut new = String::with_capacity(old.len());
-    let mut json = String::with_capacity(old.len() * 5 / 4);
-    json.push_str("[\n");
-    for (i, ad) in ads.iter().enumerate() {
-        new.push_str(&unparse_ad(ad));
-        new.push('\n');
-        if i > 0 {
-            json.push_str(",\n");
-        }
-        write_ad_json(ad, true, &mut json);
-        json.push('\n');
-    }
-    json.push_str("]\n");
+    let (label, machines, jobs) = classad_benches::pool_or_generated();
+    let old = classad_benches::old_text(machines, &jobs);
+    let classad_benches::Forms { ads, new, json } = classad_benches::forms(&old);
     eprintln!(
         "{label} pool: {} ads; old {} bytes, new {} bytes, json {} bytes",
         ads.len(),

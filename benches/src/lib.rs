@@ -1,6 +1,8 @@
 //! Shared set-up for the benchmarks in `benches/`: the matchmaking
-//! workload of `../shared/workloads/gen_pool.py`.
+//! workload of `../shared/workloads/gen_pool.py`, and its text in each form.
 
+use classad::syntax::{AdExpr, AdReader, Format, ParseOptions, Parser, unparse_ad, write_ad_json};
+use classad_matchmaker::generate;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,4 +45,64 @@ pub fn load_pool() -> Result<(String, String), String> {
         let _ = std::fs::remove_dir_all(&dir);
     }
     result
+}
+
+/// The workload's machine and job ads (see [`load_pool`]) and `"workload"`,
+/// or, without it, the built-in generator's pool of the same size and
+/// `"generated"`, so that a bench runs anywhere and its names say which.
+pub fn pool_or_generated() -> (&'static str, String, String) {
+    match load_pool() {
+        Ok((machines, jobs)) => ("workload", machines, jobs),
+        Err(why) => {
+            eprintln!("note: {why}; using the built-in generator's pool");
+            (
+                "generated",
+                generate::slots(2000, 1),
+                generate::jobs(2000, 1),
+            )
+        }
+    }
+}
+
+/// One old-syntax text of the machine ads, then the job ads.
+pub fn old_text(mut machines: String, jobs: &str) -> String {
+    if !machines.ends_with("\n\n") {
+        machines.push('\n');
+    }
+    machines.push_str(jobs);
+    machines
+}
+
+/// The ads of an old-syntax text, with the same ads written in new
+/// syntax (one a line) and as a JSON array, for the benches that read
+/// each form.
+pub struct Forms {
+    /// The ads, parsed.
+    pub ads: Vec<AdExpr>,
+    /// New syntax, one ad a line.
+    pub new: String,
+    /// A JSON array of the ads, pretty-printed.
+    pub json: String,
+}
+
+/// [`Forms`] of `old`, which must parse.
+pub fn forms(old: &str) -> Forms {
+    let parser = Parser::new(ParseOptions::default());
+    let ads: Vec<_> = AdReader::new(old.as_bytes(), Format::Old, &parser)
+        .map(|ad| ad.expect("the pool parses"))
+        .collect();
+    let mut new = String::with_capacity(old.len());
+    let mut json = String::with_capacity(old.len() * 5 / 4);
+    json.push_str("[\n");
+    for (i, ad) in ads.iter().enumerate() {
+        new.push_str(&unparse_ad(ad));
+        new.push('\n');
+        if i > 0 {
+            json.push_str(",\n");
+        }
+        write_ad_json(ad, true, &mut json);
+        json.push('\n');
+    }
+    json.push_str("]\n");
+    Forms { ads, new, json }
 }
