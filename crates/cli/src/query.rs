@@ -1022,65 +1022,53 @@ fn duration(secs: i64) -> String {
 
 /// One row, as `AttrListPrintMask::display` lays it out.
 fn display(columns: &[Column], separators: &Separators, row: &[Option<String>]) -> String {
-    let mut out = String::new();
-    if let Some(p) = separators.row_prefix {
-        out.push_str(p);
-    }
-    let count = columns.len();
-    for (i, (column, value)) in columns.iter().zip(row).enumerate() {
-        if i > 0
-            && !column.no_prefix
-            && let Some(p) = separators.col_prefix
-        {
-            out.push_str(p);
-        }
-        let text = value.as_deref().unwrap_or("");
-        let len = text.chars().count();
-        if column.width == 0 || len >= column.width {
-            out.push_str(text);
-        } else if column.left {
-            out.push_str(text);
-            out.push_str(&" ".repeat(column.width - len));
-        } else {
-            out.push_str(&" ".repeat(column.width - len));
-            out.push_str(text);
-        }
-        if i + 1 < count
-            && !column.no_suffix
-            && let Some(s) = separators.col_suffix
-        {
-            out.push_str(s);
-        }
-    }
-    if let Some(s) = separators.row_suffix {
-        out.push_str(s);
-    }
-    out
+    let cells = columns
+        .iter()
+        .zip(row)
+        .map(|(column, value)| (column, value.as_deref().unwrap_or(""), column.left));
+    lay_out(columns.len(), separators, cells)
 }
 
 /// The heading line, as `AttrListPrintMask::display_Headings` lays it
 /// out: headings padded to their columns' widths, up to the first column
 /// without one.
 fn headings(columns: &[Column], separators: &Separators) -> String {
+    let cells = columns
+        .iter()
+        .map_while(|column| Some((column, column.heading.as_deref()?, true)));
+    lay_out(columns.len(), separators, cells)
+}
+
+/// A line of `cells` (each a column, its text and whether it is
+/// left-justified) out of `count` columns, with the print mask's
+/// separators: the row's prefix and suffix, and each column's prefix
+/// (not before the first) and suffix (not after the last of `count`)
+/// unless the column drops them.
+fn lay_out<'a>(
+    count: usize,
+    separators: &Separators,
+    cells: impl Iterator<Item = (&'a Column, &'a str, bool)>,
+) -> String {
     let mut out = String::new();
     if let Some(p) = separators.row_prefix {
         out.push_str(p);
     }
-    let count = columns.len();
-    for (i, column) in columns.iter().enumerate() {
-        let Some(heading) = &column.heading else {
-            break;
-        };
+    for (i, (column, text, left)) in cells.enumerate() {
         if i > 0
             && !column.no_prefix
             && let Some(p) = separators.col_prefix
         {
             out.push_str(p);
         }
-        out.push_str(heading);
-        let len = heading.chars().count();
-        if column.width > len {
+        let len = text.chars().count();
+        if column.width == 0 || len >= column.width {
+            out.push_str(text);
+        } else if left {
+            out.push_str(text);
             out.push_str(&" ".repeat(column.width - len));
+        } else {
+            out.push_str(&" ".repeat(column.width - len));
+            out.push_str(text);
         }
         if i + 1 < count
             && !column.no_suffix
