@@ -1470,24 +1470,27 @@ impl Engine {
             // clauses were evaluated on a superset of this one's survivors.
             let build = |invariant: bool, known: Option<&Vec<Vec<u64>>>| -> Vec<Vec<u64>> {
                 let counts = |i: &&u32| !deferred(i) && (!invariant || !self.reads_carved(**i));
+                // The other side's clusters that every counted clause of
+                // `side`'s cluster `c` accepts, `others` bits.
+                let accepted = |side: usize, c: usize, others: usize| {
+                    let u = self.cluster_reps[side][c];
+                    let mut acc = vec![!0u64; others.div_ceil(64)];
+                    for i in self.info[side][u as usize]
+                        .requirements
+                        .iter()
+                        .filter(counts)
+                    {
+                        for (a, b) in acc.iter_mut().zip(&tables[side][i]) {
+                            *a &= b;
+                        }
+                    }
+                    acc
+                };
                 // Slot side, transposed: per slot cluster, the job clusters
                 // it accepts.
                 let slot_accepts: Vec<Vec<u64>> = (0..ns)
                     .into_par_iter()
-                    .map(|c| {
-                        let u = self.cluster_reps[SLOT][c];
-                        let mut acc = vec![!0u64; nj.div_ceil(64)];
-                        for i in self.info[SLOT][u as usize]
-                            .requirements
-                            .iter()
-                            .filter(counts)
-                        {
-                            for (a, b) in acc.iter_mut().zip(&tables[SLOT][i]) {
-                                *a &= b;
-                            }
-                        }
-                        acc
-                    })
+                    .map(|c| accepted(SLOT, c, nj))
                     .collect();
                 (0..nj)
                     .into_par_iter()
@@ -1495,16 +1498,7 @@ impl Engine {
                         || self.vm(),
                         |vm, c| {
                             let u = self.cluster_reps[JOB][c];
-                            let mut acc = vec![!0u64; ns.div_ceil(64)];
-                            for i in self.info[JOB][u as usize]
-                                .requirements
-                                .iter()
-                                .filter(counts)
-                            {
-                                for (a, b) in acc.iter_mut().zip(&tables[JOB][i]) {
-                                    *a &= b;
-                                }
-                            }
+                            let mut acc = accepted(JOB, c, ns);
                             for (w, word) in acc.iter_mut().enumerate() {
                                 let mut bits = *word;
                                 while bits != 0 {
