@@ -131,7 +131,7 @@ type Result<T, E = ParseError> = std::result::Result<T, E>;
 static PRATT: LazyLock<PrattParser<Rule>> = LazyLock::new(|| {
     // Loosest first (spec 003, "Expression Operators").
     PrattParser::new()
-        .op(Op::infix(Rule::ternary_branch, Assoc::Right) | Op::infix(Rule::elvis, Assoc::Right))
+        .op(Op::infix(Rule::ternary_branch, Assoc::Right))
         .op(Op::infix(Rule::or, Assoc::Left))
         .op(Op::infix(Rule::and, Assoc::Left))
         .op(Op::infix(Rule::bit_or, Assoc::Left))
@@ -535,14 +535,6 @@ impl<'p, 's> Builder<'p, 's> {
                         };
                         self.node(kind, span, depth)
                     }
-                    Rule::elvis => {
-                        let depth = 1 + lhs.depth.max(rhs.depth);
-                        let kind = ExprKind::Elvis {
-                            value: Box::new(lhs.expr),
-                            fallback: Box::new(rhs.expr),
-                        };
-                        self.node(kind, span, depth)
-                    }
                     rule => {
                         let op = binary_op(rule).expect("grammar: infix operator");
                         let depth = 1 + lhs.depth.max(rhs.depth);
@@ -590,7 +582,9 @@ impl<'p, 's> Builder<'p, 's> {
             built = match part.as_rule() {
                 Rule::postfix_elvis => {
                     let fallback = self.postfix_expression(
-                        part.into_inner().next().expect("grammar: elvis fallback"),
+                        part.into_inner()
+                            .find(|p| p.as_rule() == Rule::postfix_expression)
+                            .expect("grammar: elvis fallback"),
                     )?;
                     let depth = 1 + built.depth.max(fallback.depth);
                     let kind = ExprKind::Elvis {

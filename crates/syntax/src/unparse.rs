@@ -426,15 +426,17 @@ impl Unparser {
                 self.expr_at(otherwise, indent, out);
             }
             ExprKind::Elvis { value, fallback } => {
-                self.expr_at(value, indent, out);
-                // `?:` together binds as a postfix operator; an elvis whose
-                // operands are not postfix expressions was written `? :`.
-                out.push_str(if self.htcondor || is_postfix_elvis(value, fallback) {
-                    " ?: "
-                } else {
-                    " ? : "
-                });
-                self.expr_at(fallback, indent, out);
+                // `?:` binds as a postfix operator (with or without white
+                // space between `?` and `:`, as HTCondor lexes it), so an
+                // operand that is not a postfix expression is bracketed to
+                // read back as the same tree; HTCondor writes it bare.
+                let bracket = !self.htcondor && !is_postfix_elvis(value, fallback);
+                let value_bracket = bracket
+                    && (matches!(value.kind, ExprKind::Elvis { .. }) || !is_postfix_expression(value));
+                let fallback_bracket = bracket && !is_postfix_expression(fallback);
+                self.bracketed(value, value_bracket, indent, out);
+                out.push_str(" ?: ");
+                self.bracketed(fallback, fallback_bracket, indent, out);
             }
             ExprKind::Paren(inner) => {
                 out.push('(');
@@ -443,6 +445,16 @@ impl Unparser {
             }
             ExprKind::List(items) => self.list(items, indent, out),
             ExprKind::Ad(ad) => self.ad_at(ad, indent, out),
+        }
+    }
+
+    fn bracketed(&self, expr: &Expr, bracket: bool, indent: usize, out: &mut String) {
+        if bracket {
+            out.push('(');
+        }
+        self.expr_at(expr, indent, out);
+        if bracket {
+            out.push(')');
         }
     }
 

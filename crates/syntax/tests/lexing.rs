@@ -150,3 +150,23 @@ fn semicolon_between_arguments_depends_on_mode() {
     parse_strict("strcat(\"x\", \"y\")").expect("commas");
     assert!(parse("{1; 2}").is_err());
 }
+
+/// `?` then `:` with only white space between is HTCondor's one elvis token,
+/// a postfix operator: `10 ? : 2 + 3` is `(10 ?: 2) + 3` (13 in HTCondor),
+/// `-x ? : 3` is `-(x ?: 3)`; a comment between leaves `?` and `:` apart,
+/// which does not parse (found by the Go library's parity corpus).
+#[test]
+fn spaced_elvis_is_the_postfix_token() {
+    for (source, same_as) in [
+        ("10 ? : 2 + 3", "10 ?: 2 + 3"),
+        ("10 ?\t\n: 2 * 3", "10 ?: 2 * 3"),
+        ("-x ? : 3", "-x ?: 3"),
+        ("1 + 0 ? : 2 + 3", "1 + 0 ?: 2 + 3"),
+    ] {
+        assert_eq!(parse(source).unwrap(), parse(same_as).unwrap(), "{source}");
+    }
+    for source in ["1 ? /* c */ : 2", "x ?\n// c\n: 4"] {
+        assert!(parse(source).is_err(), "{source}");
+    }
+    assert!(parse("1 ? /* c */ 2 : 3").is_ok());
+}

@@ -206,6 +206,19 @@ fn precedence(e: &Expr) -> u8 {
     }
 }
 
+/// Whether an expression is a postfix expression: a primary followed by
+/// selections, subscripts and `?:` parts.
+fn is_postfix(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Select { base, .. } | ExprKind::Subscript { base, .. } => is_postfix(base),
+        ExprKind::Elvis { value, fallback } => {
+            !matches!(value.kind, ExprKind::Elvis { .. }) && is_postfix(value) && is_postfix(fallback)
+        }
+        ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Conditional { .. } => false,
+        _ => true,
+    }
+}
+
 fn paren(e: Expr) -> Expr {
     node(ExprKind::Paren(boxed(e)))
 }
@@ -302,11 +315,15 @@ fn normalize(e: Expr) -> Expr {
             }
         }
         ExprKind::Elvis { value, fallback } => {
+            // `?:` is a postfix operator whatever the spacing: its operands
+            // are postfix expressions, and it associates to the right.
             let value = normalize(*value);
-            let needed = precedence(&value) <= CONDITIONAL_PRECEDENCE;
+            let fallback = normalize(*fallback);
+            let value_needed = matches!(value.kind, ExprKind::Elvis { .. }) || !is_postfix(&value);
+            let fallback_needed = !is_postfix(&fallback);
             ExprKind::Elvis {
-                value: boxed(paren_if(value, needed)),
-                fallback: boxed(normalize(*fallback)),
+                value: boxed(paren_if(value, value_needed)),
+                fallback: boxed(paren_if(fallback, fallback_needed)),
             }
         }
         ExprKind::Paren(inner) => ExprKind::Paren(boxed(normalize(*inner))),
