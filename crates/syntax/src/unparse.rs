@@ -432,7 +432,8 @@ impl Unparser {
                 // read back as the same tree; HTCondor writes it bare.
                 let bracket = !self.htcondor && !is_postfix_elvis(value, fallback);
                 let value_bracket = bracket
-                    && (matches!(value.kind, ExprKind::Elvis { .. }) || !is_postfix_expression(value));
+                    && (matches!(value.kind, ExprKind::Elvis { .. })
+                        || !is_postfix_expression(value));
                 let fallback_bracket = bracket && !is_postfix_expression(fallback);
                 self.bracketed(value, value_bracket, indent, out);
                 out.push_str(" ?: ");

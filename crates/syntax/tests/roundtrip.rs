@@ -212,7 +212,9 @@ fn is_postfix(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Select { base, .. } | ExprKind::Subscript { base, .. } => is_postfix(base),
         ExprKind::Elvis { value, fallback } => {
-            !matches!(value.kind, ExprKind::Elvis { .. }) && is_postfix(value) && is_postfix(fallback)
+            !matches!(value.kind, ExprKind::Elvis { .. })
+                && is_postfix(value)
+                && is_postfix(fallback)
         }
         ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Conditional { .. } => false,
         _ => true,
