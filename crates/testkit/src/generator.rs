@@ -83,7 +83,7 @@ pub struct GenOptions {
     /// ads inside string functions, `unparse`, `countMatches` and
     /// `evalInEachContext` of attributes, `=?=` between a list literal and
     /// a list a function made, selection chains and ads taken by
-    /// subscript. Implies `calls`.
+    /// subscript; the `?:` token is also spelled `? :`. Implies `calls`.
     pub text: bool,
 }
 
@@ -311,6 +311,41 @@ fn subscript(base: Expr, index: Expr) -> Expr {
     })
 }
 
+/// `text` with each `?:` token outside string literals and quoted names
+/// spelled at random as HTCondor's lexer also reads it, with white space
+/// between `?` and `:` (issue 12: `10 ? : 2 + 3` is the postfix elvis, 13).
+fn respell_elvis(text: &str, rng: &mut Rng) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            '?' if chars.peek() == Some(&':') => {
+                chars.next();
+                out.push_str(rng.pick_str(&["?:", "? :", "?\t:", "?  :"]));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// `[a = e; b = unparse(a)].b`: the text HTCondor writes for `e`.
 fn unparse_of(e: Expr) -> Expr {
     let mut ad = AdExpr::new();
@@ -368,7 +403,10 @@ impl Generator {
             // is below 1000 reads back as another time (as in HTCondor), so
             // the tree returned is the one read from the text returned.
             if let Ok(parsed) = classad_syntax::parse_expression(&text) {
-                let text = classad_syntax::unparse(&parsed);
+                let mut text = classad_syntax::unparse(&parsed);
+                if self.options.text {
+                    text = respell_elvis(&text, &mut self.rng);
+                }
                 if let Ok(reparsed) = classad_syntax::parse_expression(&text) {
                     return (text, reparsed);
                 }
@@ -1288,6 +1326,28 @@ mod tests {
             let (text, expr) = g.next_expr();
             assert_eq!(classad_syntax::parse_expression(&text).ok(), Some(expr));
         }
+    }
+
+    /// The `--text` forms spell the elvis token apart too (the spaced-elvis
+    /// class), and such a text reads back as the tree it came from.
+    #[test]
+    fn text_forms_spell_elvis_apart() {
+        let mut g = Generator::new(
+            5,
+            GenOptions {
+                max_depth: 5,
+                calls: true,
+                text: true,
+            },
+        );
+        let texts: Vec<String> = (0..3000).map(|_| g.next_text()).collect();
+        let all = texts.join("\n");
+        assert!(all.contains("? :") && all.contains("?\t:"));
+        let mut rng = Rng::new(1);
+        assert_eq!(
+            respell_elvis("\"a?:b\" + 'c?:d'", &mut rng),
+            "\"a?:b\" + 'c?:d'"
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! prints N generated ClassAd expressions, one a line, for the oracle
 //! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called;
 //! `--text` adds the forms of `GenOptions::text` (values as text, lists and
-//! ads in string functions, subscripted ads, selection chains).
+//! ads in string functions, subscripted ads, selection chains, the elvis
+//! token spelled with white space inside).
 //!
 //! `gen-exprs --classify` reads expressions from standard input and prints,
 //! for each, the known VM bug it may run into
