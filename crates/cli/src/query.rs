@@ -115,6 +115,27 @@ struct Column {
     expr: Option<(Expr, Program)>,
 }
 
+impl Column {
+    /// A column of `attr` (compiled as `expr`) through `format`, as wide
+    /// and aligned as its conversion says.
+    fn new(attr: String, format: String, expr: Option<(Expr, Program)>) -> Column {
+        let spec = parse_spec(&format);
+        let (width, left) = spec.as_ref().map_or((0, false), |s| (s.width, s.left));
+        Column {
+            attr,
+            format,
+            spec,
+            width,
+            left,
+            auto_width: false,
+            no_prefix: false,
+            no_suffix: false,
+            heading: None,
+            expr,
+        }
+    }
+}
+
 /// Separators of the print mask (`SetAutoSep`): before each row, before
 /// each column but the first, after each column but the last, after each
 /// row.
@@ -200,21 +221,11 @@ pub fn main(command: &clap::Command, args: &[String]) -> ExitCode {
                 let Some(expr) = compile(text) else {
                     return usage_error(&format!("-format arg '{text}' is not a valid expression"));
                 };
-                let format = collapse_escapes(format);
-                let spec = parse_spec(&format);
-                let (width, left) = spec.as_ref().map_or((0, false), |s| (s.width, s.left));
-                columns.push(Column {
-                    attr: text.clone(),
-                    format,
-                    spec,
-                    width,
-                    left,
-                    auto_width: false,
-                    no_prefix: false,
-                    no_suffix: false,
-                    heading: None,
-                    expr: Some(expr),
-                });
+                columns.push(Column::new(
+                    text.clone(),
+                    collapse_escapes(format),
+                    Some(expr),
+                ));
             }
             _ => {
                 let known = crate::args::find_arg(command, word);
@@ -292,24 +303,12 @@ fn autoformat(
         }
     }
     let column = |attr: &str, format: String, width: usize, heading: Option<String>| {
-        let spec = parse_spec(&format);
-        let (width, left) = if width == 0 {
-            spec.as_ref().map_or((0, false), |s| (s.width, s.left))
-        } else {
-            (width, false)
-        };
-        Column {
-            attr: attr.to_string(),
-            format,
-            spec,
-            width,
-            left,
-            auto_width: false,
-            no_prefix: false,
-            no_suffix: false,
-            heading,
-            expr: compile(attr),
+        let mut column = Column::new(attr.to_string(), format, compile(attr));
+        if width != 0 {
+            (column.width, column.left) = (width, false);
         }
+        column.heading = heading;
+        column
     };
     if job_id {
         if headings || *has_headings {
@@ -348,38 +347,23 @@ fn autoformat(
         "%v"
     };
     for (attr, expr) in group {
-        let mut format = String::new();
-        let mut heading = None;
-        let mut width = 0;
-        let mut left = false;
-        let mut auto_width = false;
-        if headings || *has_headings {
-            let text = if headings {
-                attr.clone()
-            } else {
-                "(expr)".into()
-            };
-            width = text.chars().count();
-            left = true;
-            auto_width = true;
-            heading = Some(text);
-        } else if label {
-            format = format!("{attr} = ");
+        let heading = match (headings, *has_headings) {
+            (true, _) => Some(attr.clone()),
+            (false, true) => Some("(expr)".to_string()),
+            (false, false) => None,
+        };
+        let format = match &heading {
+            None if label => format!("{attr} = {conversion}"),
+            _ => conversion.to_string(),
+        };
+        let mut column = Column::new(attr, format, Some(expr));
+        if let Some(text) = heading {
+            column.width = text.chars().count();
+            column.left = true;
+            column.auto_width = true;
+            column.heading = Some(text);
         }
-        format.push_str(conversion);
-        let spec = parse_spec(&format);
-        columns.push(Column {
-            attr,
-            format,
-            spec,
-            width,
-            left,
-            auto_width,
-            no_prefix: false,
-            no_suffix: false,
-            heading,
-            expr: Some(expr),
-        });
+        columns.push(column);
     }
     *has_headings |= headings;
     separators

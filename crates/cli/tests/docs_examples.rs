@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::batch;
+use common::{assert_all_hold, batch};
 
 use std::path::Path;
 
@@ -60,11 +60,5 @@ fn function_reference_examples_hold() {
             format!("{file}:{line}: {expr}\n  documented: {expected}\n  printed:    {got}")
         })
         .collect();
-    assert!(
-        wrong.is_empty(),
-        "{} of {} examples differ:\n{}",
-        wrong.len(),
-        examples.len(),
-        wrong.join("\n")
-    );
+    assert_all_hold(&wrong, examples.len());
 }

@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::batch;
+use common::{assert_all_hold, batch};
 
 use std::path::{Path, PathBuf};
 
@@ -129,13 +129,7 @@ fn check(file: &'static str, at_least: usize) {
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} of {} examples differ:\n{}",
-        wrong.len(),
-        examples.len(),
-        wrong.join("\n")
-    );
+    assert_all_hold(&wrong, examples.len());
 }
 
 #[test]

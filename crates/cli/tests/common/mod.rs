@@ -76,6 +76,16 @@ pub fn batch<F: AsRef<str>, L: AsRef<str>>(flags: &[F], lines: &[L]) -> Vec<Stri
     printed
 }
 
+/// Fails, listing `wrong`: the examples (of `total`) that do not hold.
+pub fn assert_all_hold(wrong: &[String], total: usize) {
+    assert!(
+        wrong.is_empty(),
+        "{} of {total} examples differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
