@@ -34,6 +34,7 @@ pub use classad_vm::{AdRef, AdValue, Options, Program, Value, Vm};
 use std::sync::Arc;
 
 mod classad;
+pub mod printf;
 #[cfg(feature = "serde")]
 mod serde_impl;
 

@@ -31,8 +31,8 @@ use classad::syntax::{
     self, AdExpr, AdReader, Dialect, Expr, ExprKind, Format, ParseOptions, Parser,
 };
 use classad::vm::Registry;
-use classad::vm::print::value_to_string;
-use classad::{AdRef, Options, Value, Vm};
+use classad::vm::print::{self, value_to_string};
+use classad::{AdRef, Options, Vm};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
@@ -422,47 +422,6 @@ fn context_text(context: &AdExpr) -> String {
     syntax::unparse::unparse_htcondor(&Expr::new(ExprKind::Ad(Box::new(context.clone()))))
 }
 
-/// A value as `repr` prints `ExprTree.simplify`'s literal: reals `%.15E`,
-/// relative times as HTCondor's text, lists and ads as their expressions.
-fn write_simplified(value: &Value, out: &mut String) {
-    match value {
-        Value::Real(r) => out.push_str(&syntax::unparse::format_real_htcondor(*r)),
-        Value::RelTime(r) => {
-            out.push_str("relTime(\"");
-            syntax::time::write_rel_time(*r, out);
-            out.push_str("\")");
-        }
-        Value::List(items) | Value::SharedList(items) => {
-            out.push_str("{ ");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_simplified(item, out);
-            }
-            out.push_str(" }");
-        }
-        Value::LazyList(list) => {
-            out.push_str("{ ");
-            for (i, item) in list.items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&syntax::unparse::unparse_htcondor(&item.source));
-            }
-            out.push_str(" }");
-        }
-        Value::Ad(ad) => {
-            let mut body = AdExpr::new();
-            for attribute in ad.body.attributes() {
-                body.insert(attribute.name.clone(), (*attribute.source).clone());
-            }
-            out.push_str(&context_text(&body));
-        }
-        other => out.push_str(&value_to_string(other)),
-    }
-}
-
 /// An argument as `classad_eval` reads it: an ad, or assignments once
 /// wrapped in `[ ]`; `None` when it is neither.
 /// As HTCondor's ClassAd constructor, only the first ad counts: what
@@ -551,7 +510,8 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
             changed = false;
         }
         let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
-        write_simplified(&value, &mut text);
+        // As `repr` prints `ExprTree.simplify`'s literal.
+        print::write_value_as(&value, print::Style::Htcondor, &mut text);
         text.push('\n');
         if let Err(e) = out.write_all(text.as_bytes()) {
             return crate::args::output_failed("eval", &e);

@@ -156,6 +156,17 @@ fn json_number(x: f64) -> String {
 }
 
 /// A spinner on stderr, only on a terminal and only after a second.
+/// The matcher's result, the progress bar cleared; an error is said.
+fn finished<T>(
+    result: Result<T, impl std::fmt::Display>,
+    bar: &Option<indicatif::ProgressBar>,
+) -> Option<T> {
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    result.map_err(|e| eprintln!("classad match: {e}")).ok()
+}
+
 fn progress(message: &str) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
@@ -203,16 +214,9 @@ pub fn run(args: MatchArgs) -> ExitCode {
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let (stats, extra) = if args.all_pairs {
-        let result = match pool.all_pairs() {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("classad match: {e}");
-                return ExitCode::from(1);
-            }
+        let Some(result) = finished(pool.all_pairs(), &bar) else {
+            return ExitCode::from(1);
         };
-        if let Some(b) = &bar {
-            b.finish_and_clear();
-        }
         let (matches, rank_sum, hash) = result.checksums();
         let jobs = pool.jobs();
         let slots = pool.slots();
@@ -245,16 +249,9 @@ pub fn run(args: MatchArgs) -> ExitCode {
             format!("matches={matches} rank_sum={rank_sum:.6} best_hash={hash:016x}"),
         )
     } else {
-        let result = match pool.negotiate() {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("classad match: {e}");
-                return ExitCode::from(1);
-            }
+        let Some(result) = finished(pool.negotiate(), &bar) else {
+            return ExitCode::from(1);
         };
-        if let Some(b) = &bar {
-            b.finish_and_clear();
-        }
         let jobs = pool.jobs();
         let slots = pool.slots();
         if args.json {

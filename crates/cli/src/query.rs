@@ -27,6 +27,7 @@
 //!   are read as HTCondor reads them.
 
 use crate::convert::Output;
+use classad::printf::{self, Conversion};
 use classad::syntax::{
     self, AdError, AdExpr, AdReader, Expr, ExprKind, Format, Name, ParseOptions, Parser,
 };
@@ -101,7 +102,7 @@ struct Column {
     /// The printf format, escapes read.
     format: String,
     /// Its conversion, if it has one.
-    spec: Option<Spec>,
+    spec: Option<Conversion>,
     /// Width; left-aligned when `left`.
     width: usize,
     left: bool,
@@ -112,6 +113,27 @@ struct Column {
     heading: Option<String>,
     /// `attr` read as an expression, and compiled.
     expr: Option<(Expr, Program)>,
+}
+
+impl Column {
+    /// A column of `attr` (compiled as `expr`) through `format`, as wide
+    /// and aligned as its conversion says.
+    fn new(attr: String, format: String, expr: Option<(Expr, Program)>) -> Column {
+        let spec = parse_spec(&format);
+        let (width, left) = spec.as_ref().map_or((0, false), |s| (s.width, s.left));
+        Column {
+            attr,
+            format,
+            spec,
+            width,
+            left,
+            auto_width: false,
+            no_prefix: false,
+            no_suffix: false,
+            heading: None,
+            expr,
+        }
+    }
 }
 
 /// Separators of the print mask (`SetAutoSep`): before each row, before
@@ -199,21 +221,11 @@ pub fn main(command: &clap::Command, args: &[String]) -> ExitCode {
                 let Some(expr) = compile(text) else {
                     return usage_error(&format!("-format arg '{text}' is not a valid expression"));
                 };
-                let format = collapse_escapes(format);
-                let spec = parse_spec(&format);
-                let (width, left) = spec.as_ref().map_or((0, false), |s| (s.width, s.left));
-                columns.push(Column {
-                    attr: text.clone(),
-                    format,
-                    spec,
-                    width,
-                    left,
-                    auto_width: false,
-                    no_prefix: false,
-                    no_suffix: false,
-                    heading: None,
-                    expr: Some(expr),
-                });
+                columns.push(Column::new(
+                    text.clone(),
+                    collapse_escapes(format),
+                    Some(expr),
+                ));
             }
             _ => {
                 let known = crate::args::find_arg(command, word);
@@ -291,24 +303,12 @@ fn autoformat(
         }
     }
     let column = |attr: &str, format: String, width: usize, heading: Option<String>| {
-        let spec = parse_spec(&format);
-        let (width, left) = if width == 0 {
-            spec.as_ref().map_or((0, false), |s| (s.width, s.left))
-        } else {
-            (width, false)
-        };
-        Column {
-            attr: attr.to_string(),
-            format,
-            spec,
-            width,
-            left,
-            auto_width: false,
-            no_prefix: false,
-            no_suffix: false,
-            heading,
-            expr: compile(attr),
+        let mut column = Column::new(attr.to_string(), format, compile(attr));
+        if width != 0 {
+            (column.width, column.left) = (width, false);
         }
+        column.heading = heading;
+        column
     };
     if job_id {
         if headings || *has_headings {
@@ -347,38 +347,23 @@ fn autoformat(
         "%v"
     };
     for (attr, expr) in group {
-        let mut format = String::new();
-        let mut heading = None;
-        let mut width = 0;
-        let mut left = false;
-        let mut auto_width = false;
-        if headings || *has_headings {
-            let text = if headings {
-                attr.clone()
-            } else {
-                "(expr)".into()
-            };
-            width = text.chars().count();
-            left = true;
-            auto_width = true;
-            heading = Some(text);
-        } else if label {
-            format = format!("{attr} = ");
+        let heading = match (headings, *has_headings) {
+            (true, _) => Some(attr.clone()),
+            (false, true) => Some("(expr)".to_string()),
+            (false, false) => None,
+        };
+        let format = match &heading {
+            None if label => format!("{attr} = {conversion}"),
+            _ => conversion.to_string(),
+        };
+        let mut column = Column::new(attr, format, Some(expr));
+        if let Some(text) = heading {
+            column.width = text.chars().count();
+            column.left = true;
+            column.auto_width = true;
+            column.heading = Some(text);
         }
-        format.push_str(conversion);
-        let spec = parse_spec(&format);
-        columns.push(Column {
-            attr,
-            format,
-            spec,
-            width,
-            left,
-            auto_width,
-            no_prefix: false,
-            no_suffix: false,
-            heading,
-            expr: Some(expr),
-        });
+        columns.push(column);
     }
     *has_headings |= headings;
     separators
@@ -583,23 +568,6 @@ fn read<R: BufRead, W: Write, D: Write>(
     Ok(ok)
 }
 
-/// The conversion of a printf format, as HTCondor's `parsePrintfFormat`
-/// reads the first one (`%%` skipped).
-#[derive(Clone, Debug)]
-struct Spec {
-    /// Byte range of the conversion in the format.
-    start: usize,
-    end: usize,
-    left: bool,
-    zero: bool,
-    plus: bool,
-    space: bool,
-    alt: bool,
-    width: usize,
-    precision: Option<usize>,
-    letter: char,
-}
-
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Kind {
     Int,
@@ -611,96 +579,29 @@ enum Kind {
     Time,
 }
 
-impl Spec {
-    fn kind(&self) -> Kind {
-        match self.letter {
-            'd' | 'i' | 'o' | 'u' | 'x' | 'X' | 'p' => Kind::Int,
-            'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a' | 'A' => Kind::Float,
-            'c' | 'C' => Kind::Char,
-            's' | 'S' => Kind::Str,
-            'v' | 'V' => Kind::Value,
-            'r' | 'R' => Kind::Raw,
-            _ => Kind::Time,
-        }
+/// The kind of value a conversion prints.
+fn kind(conversion: &Conversion) -> Kind {
+    match conversion.letter {
+        'd' | 'i' | 'o' | 'u' | 'x' | 'X' | 'p' => Kind::Int,
+        'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a' | 'A' => Kind::Float,
+        'c' | 'C' => Kind::Char,
+        's' | 'S' => Kind::Str,
+        'v' | 'V' => Kind::Value,
+        'r' | 'R' => Kind::Raw,
+        _ => Kind::Time,
     }
 }
 
-fn parse_spec(format: &str) -> Option<Spec> {
-    let bytes = format.as_bytes();
-    let mut i = 0;
-    loop {
-        while i < bytes.len() && bytes[i] != b'%' {
-            i += 1;
-        }
-        let start = i;
-        i += 1;
-        if i >= bytes.len() {
-            return None;
-        }
-        let mut spec = Spec {
-            start,
-            end: 0,
-            left: false,
-            zero: false,
-            plus: false,
-            space: false,
-            alt: false,
-            width: 0,
-            precision: None,
-            letter: '%',
-        };
-        while i < bytes.len() && b"#0- +'".contains(&bytes[i]) {
-            match bytes[i] {
-                b'#' => spec.alt = true,
-                b'0' => spec.zero = true,
-                b'-' => spec.left = true,
-                b' ' => spec.space = true,
-                b'+' => spec.plus = true,
-                _ => {}
-            }
-            i += 1;
-        }
-        // `*` widths and precisions take an argument there is none of:
-        // HTCondor's tools would read garbage, so there is no conversion.
-        if bytes.get(i) == Some(&b'*') {
-            return None;
-        }
-        let digits = |i: &mut usize| {
-            let mut n: usize = 0;
-            while *i < bytes.len() && bytes[*i].is_ascii_digit() {
-                n = n
-                    .saturating_mul(10)
-                    .saturating_add(usize::from(bytes[*i] - b'0'));
-                *i += 1;
-            }
-            n.min(4096)
-        };
-        spec.width = digits(&mut i);
-        if bytes.get(i) == Some(&b'.') {
-            i += 1;
-            if bytes.get(i) == Some(&b'*') {
-                return None;
-            }
-            spec.precision = Some(digits(&mut i));
-        }
-        while i < bytes.len() && b"hlLqjzt".contains(&bytes[i]) {
-            i += 1;
-        }
-        let letter = *bytes.get(i)?;
-        i += 1;
-        spec.letter = char::from(letter);
-        spec.end = i;
-        match letter {
-            b'%' => continue,
-            b'd' | b'i' | b'o' | b'u' | b'x' | b'X' | b'e' | b'E' | b'f' | b'F' | b'g' | b'G'
-            | b'a' | b'A' | b'c' | b'C' | b's' | b'S' | b'p' | b'v' | b'V' | b'r' | b'R' | b'T' => {
-                return Some(spec);
-            }
-            // `%n` writes through a pointer, `%Y` is a local date: no
-            // conversion here.
-            _ => return None,
-        }
-    }
+/// The conversion of a format, as HTCondor's `parsePrintfFormat` reads
+/// the first one. `%n` would write through a pointer and `%Y` is a local
+/// date: no conversion here. Integers print with all their 64 bits,
+/// whatever the length modifier.
+fn parse_spec(format: &str) -> Option<Conversion> {
+    let conversion = printf::parse(format, 0).filter(|c| !matches!(c.letter, 'n' | 'Y'))?;
+    Some(Conversion {
+        bits: 64,
+        ..conversion
+    })
 }
 
 /// Backslash escapes of a format, as HTCondor's `collapse_escapes` reads
@@ -835,7 +736,7 @@ fn render(column: &Column, ast: &AdExpr, ad: &AdRef, vm: &mut Vm) -> Option<Stri
     };
     let found = ast.get(&column.attr);
     let (expr, program) = column.expr.as_ref()?;
-    let mut kind = spec.kind();
+    let mut kind = kind(spec);
     let mut value = None;
     if kind == Kind::Str && found.is_some() {
         match vm.evaluate(program, ad) {
@@ -863,7 +764,7 @@ fn render(column: &Column, ast: &AdExpr, ad: &AdRef, vm: &mut Vm) -> Option<Stri
                 if kind == Kind::Time {
                     return Some(duration(n));
                 }
-                return Some(printf(&column.format, spec, &int_text(n, spec)));
+                return Some(printf::splice(&column.format, spec, &printf::int(spec, n)));
             }
             Kind::Float => {
                 let x = match value {
@@ -872,7 +773,7 @@ fn render(column: &Column, ast: &AdExpr, ad: &AdRef, vm: &mut Vm) -> Option<Stri
                     Value::Bool(b) => f64::from(u8::from(b)),
                     _ => return None,
                 };
-                return Some(printf(&column.format, spec, &float_text(x, spec)));
+                return Some(printf::splice(&column.format, spec, &printf::real(spec, x)));
             }
             Kind::Str => string_of(&value)?,
             _ => match string_of(&value) {
@@ -885,129 +786,11 @@ fn render(column: &Column, ast: &AdExpr, ad: &AdRef, vm: &mut Vm) -> Option<Stri
     if column.format == "%s" {
         return Some(text);
     }
-    Some(printf(
+    Some(printf::splice(
         &column.format,
         spec,
-        &pad(&truncate(&text, spec.precision), spec),
+        &printf::string(spec, &text),
     ))
-}
-
-/// The format with its conversion replaced by `converted`, `%%` by `%`.
-fn printf(format: &str, spec: &Spec, converted: &str) -> String {
-    let unescape = |s: &str| s.replace("%%", "%");
-    format!(
-        "{}{converted}{}",
-        unescape(&format[..spec.start]),
-        unescape(&format[spec.end..])
-    )
-}
-
-fn truncate(text: &str, precision: Option<usize>) -> String {
-    match precision {
-        Some(p) => text.chars().take(p).collect(),
-        None => text.to_string(),
-    }
-}
-
-fn pad(text: &str, spec: &Spec) -> String {
-    let len = text.chars().count();
-    if len >= spec.width {
-        return text.to_string();
-    }
-    let fill = " ".repeat(spec.width - len);
-    if spec.left {
-        format!("{text}{fill}")
-    } else {
-        format!("{fill}{text}")
-    }
-}
-
-/// Pads a number's digits (after its sign or prefix) with zeros or the
-/// text with spaces, as printf's `0` and `-` flags do.
-fn pad_number(sign: &str, digits: &str, spec: &Spec, zero_ok: bool) -> String {
-    let len = sign.len() + digits.len();
-    if spec.zero && !spec.left && zero_ok && len < spec.width {
-        return format!("{sign}{}{digits}", "0".repeat(spec.width - len));
-    }
-    pad(&format!("{sign}{digits}"), spec)
-}
-
-fn int_text(n: i64, spec: &Spec) -> String {
-    let signed = matches!(spec.letter, 'd' | 'i');
-    if matches!(spec.letter, 'c' | 'C') {
-        return pad(&char::from(n as u8).to_string(), spec);
-    }
-    let (sign, mut digits) = if signed {
-        let sign = if n < 0 {
-            "-"
-        } else if spec.plus {
-            "+"
-        } else if spec.space {
-            " "
-        } else {
-            ""
-        };
-        (sign.to_string(), n.unsigned_abs().to_string())
-    } else {
-        let u = n as u64;
-        let digits = match spec.letter {
-            'o' => format!("{u:o}"),
-            'x' | 'p' => format!("{u:x}"),
-            'X' => format!("{u:X}"),
-            _ => u.to_string(),
-        };
-        let prefix = match spec.letter {
-            'x' if spec.alt && u != 0 => "0x",
-            'X' if spec.alt && u != 0 => "0X",
-            'p' => "0x",
-            'o' if spec.alt && !digits.starts_with('0') => "0",
-            _ => "",
-        };
-        (prefix.to_string(), digits)
-    };
-    if let Some(p) = spec.precision {
-        if p == 0 && n == 0 {
-            digits.clear();
-        } else if digits.len() < p {
-            digits = format!("{}{digits}", "0".repeat(p - digits.len()));
-        }
-    }
-    pad_number(&sign, &digits, spec, spec.precision.is_none())
-}
-
-fn float_text(x: f64, spec: &Spec) -> String {
-    let upper = spec.letter.is_ascii_uppercase();
-    let sign = if x.is_sign_negative() && !x.is_nan() {
-        "-"
-    } else if spec.plus {
-        "+"
-    } else if spec.space {
-        " "
-    } else {
-        ""
-    };
-    let a = x.abs();
-    if !a.is_finite() {
-        let text = if a.is_nan() { "nan" } else { "inf" };
-        let text = if upper {
-            text.to_uppercase()
-        } else {
-            text.into()
-        };
-        return pad(&format!("{sign}{text}"), spec);
-    }
-    let precision = spec.precision.unwrap_or(6).min(1000);
-    let digits = match spec.letter.to_ascii_lowercase() {
-        'f' => format!("{a:.precision$}"),
-        'e' => syntax::unparse::format_c_exponent(a, precision).replace('E', "e"),
-        _ => {
-            // %g, and %a as %g: the hexadecimal form is not worth its code.
-            let text = syntax::unparse::format_c_general(a, precision.max(1));
-            text.replace('E', "e")
-        }
-    };
-    let digits = if upper { digits.to_uppercase() } else { digits };
-    pad_number(sign, &digits, spec, true)
 }
 
 /// `%T`: a duration as HTCondor's `format_time` writes it,
@@ -1087,45 +870,15 @@ fn lay_out<'a>(
 mod tests {
     use super::*;
 
-    fn spec(format: &str) -> Spec {
+    fn spec(format: &str) -> Conversion {
         parse_spec(format).expect("a conversion")
     }
 
     #[test]
-    fn printf_conversions_as_c_prints_them() {
-        let cases: &[(&str, i64, &str)] = &[
-            ("%d", 42, "42"),
-            ("%5d|", -42, "  -42|"),
-            ("%-5d|", 42, "42   |"),
-            ("%05d", -42, "-0042"),
-            ("%+d", 7, "+7"),
-            ("%x", 255, "ff"),
-            ("%#X", 255, "0XFF"),
-            ("%o", 8, "10"),
-            ("%.3d", 7, "007"),
-            ("100%% %d", 5, "100% 5"),
-        ];
-        for (format, n, expected) in cases {
-            let s = spec(format);
-            assert_eq!(printf(format, &s, &int_text(*n, &s)), *expected, "{format}");
-        }
-        let floats: &[(&str, f64, &str)] = &[
-            ("%f", 1.5, "1.500000"),
-            ("%.2f", 2.0 / 3.0, "0.67"),
-            ("%8.3f|", -1.0, "  -1.000|"),
-            ("%e", 12345.678, "1.234568e+04"),
-            ("%G", 0.00001, "1E-05"),
-            ("%g", 100000.0, "100000"),
-            ("%g", 1e6, "1e+06"),
-        ];
-        for (format, x, expected) in floats {
-            let s = spec(format);
-            assert_eq!(
-                printf(format, &s, &float_text(*x, &s)),
-                *expected,
-                "{format}"
-            );
-        }
+    fn integers_print_with_all_their_bits() {
+        let s = spec("%d");
+        assert_eq!(printf::int(&s, 1 << 40), "1099511627776");
+        assert_eq!(printf::int(&spec("%hx"), -1), "ffffffffffffffff");
     }
 
     #[test]

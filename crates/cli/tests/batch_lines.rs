@@ -4,23 +4,13 @@
 //! that does not parse. One extra line would shift every later answer of a
 //! batch.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use common::classad_reading;
 
 /// Runs the batch and returns its output lines.
 fn run_batch(input: &[u8]) -> Vec<Vec<u8>> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(["eval", "--batch"])
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("classad runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().expect("classad finishes");
-    writer.join().expect("writer").expect("input written");
+    let output = classad_reading(["eval", "--batch"], input);
     assert!(output.status.success(), "classad failed");
     let mut lines: Vec<Vec<u8>> = output
         .stdout

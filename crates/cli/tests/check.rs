@@ -2,30 +2,9 @@
 //! reported with its file, line and column (and the good ads around it
 //! still counted), `--json`, and files that cannot be read.
 
-use std::process::{Command, Output};
+mod common;
 
-fn classad(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("classad-check-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{Scratch, classad, text};
 
 const GOOD_OLD: &str = "Name = \"slot1@a\"\nMemory = 4096\nRequirements = TARGET.RequestMemory <= MY.Memory\n\n\
 Name = \"slot1@b\"\nMemory = 4096\nRequirements = TARGET.RequestMemory <= MY.Memory\n\n";
@@ -41,12 +20,9 @@ A = 5\n";
 
 #[test]
 fn good_files_are_counted_and_pass() {
-    let d = dir("good");
-    let (old, new) = (
-        write(&d, "slots.ads", GOOD_OLD),
-        write(&d, "ads.new", GOOD_NEW),
-    );
-    let out = classad(&["check", &old, &new]);
+    let d = Scratch::new("check-good");
+    let (old, new) = (d.file("slots.ads", GOOD_OLD), d.file("ads.new", GOOD_NEW));
+    let out = classad(["check", &old, &new]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
     let stdout = text(&out.stdout);
@@ -81,12 +57,9 @@ fn good_files_are_counted_and_pass() {
 
 #[test]
 fn every_bad_ad_is_reported_with_its_position_and_the_good_ones_counted() {
-    let d = dir("bad");
-    let (good, bad) = (
-        write(&d, "good.ads", GOOD_OLD),
-        write(&d, "bad.ads", BAD_OLD),
-    );
-    let out = classad(&["check", &good, &bad]);
+    let d = Scratch::new("check-bad");
+    let (good, bad) = (d.file("good.ads", GOOD_OLD), d.file("bad.ads", BAD_OLD));
+    let out = classad(["check", &good, &bad]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
@@ -115,13 +88,12 @@ fn every_bad_ad_is_reported_with_its_position_and_the_good_ones_counted() {
 
 #[test]
 fn a_broken_new_syntax_ad_does_not_hide_the_ads_after_it() {
-    let d = dir("new");
-    let file = write(
-        &d,
+    let d = Scratch::new("check-new");
+    let file = d.file(
         "ads.new",
         "[ a = 1; x = \"unterminated ]\n[ b = 2 ]\n[ c = 3 ]\n",
     );
-    let out = classad(&["check", &file]);
+    let out = classad(["check", &file]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains(&format!("{file}:1:14")),
@@ -137,13 +109,10 @@ fn a_broken_new_syntax_ad_does_not_hide_the_ads_after_it() {
 
 #[test]
 fn json_is_one_object_with_counts_and_errors() {
-    let d = dir("json");
-    let (good, bad) = (
-        write(&d, "good.ads", GOOD_OLD),
-        write(&d, "bad.ads", BAD_OLD),
-    );
+    let d = Scratch::new("check-json");
+    let (good, bad) = (d.file("good.ads", GOOD_OLD), d.file("bad.ads", BAD_OLD));
     let missing = d.join("missing.ads").to_string_lossy().into_owned();
-    let out = classad(&["check", "--json", &good, &bad, &missing]);
+    let out = classad(["check", "--json", &good, &bad, &missing]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
@@ -194,12 +163,12 @@ fn json_is_one_object_with_counts_and_errors() {
 
 #[test]
 fn an_unreadable_file_fails_the_check_and_the_others_are_still_checked() {
-    let d = dir("unreadable");
-    let good = write(&d, "good.ads", GOOD_OLD);
+    let d = Scratch::new("check-unreadable");
+    let good = d.file("good.ads", GOOD_OLD);
     let missing = d.join("missing.ads").to_string_lossy().into_owned();
     // A directory cannot be read as a file either.
     let directory = d.to_string_lossy().into_owned();
-    let out = classad(&["check", &missing, &good, &directory]);
+    let out = classad(["check", &missing, &good, &directory]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
@@ -223,13 +192,13 @@ fn an_unreadable_file_fails_the_check_and_the_others_are_still_checked() {
 
 #[test]
 fn errors_of_a_binary_file_are_capped_and_counted() {
-    let d = dir("binary");
+    let d = Scratch::new("check-binary");
     // Many lines that are not `Name = expression`, each its own bad ad.
     let junk: String = (0..300)
         .map(|i| format!("\u{1}\u{2} junk {i}\n\n"))
         .collect();
-    let file = write(&d, "junk.ads", &junk);
-    let out = classad(&["check", &file]);
+    let file = d.file("junk.ads", &junk);
+    let out = classad(["check", &file]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert_eq!(stderr.matches("error: ad ").count(), 100, "{stderr}");
@@ -244,13 +213,13 @@ fn errors_of_a_binary_file_are_capped_and_counted() {
 
 #[test]
 fn a_command_line_without_files_is_a_usage_error() {
-    let out = classad(&["check"]);
+    let out = classad(["check"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("Usage: classad check <FILE>..."),
         "{}",
         text(&out.stderr)
     );
-    let out = classad(&["check", "--frobnicate", "x"]);
+    let out = classad(["check", "--frobnicate", "x"]);
     assert_eq!(out.status.code(), Some(2));
 }

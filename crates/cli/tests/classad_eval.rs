@@ -9,37 +9,21 @@
 //! that reference and compared with our bytes. Without the oracle the
 //! second test says it skipped.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn classad(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("eval")
-        .args(args)
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run classad");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::{Scratch, classad_reading, oracle_python, text};
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `classad eval ARGS` reading `stdin`.
+fn eval(args: &[&str], stdin: &str) -> Output {
+    classad_reading(["eval"].iter().chain(args), stdin)
 }
 
 /// The fixture files, written once per test run.
-fn fixtures() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("classad-eval-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+fn fixtures() -> Scratch {
+    let dir = Scratch::new("eval");
     let files: &[(&str, &str)] = &[
         // condor_q -l:new of two jobs.
         (
@@ -61,7 +45,7 @@ fn fixtures() -> PathBuf {
         ),
     ];
     for (name, contents) in files {
-        std::fs::write(dir.join(name), contents).unwrap();
+        dir.write(name, contents);
     }
     dir
 }
@@ -187,7 +171,7 @@ fn documented_invocations_print_classad_evals_bytes() {
     for (args, expected, ok) in CASES {
         let args = with_files(args, &dir);
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = classad(&refs, "");
+        let out = eval(&refs, "");
         let stdout = text(&out.stdout);
         if stdout != *expected || out.status.success() != *ok {
             failures.push(format!(
@@ -202,7 +186,7 @@ fn documented_invocations_print_classad_evals_bytes() {
 
 #[test]
 fn a_bad_argument_ends_with_htcondors_message() {
-    let out = classad(&["x = 1", "x", "1 +"], "");
+    let out = eval(&["x = 1", "x", "1 +"], "");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
@@ -213,7 +197,7 @@ fn a_bad_argument_ends_with_htcondors_message() {
 #[test]
 fn unknown_options_are_errors_that_name_them() {
     for flag in ["-verbose", "--verbose", "-fil", "--quite"] {
-        let out = classad(&[flag, "1"], "");
+        let out = eval(&[flag, "1"], "");
         assert!(!out.status.success(), "{flag}");
         assert!(
             text(&out.stderr).contains(flag),
@@ -223,14 +207,14 @@ fn unknown_options_are_errors_that_name_them() {
         assert_eq!(text(&out.stdout), "", "{flag}");
     }
     // A negative number is an expression, not an option.
-    let out = classad(&["-quiet", "-1"], "");
+    let out = eval(&["-quiet", "-1"], "");
     assert_eq!(text(&out.stdout), "-1\n");
 }
 
 #[test]
 fn help_prints_usage() {
     for flag in ["-help", "--help", "-h"] {
-        let out = classad(&[flag], "");
+        let out = eval(&[flag], "");
         assert!(out.status.success(), "{flag}");
         assert!(
             text(&out.stdout).starts_with("usage: classad eval"),
@@ -270,7 +254,7 @@ fn files_give_their_first_ad_and_say_the_others_were_ignored() {
         let mut args = with_files(&["-quiet", "-file", file], &dir);
         args.extend(exprs.iter().map(|e| e.to_string()));
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = classad(&refs, "");
+        let out = eval(&refs, "");
         assert!(out.status.success(), "{file}: {}", text(&out.stderr));
         assert_eq!(text(&out.stdout), *expected, "{file}");
         assert!(
@@ -281,42 +265,26 @@ fn files_give_their_first_ad_and_say_the_others_were_ignored() {
     }
     // `-` is standard input.
     let old = std::fs::read_to_string(dir.join("old.ad")).unwrap();
-    let out = classad(&["-quiet", "-file", "-", "Owner"], &old);
+    let out = eval(&["-quiet", "-file", "-", "Owner"], &old);
     assert_eq!(text(&out.stdout), "\"alice\"\n");
     assert!(text(&out.stderr).contains("1 other was ignored"));
     // One ad: nothing to say.
     let args = with_files(&["-quiet", "-file", "@slot.ad", "Memory"], &dir);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = classad(&refs, "");
+    let out = eval(&refs, "");
     assert_eq!(text(&out.stdout), "2048\n");
     assert_eq!(text(&out.stderr), "");
 }
 
 #[test]
 fn batch_mode_is_unchanged() {
-    let out = classad(&["--batch"], "1 + 1\n{1, 2.5}\nx\n");
+    let out = eval(&["--batch"], "1 + 1\n{1, 2.5}\nx\n");
     assert_eq!(
         text(&out.stdout),
         "2\n{ 1,2.500000000000000E+00 }\nundefined\n"
     );
-    let out = classad(&["--batch", "--strict"], "CurrentTime\n");
+    let out = eval(&["--batch", "--strict"], "CurrentTime\n");
     assert_eq!(text(&out.stdout), "undefined\n");
-}
-
-fn oracle_setup() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CLASSAD_ORACLE_SETUP") {
-        return Some(PathBuf::from(p));
-    }
-    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    loop {
-        let candidate = dir.join("shared/oracle/setup.sh");
-        if candidate.exists() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
 }
 
 /// More invocations, compared with the reference only (no literal).
@@ -392,14 +360,10 @@ const ORACLE_ONLY: &[&[&str]] = &[
 
 #[test]
 fn agrees_with_a_reference_over_classad2() {
-    let Some(setup) = oracle_setup() else {
-        eprintln!("skipped: the oracle (shared/oracle/setup.sh) is not present");
-        return;
-    };
-    let python = match Command::new("sh").arg(&setup).output() {
-        Ok(out) if out.status.success() => text(&out.stdout).trim().to_string(),
-        _ => {
-            eprintln!("skipped: the oracle's setup.sh failed");
+    let python = match oracle_python() {
+        Ok(python) => python,
+        Err(why) => {
+            eprintln!("skipped: {why}");
             return;
         }
     };
@@ -420,7 +384,7 @@ fn agrees_with_a_reference_over_classad2() {
             .env("TZ", "UTC")
             .output()
             .expect("run the reference");
-        let ours = classad(&refs, "");
+        let ours = eval(&refs, "");
         compared += 1;
         if theirs.stdout != ours.stdout || theirs.status.success() != ours.status.success() {
             failures.push(format!(

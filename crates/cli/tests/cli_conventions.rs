@@ -4,35 +4,13 @@
 //! are not UTF-8 as an error message, and a closed output pipe as a quiet
 //! end.
 
+mod common;
+
+use common::{Scratch, classad, command, text};
+
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn classad<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: Into<OsString>,
-{
-    Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(args.into_iter().map(Into::into))
-        .env_remove("CONDOR_CONFIG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run classad")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("classad-cli-conventions-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
+use std::process::{Output, Stdio};
 
 const SUBCOMMANDS: &[&str] = &[
     "query",
@@ -113,8 +91,9 @@ fn completions_for_three_shells() {
 
 #[test]
 fn unknown_flags_are_errors_that_suggest_the_right_one() {
-    let ads = scratch("a.ads", "A = 1\n\n");
-    let ads = ads.to_str().unwrap();
+    let dir = Scratch::new("cli-conventions");
+    let ads = dir.file("a.ads", "A = 1\n\n");
+    let ads = ads.as_str();
     let cases: &[(&[&str], &str)] = &[
         (&["convert", "-t", "json", ads], "'-t'"),
         (&["convert", "--too", "json", ads], "'--to'"),
@@ -136,15 +115,16 @@ fn unknown_flags_are_errors_that_suggest_the_right_one() {
 
 #[test]
 fn values_inline_and_one_dash_spellings() {
-    let jobs = scratch(
+    let dir = Scratch::new("cli-conventions");
+    let jobs = dir.file(
         "jobs.ads",
         "ClusterId = 1\nProcId = 0\nRequirements = true\n\n",
     );
-    let slots = scratch(
+    let slots = dir.file(
         "slots.ads",
         "Name = \"slot1@a\"\nState = \"Unclaimed\"\nRequirements = true\n\n",
     );
-    let (j, s) = (jobs.to_str().unwrap(), slots.to_str().unwrap());
+    let (j, s) = (jobs.as_str(), slots.as_str());
     let expected = "1.0\tslot1@a\n";
     let strings = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     for args in [
@@ -156,8 +136,8 @@ fn values_inline_and_one_dash_spellings() {
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
         assert_eq!(text(&out.stdout), expected, "{args:?}");
     }
-    let conf = scratch("c.conf", "A = 1\nB = $(A)2\n");
-    let conf = conf.to_str().unwrap();
+    let conf = dir.file("c.conf", "A = 1\nB = $(A)2\n");
+    let conf = conf.as_str();
     let out = classad(["config", "-config", conf, "-verbose", "B"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("B = 12\n"));
@@ -184,9 +164,7 @@ fn arguments_that_are_not_utf8_are_an_error_message() {
 /// Standard input (`input`) is written after the pipe is closed, so the
 /// command cannot have written before.
 fn into_closed_pipe(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(args)
-        .env_remove("CONDOR_CONFIG")
+    let mut child = command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -3,24 +3,12 @@
 //! (plus 40 random files from `tests/config/gen.py`) when the oracle (`shared/oracle/setup.sh` in an ancestor directory, or
 //! `CLASSAD_ORACLE_SETUP`) is there; otherwise says it skipped.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn oracle_setup() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CLASSAD_ORACLE_SETUP") {
-        return Some(PathBuf::from(p));
-    }
-    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    loop {
-        let candidate = dir.join("shared/oracle/setup.sh");
-        if candidate.exists() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
+use common::oracle_setup;
+
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn config_corpus_agrees_with_htcondor() {

@@ -6,55 +6,17 @@
 //! Needs `python3` and the workload generator in `../shared` (next to the
 //! repository); skipped with a note when either is missing.
 
+mod common;
+
+use common::{Scratch, classad, has_python, repo_root, shared_dir};
+
 use classad::syntax::{AdExpr, AdReader, Format, ParseOptions, Parser};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared_dir() -> PathBuf {
-    std::env::var_os("CLASSAD_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared"))
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("classad-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn has_python() -> bool {
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// Runs `classad convert ARGS`, expecting success; returns stdout.
 fn convert(args: &[&str]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("convert")
-        .args(args)
-        .output()
-        .expect("run classad");
+    let out = classad(["convert"].iter().chain(args));
     assert!(
         out.status.success(),
         "classad convert {args:?} failed:\n{}",
@@ -94,7 +56,9 @@ fn assert_same_ads(label: &str, expected: &[AdExpr], got: &[AdExpr]) {
 
 #[test]
 fn pool_survives_conversion() {
-    let generator = shared_dir().join("workloads/gen_pool.py");
+    let generator = shared_dir()
+        .unwrap_or_default()
+        .join("workloads/gen_pool.py");
     if !has_python() || !generator.exists() {
         eprintln!(
             "note: skipping pool_survives_conversion: needs python3 and {}",
@@ -102,12 +66,11 @@ fn pool_survives_conversion() {
         );
         return;
     }
-    let tmp = TempDir::new("convert-pool");
-    let dir = &tmp.0;
+    let dir = Scratch::new("convert-pool");
     let generated = Command::new("python3")
         .arg(&generator)
         .arg("--out")
-        .arg(dir)
+        .arg(&*dir)
         .args(["--machines", "50", "--jobs", "50"])
         .output()
         .expect("run gen_pool.py");
@@ -199,14 +162,9 @@ fn pool_survives_conversion() {
 
 #[test]
 fn bad_ads_are_reported_and_the_rest_written() {
-    let tmp = TempDir::new("convert-bad");
-    let path = tmp.0.join("bad.ads");
-    std::fs::write(&path, "A = 1\n\nB = 1 +\nC = 2\n\nD = 4\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(["convert", "--to", "new"])
-        .arg(&path)
-        .output()
-        .expect("run classad");
+    let dir = Scratch::new("convert-bad");
+    let path = dir.file("bad.ads", "A = 1\n\nB = 1 +\nC = 2\n\nD = 4\n");
+    let out = classad(["convert", "--to", "new", &path]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

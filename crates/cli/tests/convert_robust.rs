@@ -1,28 +1,18 @@
 //! `classad convert` on broken input (issue 9): one bad ad costs only
 //! itself, every bad ad is reported, and a binary file's errors are capped.
 
-use std::process::Command;
+mod common;
+
+use common::{Scratch, classad, text};
 
 fn convert(args: &[&str], content: &[u8]) -> (String, String) {
-    let dir = std::env::temp_dir().join(format!(
-        "classad-convert-robust-{}-{}",
-        std::process::id(),
-        content.len()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("input");
-    std::fs::write(&file, content).expect("write");
-    let output = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("convert")
-        .args(args)
-        .arg(&file)
-        .output()
-        .expect("classad runs");
-    std::fs::remove_dir_all(&dir).ok();
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let dir = Scratch::new("convert-robust");
+    let file = dir.file("input", content);
+    let mut all = vec!["convert"];
+    all.extend_from_slice(args);
+    all.push(&file);
+    let output = classad(&all);
+    (text(&output.stdout), text(&output.stderr))
 }
 
 #[test]

@@ -3,30 +3,9 @@
 //! --corrections`), side by side in docs/differences.md. Each default below
 //! was checked with the oracle (HTCondor 25.14.1).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
-fn run(flags: &[&str], lines: &[&str]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("eval")
-        .arg("--batch")
-        .args(flags)
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("classad runs");
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().expect("classad finishes");
-    writer.join().expect("writer").expect("input written");
-    String::from_utf8(output.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
+use common::batch;
 
 /// (expression, HTCondor's answer, the corrected answer).
 fn check(cases: &[(&str, &str, &str)]) {
@@ -37,7 +16,7 @@ fn check(cases: &[(&str, &str, &str)]) {
             if strict {
                 flags.push("--strict");
             }
-            let got = run(&flags, &lines);
+            let got = batch(&flags, &lines);
             assert_eq!(got.len(), cases.len());
             for (case, got) in cases.iter().zip(&got) {
                 let expected = if pick == 1 { case.1 } else { case.2 };

@@ -2,9 +2,11 @@
 //! `    expr  =>  value`) run through `classad eval --batch` with `TZ=UTC`:
 //! the printed value must be exactly the documented one.
 
-use std::io::Write;
+mod common;
+
+use common::{assert_all_hold, batch};
+
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// (file, line number, expression, expected output) of every example.
 fn examples() -> Vec<(String, usize, String, String)> {
@@ -48,26 +50,8 @@ fn function_reference_examples_hold() {
         "found only {} examples",
         examples.len()
     );
-    let input: String = examples
-        .iter()
-        .map(|(_, _, e, _)| format!("{e}\n"))
-        .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(["eval", "--batch"])
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("classad runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().expect("classad finishes");
-    writer.join().expect("writer").expect("input written");
-    let printed: Vec<&str> = std::str::from_utf8(&output.stdout)
-        .expect("utf-8")
-        .lines()
-        .collect();
-    assert_eq!(printed.len(), examples.len(), "one output line per example");
+    let exprs: Vec<&str> = examples.iter().map(|(_, _, e, _)| e.as_str()).collect();
+    let printed = batch::<&str, _>(&[], &exprs);
     let wrong: Vec<String> = examples
         .iter()
         .zip(&printed)
@@ -76,11 +60,5 @@ fn function_reference_examples_hold() {
             format!("{file}:{line}: {expr}\n  documented: {expected}\n  printed:    {got}")
         })
         .collect();
-    assert!(
-        wrong.is_empty(),
-        "{} of {} examples differ:\n{}",
-        wrong.len(),
-        examples.len(),
-        wrong.join("\n")
-    );
+    assert_all_hold(&wrong, examples.len());
 }

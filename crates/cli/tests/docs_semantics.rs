@@ -14,9 +14,11 @@
 //! The docs must name paths relative to the repository, never a machine's,
 //! and the size they state of `tests/corpus/operators.txt` must be its size.
 
-use std::io::Write;
+mod common;
+
+use common::{assert_all_hold, batch};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 struct Example {
     file: &'static str,
@@ -95,28 +97,6 @@ fn examples_of(file: &'static str) -> Vec<Example> {
     out
 }
 
-fn run_batch(flags: &[String], lines: &[String]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(["eval", "--batch"])
-        .args(flags)
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("classad runs");
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().expect("classad finishes");
-    writer.join().expect("writer").expect("input written");
-    let printed: Vec<String> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
-    assert_eq!(printed.len(), lines.len(), "one output line per input line");
-    printed
-}
-
 fn check(file: &'static str, at_least: usize) {
     let examples = examples_of(file);
     assert!(
@@ -132,8 +112,8 @@ fn check(file: &'static str, at_least: usize) {
         let chosen: Vec<&Example> = examples.iter().filter(|e| e.flags == flags).collect();
         let exprs: Vec<String> = chosen.iter().map(|e| e.expr.clone()).collect();
         let values: Vec<String> = chosen.iter().map(|e| e.expected.clone()).collect();
-        let got = run_batch(&flags, &exprs);
-        let want = run_batch(&flags, &values);
+        let got = batch(&flags, &exprs);
+        let want = batch(&flags, &values);
         for ((example, got), want) in chosen.iter().zip(&got).zip(&want) {
             let parse_error = example.expected == "parse error" && got.starts_with("parse error:");
             if *got != *want && *got != example.expected && !parse_error {
@@ -149,13 +129,7 @@ fn check(file: &'static str, at_least: usize) {
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} of {} examples differ:\n{}",
-        wrong.len(),
-        examples.len(),
-        wrong.join("\n")
-    );
+    assert_all_hold(&wrong, examples.len());
 }
 
 #[test]

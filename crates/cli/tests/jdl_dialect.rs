@@ -3,32 +3,9 @@
 //! (`../shared/conformance/seed_examples_extensions.txt`), and proof that
 //! the default dialect refuses or reads them as HTCondor does.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
-fn eval(args: &[&str], lines: &[&str]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("eval")
-        .args(args)
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("classad runs");
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("input written");
-    let output = child.wait_with_output().expect("classad finishes");
-    String::from_utf8(output.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
+use common::batch;
 
 /// (expression, value in the JDL dialect as the document gives it).
 const JDL: &[(&str, &str)] = &[
@@ -54,7 +31,7 @@ const JDL: &[(&str, &str)] = &[
 #[test]
 fn jdl_forms_have_the_documented_values() {
     let exprs: Vec<&str> = JDL.iter().map(|(e, _)| *e).collect();
-    let printed = eval(&["--batch", "--jdl"], &exprs);
+    let printed = batch(&["--jdl"], &exprs);
     for ((expr, expected), got) in JDL.iter().zip(&printed) {
         assert_eq!(got, expected, "{expr}");
     }
@@ -64,7 +41,7 @@ fn jdl_forms_have_the_documented_values() {
 #[test]
 fn default_dialect_reads_them_as_htcondor_does() {
     let exprs: Vec<&str> = JDL.iter().map(|(e, _)| *e).collect();
-    let printed = eval(&["--batch"], &exprs);
+    let printed = batch::<&str, _>(&[], &exprs);
     for (expr, got) in exprs.iter().zip(&printed) {
         // HTCondor refuses the numbers; quoted times are attribute names
         // (UNDEFINED); the JDL functions are unknown (ERROR).

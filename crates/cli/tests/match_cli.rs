@@ -1,26 +1,9 @@
 //! `classad match`, `analyze` and `demo` through the binary: output
 //! formats, and bad input reported by file and ad, never a panic.
 
-use std::process::{Command, Output};
+mod common;
 
-fn classad(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("classad-match-cli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{Scratch, classad};
 
 const SLOTS: &str = "Name = \"slot1@a\"\nState = \"Unclaimed\"\nMemory = 4096\nRequirements = TARGET.RequestMemory <= MY.Memory\n\n\
 Name = \"slot1@b\"\nState = \"Unclaimed\"\nMemory = 8192\nRequirements = true\n\n";
@@ -31,9 +14,9 @@ ClusterId = 2\nProcId = 0\nRequestMemory = 100000\nRequirements = TARGET.Memory 
 
 #[test]
 fn negotiation_prints_one_line_per_job_and_a_summary_on_stderr() {
-    let d = dir("basic");
-    let (j, s) = (write(&d, "jobs.ads", JOBS), write(&d, "slots.ads", SLOTS));
-    let out = classad(&["match", "--jobs", &j, "--slots", &s]);
+    let d = Scratch::new("match-cli-basic");
+    let (j, s) = (d.file("jobs.ads", JOBS), d.file("slots.ads", SLOTS));
+    let out = classad(["match", "--jobs", &j, "--slots", &s]);
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -45,20 +28,20 @@ fn negotiation_prints_one_line_per_job_and_a_summary_on_stderr() {
         "{err}"
     );
     // --machines is another name for --slots.
-    let again = classad(&["match", "--jobs", &j, "--machines", &s]);
+    let again = classad(["match", "--jobs", &j, "--machines", &s]);
     assert_eq!(again.stdout, out.stdout);
 }
 
 #[test]
 fn all_pairs_and_json() {
-    let d = dir("pairs");
-    let (j, s) = (write(&d, "jobs.ads", JOBS), write(&d, "slots.ads", SLOTS));
-    let out = classad(&["match", "--jobs", &j, "--slots", &s, "--all-pairs"]);
+    let d = Scratch::new("match-cli-pairs");
+    let (j, s) = (d.file("jobs.ads", JOBS), d.file("slots.ads", SLOTS));
+    let out = classad(["match", "--jobs", &j, "--slots", &s, "--all-pairs"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "1.0\tslot1@a\n1.0\tslot1@b\n1.1\tslot1@a\n1.1\tslot1@b\n"
     );
-    let out = classad(&["match", "--jobs", &j, "--slots", &s, "--json"]);
+    let out = classad(["match", "--jobs", &j, "--slots", &s, "--json"]);
     let text = String::from_utf8_lossy(&out.stdout);
     for key in [
         "\"assignments\"",
@@ -77,14 +60,14 @@ fn all_pairs_and_json() {
 
 #[test]
 fn bad_ads_are_reported_by_file_and_position_and_the_good_ones_matched() {
-    let d = dir("bad");
+    let d = Scratch::new("match-cli-bad");
     let jobs =
         format!("{JOBS}ClusterId = 3\nRequirements = (\n\nProcId = 7\nRequirements = true\n\n");
     let slots = format!(
         "{SLOTS}State = \"Unclaimed\"\nRequirements = true\n\nName = \"slot9@c\"\nState = \"Unclaimed\"\n\n"
     );
-    let (j, s) = (write(&d, "jobs.ads", &jobs), write(&d, "slots.ads", &slots));
-    let out = classad(&["match", "--jobs", &j, "--slots", &s]);
+    let (j, s) = (d.file("jobs.ads", &jobs), d.file("slots.ads", &slots));
+    let out = classad(["match", "--jobs", &j, "--slots", &s]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -111,33 +94,25 @@ fn bad_ads_are_reported_by_file_and_position_and_the_good_ones_matched() {
 
 #[test]
 fn a_policy_that_does_not_parse_and_absurd_threads_are_clear_errors() {
-    let d = dir("policy");
-    let (j, s) = (write(&d, "jobs.ads", JOBS), write(&d, "slots.ads", SLOTS));
-    let p = write(
-        &d,
-        "policy.conf",
-        "# ranks\nNEGOTIATOR_PRE_JOB_RANK = (1 +\n",
-    );
-    let out = classad(&["match", "--jobs", &j, "--slots", &s, "--policy", &p]);
+    let d = Scratch::new("match-cli-policy");
+    let (j, s) = (d.file("jobs.ads", JOBS), d.file("slots.ads", SLOTS));
+    let p = d.file("policy.conf", "# ranks\nNEGOTIATOR_PRE_JOB_RANK = (1 +\n");
+    let out = classad(["match", "--jobs", &j, "--slots", &s, "--policy", &p]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("policy.conf") && err.contains("line 2"),
         "{err}"
     );
-    let out = classad(&["match", "--jobs", &j, "--slots", &s, "--threads", "10000"]);
+    let out = classad(["match", "--jobs", &j, "--slots", &s, "--threads", "10000"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("'10000' for '--threads") && err.contains("a number from 1 to 256"),
         "{err}"
     );
-    let good = write(
-        &d,
-        "good.conf",
-        "NEGOTIATOR_PRE_JOB_RANK = MY.Memory < 5000\n",
-    );
-    let out = classad(&["match", "--jobs", &j, "--slots", &s, "--policy", &good]);
+    let good = d.file("good.conf", "NEGOTIATOR_PRE_JOB_RANK = MY.Memory < 5000\n");
+    let out = classad(["match", "--jobs", &j, "--slots", &s, "--policy", &good]);
     // The pre-job rank now prefers slot1@a (4096) over the job's Rank; it
     // is static, so the next job takes slot1@b.
     assert_eq!(
@@ -148,15 +123,15 @@ fn a_policy_that_does_not_parse_and_absurd_threads_are_clear_errors() {
 
 #[test]
 fn analyze_explains_a_job_and_demo_summarises() {
-    let d = dir("analyze");
-    let (j, s) = (write(&d, "jobs.ads", JOBS), write(&d, "slots.ads", SLOTS));
-    let out = classad(&["analyze", "--jobs", &j, "--slots", &s, "2.0"]);
+    let d = Scratch::new("match-cli-analyze");
+    let (j, s) = (d.file("jobs.ads", JOBS), d.file("slots.ads", SLOTS));
+    let out = classad(["analyze", "--jobs", &j, "--slots", &s, "2.0"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("Job 2.0") && text.contains("TARGET.Memory >= RequestMemory"),
         "{text}"
     );
-    let out = classad(&["demo", "--jobs", "300", "--slots", "300"]);
+    let out = classad(["demo", "--jobs", "300", "--slots", "300"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -167,8 +142,8 @@ fn analyze_explains_a_job_and_demo_summarises() {
 
 #[test]
 fn a_pool_too_large_for_memory_is_refused_with_a_message() {
-    let d = dir("huge");
-    let j = write(&d, "jobs.ads", JOBS);
+    let d = Scratch::new("match-cli-huge");
+    let j = d.file("jobs.ads", JOBS);
     let slots = d.join("slots.ads");
     // A sparse file of 4 TB: its ads could never fit.
     let file = std::fs::File::create(&slots).unwrap();
@@ -176,7 +151,7 @@ fn a_pool_too_large_for_memory_is_refused_with_a_message() {
         eprintln!("SKIPPED: no sparse files here");
         return;
     }
-    let out = classad(&["match", "--jobs", &j, "--slots", &slots.to_string_lossy()]);
+    let out = classad(["match", "--jobs", &j, "--slots", &slots.to_string_lossy()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -2,14 +2,12 @@
 //! under its parent, with the byte span it was read from, then the
 //! canonical unparse in both syntaxes. Snapshots in `snapshots/`.
 
-use std::process::Command;
+mod common;
+
+use common::classad;
 
 fn parse(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("parse")
-        .args(args)
-        .output()
-        .expect("run classad");
+    let out = classad(["parse"].iter().chain(args));
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -37,10 +35,7 @@ fn arguments_are_joined_and_a_leading_dash_follows_two_dashes() {
 
 #[test]
 fn a_bad_expression_is_reported_with_its_position() {
-    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .args(["parse", "1 +"])
-        .output()
-        .expect("run classad");
+    let out = classad(["parse", "1 +"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("<argument>:1:"));
     assert!(out.stdout.is_empty());

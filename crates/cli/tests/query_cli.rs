@@ -8,45 +8,33 @@
 //! the oracle are there. Without them that test says so in the normal
 //! test output.
 
+mod common;
+
+use common::{Scratch, classad_reading, oracle_python, shared_dir, text};
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 
+/// `classad query ARGS` reading `stdin`.
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
-        .arg("query")
-        .args(args)
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run classad");
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    classad_reading(["query"].iter().chain(args), stdin)
 }
 
 const ADS: &str = "ClusterId = 1\nProcId = 0\nOwner = \"alice\"\nN = 10\nX = 2.5\nReq = N > 5\nRef = Owner\n\n\
 ClusterId = 2\nProcId = 1\nOwner = \"bob\"\nN = 0\nX = -1.0\nReq = N > 5\nRef = Owner\n\n";
 
-fn fixture() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("classad-query-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("jobs.ads");
-    std::fs::write(&path, ADS).unwrap();
-    path
+/// A directory holding ADS as `jobs.ads`, and that file's path.
+fn fixture() -> (Scratch, String) {
+    let dir = Scratch::new("query");
+    let file = dir.file("jobs.ads", ADS);
+    (dir, file)
 }
 
 /// Runs `classad query FILE ARGS...` and checks standard output.
 fn check(cases: &[(&[&str], &str)]) {
-    let file = fixture();
-    let file = file.to_str().unwrap();
+    let (_dir, file) = fixture();
+    let file = file.as_str();
     let mut failures = Vec::new();
     for (args, expected) in cases {
         let mut all = vec![file];
@@ -168,8 +156,8 @@ fn constraint_with_the_ad_as_my() {
 
 #[test]
 fn files_standard_input_and_whole_ads() {
-    let file = fixture();
-    let file = file.to_str().unwrap();
+    let (_dir, file) = fixture();
+    let file = file.as_str();
     for args in [
         vec!["-ads", file, "-af", "Owner"],
         vec!["-jobads", file, "-af", "Owner"],
@@ -206,8 +194,8 @@ fn files_standard_input_and_whole_ads() {
 
 #[test]
 fn bad_command_lines_and_bad_files() {
-    let file = fixture();
-    let file = file.to_str().unwrap();
+    let (_dir, file) = fixture();
+    let file = file.as_str();
     let cases: &[(&[&str], i32, &str)] = &[
         (&["-af"], 2, "needs at least one attribute"),
         (
@@ -241,22 +229,6 @@ fn bad_command_lines_and_bad_files() {
 
 // ---------------------------------------------------------------------
 // Against HTCondor's evaluation, on the workload pool.
-
-fn shared_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("CLASSAD_SHARED_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    loop {
-        let candidate = dir.join("shared");
-        if candidate.join("workloads/gen_pool.py").exists() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
 
 /// A note that `cargo test` shows without `--nocapture`: written to the
 /// process's standard error directly, past the test harness's capture.
@@ -413,23 +385,20 @@ fn agrees_with_htcondors_evaluation_on_the_workload_pool() {
         );
         return;
     };
-    let python = match Command::new("sh")
-        .arg(shared.join("oracle/setup.sh"))
-        .output()
-    {
-        Ok(out) if out.status.success() => text(&out.stdout).trim().to_string(),
-        _ => {
-            say(
-                "SKIPPED query_cli::agrees_with_htcondors_evaluation_on_the_workload_pool: the oracle's setup.sh failed",
-            );
+    let python = match oracle_python() {
+        Ok(python) => python,
+        Err(why) => {
+            say(&format!(
+                "SKIPPED query_cli::agrees_with_htcondors_evaluation_on_the_workload_pool: {why}"
+            ));
             return;
         }
     };
-    let dir = std::env::temp_dir().join(format!("classad-query-pool-{}", std::process::id()));
+    let dir = Scratch::new("query-pool");
     let made = Command::new("python3")
         .arg(shared.join("workloads/gen_pool.py"))
         .arg("--out")
-        .arg(&dir)
+        .arg(&*dir)
         .args(["--machines", "300", "--jobs", "300"])
         .output()
         .expect("run gen_pool.py");
@@ -484,7 +453,6 @@ fn agrees_with_htcondors_evaluation_on_the_workload_pool() {
             ));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     say(&format!(
         "query_cli: {invocations} queries over a 300-job, 300-slot workload pool ({ads} ads filtered): {rows} rows, {values} values compared with classad2, {} differ",
         failures.len()

@@ -280,6 +280,24 @@ fn evaluate_condition(config: &Config, expr: &str) -> Result<bool, String> {
 }
 
 /// HTCondor's `Test_config_if_expression`.
+/// Whether the branch of an `if` or `elif` (`keyword`) on `expr` is taken:
+/// never when it is not `open` (its condition is then not read), else
+/// when `expr` holds; false, with the error, when `expr` is not a condition.
+fn branch_taken(config: &Config, keyword: &str, expr: &str, open: bool) -> (bool, Option<String>) {
+    if !open {
+        return (false, None);
+    }
+    match test_condition(config, expr) {
+        Ok(taken) => (taken, None),
+        Err(reason) => (
+            false,
+            Some(format!(
+                "{expr} is not a valid {keyword} condition because {reason}"
+            )),
+        ),
+    }
+}
+
 fn test_condition(config: &Config, expr: &str) -> Result<bool, String> {
     let expanded;
     let mut e = expr;
@@ -388,19 +406,7 @@ impl IfStack {
     fn line(&mut self, config: &Config, line: &str) -> Option<Result<(), String>> {
         if starts_with_word(line, "if") {
             let expr = line[2..].trim_start_matches(is_space);
-            let mut on = self.enabled();
-            let mut error = None;
-            if on {
-                match test_condition(config, expr) {
-                    Ok(b) => on = b,
-                    Err(reason) => {
-                        error = Some(format!(
-                            "{expr} is not a valid if condition because {reason}"
-                        ));
-                        on = false;
-                    }
-                }
-            }
+            let (on, error) = branch_taken(config, "if", expr, self.enabled());
             if !self.begin_if(on) {
                 return Some(Err("if nesting too deep!".into()));
             }
@@ -419,19 +425,8 @@ impl IfStack {
         if starts_with_word(line, "elif") {
             let expr = line[4..].trim_start_matches(is_space);
             let outer = (self.top - 1) & self.state == self.top - 1;
-            let mut on = self.taken & self.top == 0 && outer;
-            let mut error = None;
-            if on {
-                match test_condition(config, expr) {
-                    Ok(b) => on = b,
-                    Err(reason) => {
-                        error = Some(format!(
-                            "{expr} is not a valid elif condition because {reason}"
-                        ));
-                        on = false;
-                    }
-                }
-            }
+            let open = self.taken & self.top == 0 && outer;
+            let (on, error) = branch_taken(config, "elif", expr, open);
             if !self.begin_elif(on) {
                 return Some(Err(if self.inside_else() {
                     "elif is not allowed after else".into()

@@ -234,36 +234,27 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
         trace,
         seconds: 0.0,
     };
-    let mut carve_log: Vec<u32> = Vec::new();
-    // Each slot carved so far, once: what an unstable cluster seen for the
-    // first time must rank beyond its order.
-    let mut carved_slots: Vec<u32> = Vec::new();
+    let mut record = Record {
+        pool,
+        candidates: &candidates,
+        out: Negotiation::default(),
+        carve_log: Vec::new(),
+        carved_slots: Vec::new(),
+        carve_time: 0.0,
+        add_time: 0.0,
+    };
     // Per slot, the last visit that put it on a revisit heap.
     let mut stamp = vec![0u32; n_slots];
     let mut visit = 0u32;
     let mut states: Vec<Option<ClusterState>> = (0..nj).map(|_| None).collect();
-    let mut out = Negotiation::default();
-    let (mut carve_time, mut add_time, mut list_time) = (0f64, 0f64, 0f64);
+    let mut list_time = 0f64;
     for j in pool.negotiation_order() {
         if engine.clusters_inexact {
             // A carved slot needed a predicate the autoclusters were not
             // built on: from here on, each job looks at every slot itself.
             let best = best_by_hand(&mut engine, &mut vm, &slots, j as u32);
             let reason = "no unclaimed slot matches";
-            assign(
-                pool,
-                &mut engine,
-                &mut vm,
-                &mut slots,
-                &candidates,
-                j,
-                best,
-                reason,
-                &mut out,
-                &mut carve_log,
-                &mut carved_slots,
-                (&mut carve_time, &mut add_time),
-            );
+            record.assign(&mut engine, &mut vm, &mut slots, j, best, reason);
             continue;
         }
         visit += 1;
@@ -299,7 +290,7 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
                 stable,
                 revisit: BinaryHeap::new(),
                 fresh: BinaryHeap::new(),
-                log_pos: carve_log.len(),
+                log_pos: record.carve_log.len(),
                 had_any: matrix[jc as usize].iter().any(|&w| w != 0),
             });
             list_time += t.elapsed().as_secs_f64();
@@ -310,14 +301,14 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
         let order_ref = &orders[state.order];
         let best: Option<u32> = if state.stable {
             // Carved slots behind the cursor may match now.
-            for &s in &carve_log[state.log_pos..] {
+            for &s in &record.carve_log[state.log_pos..] {
                 let p = order_ref.position[s as usize];
                 if p != ABSENT && (p as usize) < state.cursor && stamp[s as usize] != visit {
                     stamp[s as usize] = visit;
                     state.revisit.push(Reverse(p));
                 }
             }
-            state.log_pos = carve_log.len();
+            state.log_pos = record.carve_log.len();
             // Positions on the heap are all before the cursor.
             loop {
                 if let Some(&Reverse(p)) = state.revisit.peek() {
@@ -342,17 +333,17 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
             // Slots carved since this cluster last looked: rank them now,
             // check them when they come up.
             let pending: Vec<u32> = if new_state {
-                carved_slots.clone()
+                record.carved_slots.clone()
             } else {
                 let mut seen = ahash::AHashSet::new();
-                carve_log[state.log_pos..]
+                record.carve_log[state.log_pos..]
                     .iter()
                     .rev()
                     .copied()
                     .filter(|s| seen.insert(*s))
                     .collect()
             };
-            state.log_pos = carve_log.len();
+            state.log_pos = record.carve_log.len();
             for s in pending {
                 let si = s as usize;
                 if slots.claimed[si] || !bit(&invariant[jc as usize], slots.initial_cluster[si]) {
@@ -419,36 +410,24 @@ pub(crate) fn negotiate(pool: &Pool) -> Result<Negotiation, String> {
             let t = engine.ranks(&mut vm, key_unit, slots.unit_of[s as usize]);
             (t, s)
         });
-        assign(
-            pool,
-            &mut engine,
-            &mut vm,
-            &mut slots,
-            &candidates,
-            j,
-            best,
-            reason,
-            &mut out,
-            &mut carve_log,
-            &mut carved_slots,
-            (&mut carve_time, &mut add_time),
-        );
+        record.assign(&mut engine, &mut vm, &mut slots, j, best, reason);
     }
     if trace {
         eprintln!(
             "cycle {:.3} s (cpu {:.2} s): {} carvings, {} pairs evaluated after carving, inexact clusters: {}",
             started.elapsed().as_secs_f64(),
             cpu_seconds(),
-            carve_log.len(),
+            record.carve_log.len(),
             checker.evaluated,
             engine.clusters_inexact
         );
         eprintln!(
-            "  carve {carve_time:.3} s, add_slot {add_time:.3} s, pairs {:.3} s, lists {list_time:.3} s",
-            checker.seconds
+            "  carve {:.3} s, add_slot {:.3} s, pairs {:.3} s, lists {list_time:.3} s",
+            record.carve_time, record.add_time, checker.seconds
         );
     }
     let (_, instances, _) = engine.stats();
+    let mut out = record.out;
     let pairs = pool.jobs().len() as u64 * n_slots as u64;
     let cluster_pairs = nj as u64 * engine.cluster_reps[SLOT].len() as u64;
     out.stats = Stats {
@@ -484,53 +463,66 @@ fn best_by_hand(
     best
 }
 
-/// Records job `j`'s outcome, and claims or carves its slot.
-#[allow(clippy::too_many_arguments)]
-fn assign(
-    pool: &Pool,
-    engine: &mut Engine,
-    vm: &mut Vm,
-    slots: &mut Slots,
-    candidates: &[usize],
-    j: usize,
-    best: Option<(RankTuple, u32)>,
-    reason: &'static str,
-    out: &mut Negotiation,
-    carve_log: &mut Vec<u32>,
-    carved_slots: &mut Vec<u32>,
-    times: (&mut f64, &mut f64),
-) {
-    let Some((t, s)) = best else {
-        out.assignments.push(Assignment {
+/// What the cycle records as jobs take slots.
+struct Record<'a> {
+    pool: &'a Pool,
+    /// The pool's slot of each candidate.
+    candidates: &'a [usize],
+    out: Negotiation,
+    /// The slot of each carving, in order.
+    carve_log: Vec<u32>,
+    /// Each slot carved so far, once: what an unstable cluster seen for the
+    /// first time must rank beyond its order.
+    carved_slots: Vec<u32>,
+    /// Seconds carving, and adding carved slots to the engine.
+    carve_time: f64,
+    add_time: f64,
+}
+
+impl Record<'_> {
+    /// Records job `j`'s outcome, and claims or carves its slot.
+    fn assign(
+        &mut self,
+        engine: &mut Engine,
+        vm: &mut Vm,
+        slots: &mut Slots,
+        j: usize,
+        best: Option<(RankTuple, u32)>,
+        reason: &'static str,
+    ) {
+        let Some((t, s)) = best else {
+            self.out.assignments.push(Assignment {
+                job: j,
+                slot: None,
+                ranks: None,
+                reason: Some(reason),
+            });
+            return;
+        };
+        let si = s as usize;
+        let slot = self.candidates[si];
+        self.out.assignments.push(Assignment {
             job: j,
-            slot: None,
-            ranks: None,
-            reason: Some(reason),
+            slot: Some(slot),
+            ranks: Some(t),
+            reason: None,
         });
-        return;
-    };
-    let si = s as usize;
-    out.assignments.push(Assignment {
-        job: j,
-        slot: Some(candidates[si]),
-        ranks: Some(t),
-        reason: None,
-    });
-    if pool.slots()[candidates[si]].partitionable {
-        let current = engine.units[SLOT][slots.unit_of[si] as usize].clone();
-        let t = Instant::now();
-        let carved = Engine::carve(vm, &current, &pool.jobs()[j].ad);
-        *times.0 += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        slots.unit_of[si] = engine.add_slot(carved, slots.unit_of[si]);
-        *times.1 += t.elapsed().as_secs_f64();
-        slots.version[si] += 1;
-        if slots.version[si] == 1 {
-            carved_slots.push(s);
+        if self.pool.slots()[slot].partitionable {
+            let current = engine.units[SLOT][slots.unit_of[si] as usize].clone();
+            let t = Instant::now();
+            let carved = Engine::carve(vm, &current, &self.pool.jobs()[j].ad);
+            self.carve_time += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            slots.unit_of[si] = engine.add_slot(carved, slots.unit_of[si]);
+            self.add_time += t.elapsed().as_secs_f64();
+            slots.version[si] += 1;
+            if slots.version[si] == 1 {
+                self.carved_slots.push(s);
+            }
+            self.carve_log.push(s);
+        } else {
+            slots.claimed[si] = true;
         }
-        carve_log.push(s);
-    } else {
-        slots.claimed[si] = true;
     }
 }
 

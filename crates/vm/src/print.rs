@@ -2,8 +2,25 @@
 //! and the time formats read by `absTime` and `relTime`.
 
 use crate::value::{AbsTime, Value};
-use classad_syntax::unparse::{format_real_new, write_name, write_string_literal};
+use classad_syntax::unparse::{
+    format_real_htcondor, format_real_new, unparse, unparse_htcondor, write_name,
+    write_string_literal,
+};
+use classad_syntax::{AdExpr, Expr, ExprKind};
 use std::fmt::Write;
+
+/// Whose literal a value is written as.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Style {
+    /// Ours, which reads back to the same value: reals `%.15E` or 17
+    /// digits, relative times in seconds, expressions in our new syntax.
+    Exact,
+    /// HTCondor's unparser's (`repr` of a simplified `classad2.ExprTree`):
+    /// reals `%.15E`, relative times as `relTime("[D+]HH:MM:SS")`, the
+    /// expressions of lazy lists and ads as HTCondor writes them, an ad's
+    /// attributes in its order.
+    Htcondor,
+}
 
 /// The value as a one-line new-syntax literal: lists with their evaluated
 /// elements, ads with their attributes' expressions as written.
@@ -15,6 +32,15 @@ pub fn value_to_string(value: &Value) -> String {
 
 /// Appends the literal form of `value`.
 pub fn write_value(value: &Value, out: &mut String) {
+    write_value_as(value, Style::Exact, out);
+}
+
+/// Appends the literal form of `value` in `style`.
+pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
+    let expression = match style {
+        Style::Exact => unparse,
+        Style::Htcondor => unparse_htcondor,
+    };
     match value {
         Value::Undefined => out.push_str("undefined"),
         Value::Error => out.push_str("error"),
@@ -22,7 +48,10 @@ pub fn write_value(value: &Value, out: &mut String) {
         Value::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Value::Real(r) => out.push_str(&format_real_new(*r)),
+        Value::Real(r) => out.push_str(&match style {
+            Style::Exact => format_real_new(*r),
+            Style::Htcondor => format_real_htcondor(*r),
+        }),
         Value::Str(s) => write_string_literal(s, out),
         Value::AbsTime(t) => {
             let text = format_abs_time(*t);
@@ -37,6 +66,11 @@ pub fn write_value(value: &Value, out: &mut String) {
             } else {
                 let _ = write!(out, "absTime({}, {})", t.secs, t.offset);
             }
+        }
+        Value::RelTime(r) if style == Style::Htcondor => {
+            out.push_str("relTime(\"");
+            classad_syntax::time::write_rel_time(*r, out);
+            out.push_str("\")");
         }
         Value::RelTime(r) => {
             // Whole seconds that fit in 32 bits as an integer; anything else
@@ -54,7 +88,7 @@ pub fn write_value(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(item, out);
+                write_value_as(item, style, out);
             }
             out.push_str(" }");
         }
@@ -66,9 +100,17 @@ pub fn write_value(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&classad_syntax::unparse(&item.source));
+                out.push_str(&expression(&item.source));
             }
             out.push_str(" }");
+        }
+        Value::Ad(ad) if style == Style::Htcondor => {
+            // The whole ad through HTCondor's unparser, which orders it.
+            let mut body = AdExpr::new();
+            for attribute in ad.body.attributes() {
+                body.insert(attribute.name.clone(), (*attribute.source).clone());
+            }
+            out.push_str(&unparse_htcondor(&Expr::new(ExprKind::Ad(Box::new(body)))));
         }
         Value::Ad(ad) => {
             out.push_str("[ ");
@@ -78,7 +120,7 @@ pub fn write_value(value: &Value, out: &mut String) {
                 }
                 write_name(&attribute.name, out);
                 out.push_str(" = ");
-                out.push_str(&classad_syntax::unparse(&attribute.source));
+                out.push_str(&unparse(&attribute.source));
             }
             out.push_str(" ]");
         }
@@ -117,4 +159,25 @@ pub fn parse_abs_time(text: &[u8]) -> Option<AbsTime> {
 /// string does ([`classad_syntax::time::read_rel_time`]).
 pub fn parse_rel_time(text: &[u8]) -> Option<f64> {
     classad_syntax::time::read_rel_time(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(value: &Value, style: Style) -> String {
+        let mut out = String::new();
+        write_value_as(value, style, &mut out);
+        out
+    }
+
+    #[test]
+    fn the_htcondor_style_writes_reals_and_relative_times_as_its_unparser() {
+        // `repr(classad2.ExprTree("relTime(-3)").simplify())` and of 2.5.
+        let values = Value::List(vec![Value::RelTime(-3.0), Value::Real(2.5)].into());
+        assert_eq!(
+            text(&values, Style::Htcondor),
+            "{ relTime(\"-03\"),2.500000000000000E+00 }"
+        );
+    }
 }
