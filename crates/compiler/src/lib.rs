@@ -27,6 +27,9 @@ use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::{LazyLock, Mutex};
 
+mod lines;
+pub use lines::LineCompiler;
+
 /// Why an expression could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompileError {
@@ -693,25 +696,16 @@ pub fn expression_hash(expr: &Expr) -> u64 {
 /// Feeds what [`Expr`]'s equality compares (shape, operators, names,
 /// literals; not spans) to `hasher`.
 fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
+    // Most definitions of a pool are literals: no stack for them.
+    if let ExprKind::Literal(lit) = &expr.kind {
+        return hash_literal(lit, hasher);
+    }
     // Iterative: trees are deep-bounded by the parser, but a hash must not
     // be what overflows the stack.
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
         match &e.kind {
-            ExprKind::Literal(lit) => {
-                hasher.write_u8(0);
-                match lit {
-                    Literal::Integer(i) => hasher.write_i64(*i),
-                    Literal::Real(r) => hasher.write_u64(r.to_bits()),
-                    Literal::String(s) => {
-                        hasher.write_usize(s.len());
-                        hasher.write(s);
-                    }
-                    Literal::Boolean(b) => hasher.write_u8(u8::from(*b) + 1),
-                    Literal::Undefined => hasher.write_u8(3),
-                    Literal::Error => hasher.write_u8(4),
-                }
-            }
+            ExprKind::Literal(lit) => hash_literal(lit, hasher),
             ExprKind::Attribute(name) => {
                 hasher.write_u8(1);
                 hasher.write(name.as_str().as_bytes());
@@ -748,6 +742,31 @@ fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
             }
         }
         e.for_each_child(|child| stack.push(child));
+    }
+}
+
+/// Feeds a literal to `hasher`, its kind first: hashers that widen every
+/// integer to one word (ahash does) would otherwise hash `false` as the
+/// integer 1, and the two definitions would take turns in one entry of
+/// the [`CompileCache`].
+fn hash_literal(lit: &Literal, hasher: &mut impl Hasher) {
+    match lit {
+        Literal::Integer(i) => {
+            hasher.write_u8(64);
+            hasher.write_i64(*i);
+        }
+        Literal::Real(r) => {
+            hasher.write_u8(65);
+            hasher.write_u64(r.to_bits());
+        }
+        Literal::String(s) => {
+            hasher.write_u8(66);
+            hasher.write_usize(s.len());
+            hasher.write(s);
+        }
+        Literal::Boolean(b) => hasher.write_u8(67 + u8::from(*b)),
+        Literal::Undefined => hasher.write_u8(69),
+        Literal::Error => hasher.write_u8(70),
     }
 }
 
