@@ -256,7 +256,9 @@ impl<'r> Compiler<'r> {
         for (name, expr) in &ad.attributes {
             definitions.push(self.definition(name, expr, &layout)?);
         }
-        match AdBody::with_layout(layout, definitions) {
+        // Each definition is named as the slot its name made, unless a
+        // name is given twice (then the layout has fewer slots).
+        match AdBody::with_layout_of_names(layout, definitions) {
             Ok(body) => Ok(body),
             // A name given twice (an AdExpr changed by hand): the last
             // definition in the first one's place.

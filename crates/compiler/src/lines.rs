@@ -148,7 +148,8 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             };
             definitions.push(definition);
         }
-        AdBody::with_layout(layout, definitions).ok()
+        // Each definition is named as its line, whose name made the slot.
+        AdBody::with_layout_of_names(layout, definitions).ok()
     }
 
     /// Reads a line not met before; its index in `known`.

@@ -149,10 +149,9 @@ impl<'t, S, U> Part<'_, 't, S, U> {
         let mut ad: Option<(usize, usize)> = None;
         let mut line_no = 0;
         let mut pos = start;
-        let mut newlines = memchr::memchr_iter(b'\n', &text[start..end]);
         while pos < end {
-            let (line_end, next) = match newlines.next() {
-                Some(i) => (start + i, start + i + 1),
+            let (line_end, next) = match newline(&text[..end], pos) {
+                Some(i) => (i, i + 1),
                 None => (end, end),
             };
             let mut line = &text[pos..line_end];
@@ -209,5 +208,48 @@ impl<'t, S, U> Part<'_, 't, S, U> {
             }
         };
         self.ads.push(ad);
+    }
+}
+
+/// The position of the first `\n` in `bytes` at or after `from`, found
+/// eight bytes at a time: lines of ads are short, and `memchr` costs more
+/// to start than this to finish.
+fn newline(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ (ONES * 0x0a);
+        // The high bit of each byte that was `\n` (exact up to the first:
+        // a borrow only runs upwards).
+        let found = word.wrapping_sub(ONES) & !word & HIGH;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    bytes[i.min(bytes.len())..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|k| i + k)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn newline_finds_the_first_line_end() {
+        let mut text = vec![b'x'; 40];
+        for at in 0..40 {
+            for from in 0..=at {
+                text[at] = b'\n';
+                text[(at + 3).min(39)] = b'\n';
+                assert_eq!(super::newline(&text, from), Some(at), "{at} {from}");
+                text[at] = 0x8a;
+                text[(at + 3).min(39)] = 0x0b;
+            }
+            assert_eq!(super::newline(&text, at), None);
+        }
+        assert_eq!(super::newline(b"", 0), None);
+        assert_eq!(super::newline(b"\n", 1), None);
     }
 }
