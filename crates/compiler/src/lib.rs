@@ -280,6 +280,19 @@ impl<'r> Compiler<'r> {
         expr: &Expr,
         layout: &Layout,
     ) -> Result<Arc<Definition>, CompileError> {
+        self.definition_of(name, expr, None, layout)
+    }
+
+    /// [`Compiler::definition`] whose tree, if it is compiled, is `source`
+    /// (`expr` itself) rather than a copy: one tree for the definitions of
+    /// a line in every layout.
+    fn definition_of(
+        &self,
+        name: &Name,
+        expr: &Expr,
+        source: Option<&Arc<Expr>>,
+        layout: &Layout,
+    ) -> Result<Arc<Definition>, CompileError> {
         let compile = || -> Result<Arc<Definition>, CompileError> {
             // A literal keeps only its value: its tree and program are made
             // from it if ever asked for.
@@ -290,7 +303,7 @@ impl<'r> Compiler<'r> {
             }
             Ok(Arc::new(Definition::new(Attribute {
                 name: name.clone(),
-                source: Arc::new(expr.clone()),
+                source: source.map_or_else(|| Arc::new(expr.clone()), Arc::clone),
                 program: Arc::new(self.compile_in(expr, Some(layout))?),
             })))
         };

@@ -26,6 +26,68 @@ use std::sync::Arc;
 
 type Table<K, V> = HashMap<K, V, ahash::RandomState>;
 
+/// The hash of lines: a folded multiply per eight bytes, from a seed
+/// drawn once per process (so that input cannot be made to collide
+/// without knowing it). Cheaper than ahash on 30-byte lines, and hashing
+/// is most of what a line met before costs.
+#[derive(Clone, Copy)]
+struct LineHash(u64);
+
+impl Default for LineHash {
+    fn default() -> LineHash {
+        static SEED: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(0x11e5_u64)
+        });
+        LineHash(*SEED)
+    }
+}
+
+impl std::hash::BuildHasher for LineHash {
+    type Hasher = LineHasher;
+    fn build_hasher(&self) -> LineHasher {
+        LineHasher(self.0)
+    }
+}
+
+struct LineHasher(u64);
+
+const MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The high and low halves of a full product, folded together.
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+impl std::hash::Hasher for LineHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            h = fold(
+                h ^ u64::from_le_bytes(word.try_into().expect("eight")),
+                MULTIPLIER,
+            );
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            h = fold(h ^ u64::from_le_bytes(word), MULTIPLIER);
+        }
+        self.0 = h;
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = fold(self.0 ^ n as u64, MULTIPLIER);
+    }
+
+    fn finish(&self) -> u64 {
+        fold(self.0, MULTIPLIER ^ 0x2d35_8dcc_aa6c_78a5)
+    }
+}
+
 /// Distinct lines remembered before the tables start over: a pool has
 /// far fewer, and input made of distinct lines costs bounded memory.
 const CAPACITY: usize = 1 << 20;
@@ -42,7 +104,7 @@ pub struct LineCompiler<'t, 'c> {
     /// this module does).
     literals: bool,
     /// Each line read, by its bytes, to its index in `known`.
-    lines: Table<&'t [u8], u32>,
+    lines: HashMap<&'t [u8], u32, LineHash>,
     known: Vec<Known>,
     /// Each name spelling, to its index in `symbols`.
     names: Table<Box<str>, u32>,
@@ -71,7 +133,7 @@ enum Meaning {
     /// A literal: one definition in every layout.
     Literal(Arc<Definition>),
     /// Anything else, compiled in each layout it is met in.
-    Tree(Expr),
+    Tree(Arc<Expr>),
 }
 
 impl<'t, 'c> LineCompiler<'t, 'c> {
@@ -97,7 +159,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             cache,
             parser: Parser::new(options),
             literals,
-            lines: Table::default(),
+            lines: HashMap::with_capacity_and_hasher(4096, LineHash::default()),
             known: Vec::new(),
             names: Table::default(),
             symbols: Vec::new(),
@@ -139,8 +201,10 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
                 Meaning::Tree(expr) => match self.compiled.get(&(address, i)) {
                     Some(definition) => definition.clone(),
                     None => {
-                        let definition =
-                            self.compiler.definition(&known.name, expr, &layout).ok()?;
+                        let definition = self
+                            .compiler
+                            .definition_of(&known.name, expr, Some(expr), &layout)
+                            .ok()?;
                         self.compiled.insert((address, i), definition.clone());
                         definition
                     }
@@ -165,7 +229,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
                     .definition(&name, &expr, &self.no_layout)
                     .ok()?,
             ),
-            _ => Meaning::Tree(expr),
+            _ => Meaning::Tree(Arc::new(expr)),
         };
         let name_id = match self.names.get(name.as_str()) {
             Some(&id) => id,
