@@ -140,3 +140,35 @@ fn a_literal_made_from_its_value_is_the_literal_as_parsed() {
         }
     }
 }
+
+/// Regression: `false` and `1` hashed alike (the hasher widens a byte and
+/// an integer to the same word), so once `b = false` held the entry, every
+/// ad defining `b = 1` got a definition of its own.
+#[test]
+fn literals_of_different_kinds_do_not_share_an_entry() {
+    let cache = CompileCache::for_pool();
+    let _ = compile(&cache, "[b = false]");
+    let x = compile(&cache, "[b = 1]");
+    let y = compile(&cache, "[b = 1]");
+    assert!(shared(&x, &y, "b"));
+    let parse = |text: &str| classad::syntax::parse_expression(text).unwrap();
+    let kinds = [
+        "false",
+        "true",
+        "1",
+        "0",
+        "1.0",
+        "\"\"",
+        "undefined",
+        "error",
+    ];
+    for a in kinds {
+        for b in kinds {
+            let (ha, hb) = (
+                classad::compiler::expression_hash(&parse(a)),
+                classad::compiler::expression_hash(&parse(b)),
+            );
+            assert_eq!(a == b, ha == hb, "{a} and {b}");
+        }
+    }
+}

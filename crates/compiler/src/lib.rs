@@ -27,6 +27,9 @@ use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::{LazyLock, Mutex};
 
+mod lines;
+pub use lines::LineCompiler;
+
 /// Why an expression could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompileError {
@@ -253,7 +256,9 @@ impl<'r> Compiler<'r> {
         for (name, expr) in &ad.attributes {
             definitions.push(self.definition(name, expr, &layout)?);
         }
-        match AdBody::with_layout(layout, definitions) {
+        // Each definition is named as the slot its name made, unless a
+        // name is given twice (then the layout has fewer slots).
+        match AdBody::with_layout_of_names(layout, definitions) {
             Ok(body) => Ok(body),
             // A name given twice (an AdExpr changed by hand): the last
             // definition in the first one's place.
@@ -275,6 +280,19 @@ impl<'r> Compiler<'r> {
         expr: &Expr,
         layout: &Layout,
     ) -> Result<Arc<Definition>, CompileError> {
+        self.definition_of(name, expr, None, layout)
+    }
+
+    /// [`Compiler::definition`] whose tree, if it is compiled, is `source`
+    /// (`expr` itself) rather than a copy: one tree for the definitions of
+    /// a line in every layout.
+    fn definition_of(
+        &self,
+        name: &Name,
+        expr: &Expr,
+        source: Option<&Arc<Expr>>,
+        layout: &Layout,
+    ) -> Result<Arc<Definition>, CompileError> {
         let compile = || -> Result<Arc<Definition>, CompileError> {
             // A literal keeps only its value: its tree and program are made
             // from it if ever asked for.
@@ -285,7 +303,7 @@ impl<'r> Compiler<'r> {
             }
             Ok(Arc::new(Definition::new(Attribute {
                 name: name.clone(),
-                source: Arc::new(expr.clone()),
+                source: source.map_or_else(|| Arc::new(expr.clone()), Arc::clone),
                 program: Arc::new(self.compile_in(expr, Some(layout))?),
             })))
         };
@@ -693,25 +711,16 @@ pub fn expression_hash(expr: &Expr) -> u64 {
 /// Feeds what [`Expr`]'s equality compares (shape, operators, names,
 /// literals; not spans) to `hasher`.
 fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
+    // Most definitions of a pool are literals: no stack for them.
+    if let ExprKind::Literal(lit) = &expr.kind {
+        return hash_literal(lit, hasher);
+    }
     // Iterative: trees are deep-bounded by the parser, but a hash must not
     // be what overflows the stack.
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
         match &e.kind {
-            ExprKind::Literal(lit) => {
-                hasher.write_u8(0);
-                match lit {
-                    Literal::Integer(i) => hasher.write_i64(*i),
-                    Literal::Real(r) => hasher.write_u64(r.to_bits()),
-                    Literal::String(s) => {
-                        hasher.write_usize(s.len());
-                        hasher.write(s);
-                    }
-                    Literal::Boolean(b) => hasher.write_u8(u8::from(*b) + 1),
-                    Literal::Undefined => hasher.write_u8(3),
-                    Literal::Error => hasher.write_u8(4),
-                }
-            }
+            ExprKind::Literal(lit) => hash_literal(lit, hasher),
             ExprKind::Attribute(name) => {
                 hasher.write_u8(1);
                 hasher.write(name.as_str().as_bytes());
@@ -748,6 +757,31 @@ fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
             }
         }
         e.for_each_child(|child| stack.push(child));
+    }
+}
+
+/// Feeds a literal to `hasher`, its kind first: hashers that widen every
+/// integer to one word (ahash does) would otherwise hash `false` as the
+/// integer 1, and the two definitions would take turns in one entry of
+/// the [`CompileCache`].
+fn hash_literal(lit: &Literal, hasher: &mut impl Hasher) {
+    match lit {
+        Literal::Integer(i) => {
+            hasher.write_u8(64);
+            hasher.write_i64(*i);
+        }
+        Literal::Real(r) => {
+            hasher.write_u8(65);
+            hasher.write_u64(r.to_bits());
+        }
+        Literal::String(s) => {
+            hasher.write_u8(66);
+            hasher.write_usize(s.len());
+            hasher.write(s);
+        }
+        Literal::Boolean(b) => hasher.write_u8(67 + u8::from(*b)),
+        Literal::Undefined => hasher.write_u8(69),
+        Literal::Error => hasher.write_u8(70),
     }
 }
 

@@ -22,6 +22,8 @@ mod read;
 mod refs;
 
 pub use read::{AdFile, read_ad_file, read_ad_text};
+#[doc(hidden)]
+pub use read::{read_ad_text_by_parser, read_ad_text_in_parts};
 
 pub use analyze::{Analysis, ClauseCount};
 pub use engine::{

@@ -1,8 +1,11 @@
 //! Reading ad files (old, new or JSON form) for matching: a bad ad is
 //! reported with its file and position, and the good ads are kept.
 
-use classad::AdRef;
-use classad::syntax::{ParseOptions, read_ads_parallel_map};
+use classad::compiler::LineCompiler;
+use classad::syntax::lines::{read_old_ads, read_old_ads_in_parts};
+use classad::syntax::{AdError, ParseOptions, read_ads_parallel_map};
+use classad::{AdRef, AdValue};
+use std::sync::Arc;
 
 /// The ads of one file.
 #[derive(Default)]
@@ -23,20 +26,56 @@ pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
 /// are read in parts in parallel (in file order, with the errors one
 /// reader would give), and each ad is compiled by the thread that read it
 /// as soon as it is read, so that the trees of a whole file (several
-/// times the text) are never held at once.
+/// times the text) are never held at once. An old-syntax ad whose lines
+/// were all met before in the file is made from their bytes, without
+/// parsing (see [`classad::compiler::LineCompiler`]).
 pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
+    read_ad_text_in_parts(text, origin, None)
+}
+
+/// [`read_ad_text`] with old-syntax texts cut in parts of about
+/// `part_size` bytes (the size a thread would take when `None`): for
+/// tests, small parts put boundaries everywhere.
+#[doc(hidden)]
+pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>) -> AdFile {
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
+    let cache = classad::compiler::CompileCache::for_pool();
+    let registry = classad::stdlib::shared_registry();
+    let options = ParseOptions::default();
+    let compile = |ad: classad::syntax::AdExpr| {
+        classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
+    };
+    let new_compiler = || LineCompiler::new(&registry, &cache, options);
+    let read = match part_size {
+        None => read_old_ads(text, options, &new_compiler, &from_lines, &compile),
+        Some(size) => {
+            read_old_ads_in_parts(text, options, size, &new_compiler, &from_lines, &compile)
+        }
+    };
+    let read = read.unwrap_or_else(|| read_ads_parallel_map(text, options, &compile));
+    collect(read, origin)
+}
+
+/// [`read_ad_text`] with every ad parsed, then compiled: for tests that
+/// compare the two ways.
+#[doc(hidden)]
+pub fn read_ad_text_by_parser(text: &[u8], origin: &str) -> AdFile {
     let cache = classad::compiler::CompileCache::for_pool();
     let compile = |ad: classad::syntax::AdExpr| {
         classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
     };
+    collect(
+        read_ads_parallel_map(text, ParseOptions::default(), &compile),
+        origin,
+    )
+}
+
+/// The good ads and the messages of the bad ones.
+fn collect(read: Vec<Result<Result<AdRef, String>, AdError>>, origin: &str) -> AdFile {
     let mut ads = Vec::new();
     let mut errors = Vec::new();
-    for (n, ad) in read_ads_parallel_map(text, ParseOptions::default(), &compile)
-        .into_iter()
-        .enumerate()
-    {
+    for (n, ad) in read.into_iter().enumerate() {
         let n = n + 1;
         match ad {
             Ok(Ok(ad)) => ads.push((n, ad)),
@@ -46,4 +85,13 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
     }
     ads.shrink_to_fit();
     AdFile { ads, errors }
+}
+
+/// An ad made by a [`LineCompiler`] from its lines, if it can.
+fn from_lines<'t>(
+    compiler: &mut Option<LineCompiler<'t, '_>>,
+    lines: &[&'t [u8]],
+) -> Option<Result<AdRef, String>> {
+    let body = compiler.as_mut()?.compile_ad(lines)?;
+    Some(Ok(AdValue::top_level(Arc::new(body))))
 }

@@ -34,6 +34,7 @@ pub use unparse::{
 };
 
 pub mod json;
+pub mod lines;
 pub mod read;
 pub mod xml;
 

@@ -291,7 +291,13 @@ impl<'p, R: BufRead> AdReader<'p, R> {
 
     /// A reader of a part of a file that starts `offset` bytes and `lines`
     /// lines into it, at the start of a line: positions are the file's.
-    fn part(reader: R, format: Format, parser: &'p Parser, offset: usize, lines: usize) -> Self {
+    pub(crate) fn part(
+        reader: R,
+        format: Format,
+        parser: &'p Parser,
+        offset: usize,
+        lines: usize,
+    ) -> Self {
         let mut part = AdReader::new(reader, format, parser);
         part.offset = offset;
         part.line = lines;
@@ -910,7 +916,7 @@ fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<
 const RESYNC_WORK_PER_BYTE: usize = 4;
 
 /// The UTF-8 byte-order mark.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Where a new-syntax ad that does not parse is cut so that the ads after
 /// it are read: the first line after its first that starts with `[`.
@@ -992,7 +998,7 @@ pub fn read_ads_parallel_map<U: Send>(
 
 /// Bytes per part: a few parts per thread, so that threads finish
 /// together, and no part so small that starting it costs more than it saves.
-fn parallel_part_size(len: usize) -> usize {
+pub(crate) fn parallel_part_size(len: usize) -> usize {
     let threads = rayon::current_num_threads();
     if threads <= 1 {
         return usize::MAX;
@@ -1188,7 +1194,7 @@ fn part_starts(text: &[u8], format: Format, part_size: usize) -> Vec<usize> {
 /// The start of the line after the first blank line (as the old-syntax
 /// reader sees one: nothing but ASCII whitespace) that starts at or
 /// after `from`'s line.
-fn after_blank_line(text: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn after_blank_line(text: &[u8], from: usize) -> Option<usize> {
     // The start of the line after the one `from` is in.
     let mut line = from + memchr::memchr(b'\n', &text[from..])? + 1;
     loop {

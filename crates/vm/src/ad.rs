@@ -386,6 +386,30 @@ impl AdBody {
         })
     }
 
+    /// [`AdBody::with_layout`] for definitions made for `layout`'s slots,
+    /// in order, by a caller that built the layout from their names (a
+    /// compiler): their names are not compared again, which costs more
+    /// than the rest of making the body. Only their number is checked.
+    pub fn with_layout_of_names(
+        layout: Arc<AdLayout>,
+        definitions: Vec<Arc<Definition>>,
+    ) -> Result<AdBody, Vec<Arc<Definition>>> {
+        if layout.keys.len() != definitions.len() {
+            return Err(definitions);
+        }
+        debug_assert!(
+            layout
+                .keys
+                .iter()
+                .zip(&definitions)
+                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name().as_str()))
+        );
+        Ok(AdBody {
+            layout,
+            definitions,
+        })
+    }
+
     /// Adds or replaces an attribute (a replaced one keeps its place).
     pub fn insert(&mut self, attribute: Attribute) {
         self.insert_definition(Arc::new(Definition::new(attribute)));
