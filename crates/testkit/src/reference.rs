@@ -639,6 +639,23 @@ impl<'a> Reference<'a> {
         value
     }
 
+    /// The attribute `index` of `ad` evaluated as `ad["name"]` evaluates it
+    /// in HTCondor (`ClassAd::EvaluateAttr`): not marked as being
+    /// evaluated, so a reference to itself in it runs once more.
+    fn attribute_value_unmarked(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
+        if self.depth >= MAX_DEPTH {
+            self.depth_failures += 1;
+            return RValue::Error;
+        }
+        let expr = &ad.expr.attributes[index].1;
+        self.depth += 1;
+        let saved = self.literal_parent.take();
+        let value = self.eval(expr, ad);
+        self.literal_parent = saved;
+        self.depth -= 1;
+        value
+    }
+
     /// The other ad of the match whose ad encloses `scope`.
     fn target_of(&self, scope: &RAd<'a>) -> Option<RAd<'a>> {
         let (left, right) = self.pair.as_ref()?;
@@ -844,7 +861,7 @@ impl<'a> Reference<'a> {
                     } else {
                         ad.clone()
                     };
-                    match self.attribute_value(&scope, i) {
+                    match self.attribute_value_unmarked(&scope, i) {
                         RValue::Ad(inner) => RValue::Ad(Rc::new(AdNode {
                             expr: inner.expr,
                             parent: None,

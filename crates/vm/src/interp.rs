@@ -364,14 +364,29 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in `ad` as the root of its evaluation (HTCondor
     /// evaluates `evalInEachContext`'s expression with the listed ad as
-    /// both the current and the root ad). Counts as one level of depth, so
-    /// that an expression that calls itself this way ends in ERROR.
-    pub fn evaluate_in_context(&mut self, program: &Program, ad: &AdRef) -> Value {
+    /// both the current and the root ad). Ad and list literals written in
+    /// `program` keep `written_in`, the ad the expression was written in,
+    /// as their parent, as HTCondor's literals keep the parent scope the
+    /// parser gave them (`[x = [b = 1].y; l = {[y = 5]}; r =
+    /// evalInEachContext(x, l)].r` is `{ undefined }`). Counts as one level
+    /// of depth, so that an expression that calls itself this way ends in
+    /// ERROR.
+    pub fn evaluate_in_context(
+        &mut self,
+        program: &Program,
+        ad: &AdRef,
+        written_in: &AdRef,
+    ) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
         self.vm.depth += 1;
+        let saved = self
+            .vm
+            .literal_parent
+            .replace((program as *const Program as usize, written_in.clone()));
         let value = self.vm.run(self.env, program, ad);
+        self.vm.literal_parent = saved;
         let value = self.vm.force(self.env, Some(ad), value);
         self.vm.depth -= 1;
         value
@@ -613,6 +628,26 @@ impl Vm {
         let value = self.run(env, program, ad);
         self.depth -= 1;
         self.active.pop();
+        value
+    }
+
+    /// The attribute in `slot` of `ad` evaluated as HTCondor's
+    /// `ClassAd::EvaluateAttr` does for `ad["name"]`: without marking the
+    /// attribute as being evaluated, so a reference to itself inside it is
+    /// evaluated once more before it is found circular (`[c =
+    /// isUndefined(c)]["c"]` is false, `[c = isUndefined(c)].c` is true).
+    fn attribute_value_unmarked(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
+        if ad.body.constant(slot).is_some() {
+            return self.attribute_value(env, ad, slot);
+        }
+        if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
+            return Value::Error;
+        }
+        let program = &ad.body.attribute(slot).program;
+        self.depth += 1;
+        let value = self.run(env, program, ad);
+        self.depth -= 1;
         value
     }
 
@@ -988,7 +1023,7 @@ impl Vm {
                 } else {
                     ad.clone()
                 };
-                match self.attribute_value(env, &scope, slot) {
+                match self.attribute_value_unmarked(env, &scope, slot) {
                     Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
                     // No scope at all: references in it are UNDEFINED.
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
