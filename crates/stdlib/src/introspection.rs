@@ -335,9 +335,14 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         Ok(items) => items,
         Err(value) => return value.unwrap_or(Value::Undefined),
     };
+    // HTCondor stores each value as a literal: a relative time becomes its
+    // whole seconds, a real (`evalInEachContext(relTime(90.7), {[a = 1]})`
+    // is `{ 90.0 }`).
     let values: Vec<Value> = items
         .iter()
-        .map(|item| evaluate_in_ad(context, &found, &args[0], item))
+        .map(|item| {
+            classad_vm::interp::selected_literal(evaluate_in_ad(context, &found, &args[0], item))
+        })
         .collect();
     Value::SharedList(values.into())
 }

@@ -1315,8 +1315,8 @@ fn unary_op(aux: u8) -> UnaryOp {
 /// builds: each value becomes a literal, and a relative time's literal is
 /// its whole seconds as a C `int` (truncated; out of range or NaN is the
 /// minimum `int`), which evaluates as a real (`{[a = relTime(90.7)]}.a` is
-/// `{ 90.0 }`).
-fn selected_literal(value: Value) -> Value {
+/// `{ 90.0 }`). `evalInEachContext` stores its values the same way.
+pub fn selected_literal(value: Value) -> Value {
     match value {
         Value::RelTime(secs) => {
             let whole = if secs > -2_147_483_649.0 && secs < 2_147_483_648.0 {
