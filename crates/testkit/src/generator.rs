@@ -1828,11 +1828,34 @@ mod tests {
                 max_depth: 5,
                 calls: true,
                 text: true,
+                library: false,
             },
         );
         for _ in 0..300 {
             let (text, expr) = g.next_expr();
             assert_eq!(classad_syntax::parse_expression(&text).ok(), Some(expr));
+        }
+    }
+
+    #[test]
+    fn library_texts_parse_and_round_trip() {
+        let mut g = Generator::new(
+            2,
+            GenOptions {
+                max_depth: 4,
+                calls: true,
+                text: false,
+                library: true,
+            },
+        );
+        let mut texts = String::new();
+        for _ in 0..300 {
+            let (text, expr) = g.next_expr();
+            assert_eq!(classad_syntax::parse_expression(&text).ok(), Some(expr));
+            texts.push_str(&text);
+        }
+        for needle in ["stringList", "v0", "splitTime", "formatTime", "MY."] {
+            assert!(texts.contains(needle), "{needle}");
         }
     }
 

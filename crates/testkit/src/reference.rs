@@ -757,6 +757,17 @@ impl<'a> Reference<'a> {
                     self.current_time(name).unwrap_or(RValue::Undefined)
                 }
             }
+            // An ad a function made has no enclosing ad: `root` from it is
+            // the root of the evaluation.
+            RValue::Ad(ad)
+                if ad.parent.is_none()
+                    && (name.eq_ignore_ascii_case("root")
+                        || name.eq_ignore_ascii_case("toplevel"))
+                    && ad.find(name).is_none()
+                    && self.target_of(&ad).is_none() =>
+            {
+                RValue::Ad(root_of(here))
+            }
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
                 let failures = self.depth_failures;

@@ -751,6 +751,17 @@ impl Vm {
                 "root" | "toplevel" => Value::Ad(here.root()),
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
+            // An ad a function made (`splitTime`) has no enclosing ad:
+            // HTCondor's `root` from it is the root of the evaluation, not
+            // the ad (`splitTime(relTime(3)).root` is the context ad).
+            Value::Ad(ad)
+                if ad.parent.is_none()
+                    && matches!(name.as_str(), "root" | "toplevel")
+                    && ad.body.slot(name).is_none()
+                    && env.target_of(&ad).is_none() =>
+            {
+                Value::Ad(here.root())
+            }
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) | Value::SharedList(items) => {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES)
