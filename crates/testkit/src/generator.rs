@@ -1145,8 +1145,18 @@ impl Generator {
                 )
             }
             _ => {
-                let arg = self.typed(Ty::Int, d.min(1));
-                call("absTime", vec![arg])
+                // Seconds HTCondor's calendar can hold (a year past the
+                // 32-bit range gives garbage there: docs/differences.md).
+                let secs = lit(Literal::Integer(
+                    (self.rng.next_u64() % 8_000_000_000) as i64 - 2_000_000_000,
+                ));
+                if d > 0 && self.rng.chance(50) {
+                    let delta = self.typed(Ty::Int, 0);
+                    let small = binary(BinaryOp::Modulo, delta, lit(Literal::Integer(100_000)));
+                    call("absTime", vec![binary(BinaryOp::Add, secs, small)])
+                } else {
+                    call("absTime", vec![secs])
+                }
             }
         }
     }
@@ -1245,7 +1255,10 @@ impl Generator {
                     let t = if self.rng.chance(70) {
                         self.abs_time(e)
                     } else {
-                        self.typed(Ty::Int, 0)
+                        let secs = *self
+                            .rng
+                            .pick(&[0i64, -1, 86_399, 951_782_400, 4_102_444_800]);
+                        lit(Literal::Integer(secs))
                     };
                     let format: &[u8] = self.pick_bytes(&[
                         &b"%Y-%m-%d %H:%M:%S"[..],

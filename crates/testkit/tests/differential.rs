@@ -110,8 +110,9 @@ fn generated_library_expressions_agree() {
         for _ in 0..1000 {
             let (text, expr) = generator.next_expr();
             // The reference holds only ads written in the expression, not
-            // one a function made (`splitTime`); the oracle runs judge those.
-            if text.contains("splitTime(") {
+            // one a function made (`splitTime`, `eval`); the oracle runs
+            // judge those.
+            if text.contains("splitTime(") || text.contains("eval(") {
                 continue;
             }
             checked += 1;
