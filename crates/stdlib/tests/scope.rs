@@ -200,3 +200,17 @@ fn literals_in_expression_evaluated_in_each_context_keep_their_parent() {
         ),
     ]);
 }
+
+// A list element in parentheses whose evaluation fails at the depth limit
+// is ERROR (HTCondor's `OperationParens` sets it), while a selection
+// passes the failure on as UNDEFINED, parentheses around its base or not
+// (found by the --library generator, seed 465).
+#[test]
+fn failed_element_in_parentheses_is_error() {
+    check(&[
+        ("[a = {(a.a)}].a", "{ error }"),
+        ("[B = {(B.B), false}].B", "{ error,false }"),
+        ("[a = {(a).a}].a", "{ undefined }"),
+        ("[a = {a.a}].a", "{ undefined }"),
+    ]);
+}

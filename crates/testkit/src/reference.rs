@@ -143,12 +143,21 @@ fn selection_chain(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
         ExprKind::Select { base, .. } => {
+            // The selection's own failure passes through parentheses
+            // around its base.
+            let mut base = &**base;
+            while let ExprKind::Paren(inner) = &base.kind {
+                base = inner;
+            }
             matches!(
                 base.kind,
                 ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
             ) || selection_chain(base)
         }
-        ExprKind::Paren(inner) => selection_chain(inner),
+        // HTCondor's parentheses make a failed evaluation ERROR
+        // (`OperationParens`): `[a = {(a.a)}].a` is `{ error }`, while
+        // `[a = {(a).a}].a` is `{ undefined }` (the selection fails).
+        ExprKind::Paren(_) => false,
         _ => false,
     }
 }

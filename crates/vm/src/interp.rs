@@ -151,19 +151,29 @@ fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
-/// Whether `expr` is only references and selections (in parentheses or
-/// not), which pass a failed evaluation on without a value of their own.
+/// Whether `expr` is only references and selections (the bases of
+/// selections in parentheses or not), which pass a failed evaluation on
+/// without a value of their own.
 fn selection_chain(expr: &classad_syntax::Expr) -> bool {
     use classad_syntax::ExprKind;
     match &expr.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
         ExprKind::Select { base, .. } => {
+            // The selection's own failure passes through parentheses
+            // around its base.
+            let mut base = &**base;
+            while let ExprKind::Paren(inner) = &base.kind {
+                base = inner;
+            }
             matches!(
                 base.kind,
                 ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
             ) || selection_chain(base)
         }
-        ExprKind::Paren(inner) => selection_chain(inner),
+        // HTCondor's parentheses make a failed evaluation ERROR
+        // (`OperationParens`): `[a = {(a.a)}].a` is `{ error }`, while
+        // `[a = {(a).a}].a` is `{ undefined }` (the selection fails).
+        ExprKind::Paren(_) => false,
         _ => false,
     }
 }
