@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs generated expressions (crates/testkit, `gen-exprs`) through the
 # oracle: three files of expressions without function calls, one with
-# calls and one with the `--text` forms (values as text, subscripted ads,
-# selection chains), each compared by ../shared/oracle/difftest.py with
+# calls, one with the `--text` forms (values as text, subscripted ads,
+# selection chains) and one with the `--library` forms (the wider library,
+# arguments that are references, MY./TARGET. in lists), each compared by ../shared/oracle/difftest.py with
 # `classad eval --batch` (`--strict` too with MODE=strict). The generated
 # files and JSON reports go to $OUT (not to git).
 #
@@ -13,7 +14,8 @@
 # /tmp/classad-gen), COUNT (default 10000), DEPTH (default 4), ORACLE
 # (default ../shared/oracle next to the repository), SEEDS (default
 # "101 102 103"), CALL_SEEDS (default "201"), TEXT_SEEDS (default "301"),
-# MODE (htcondor or strict, default htcondor).
+# LIBRARY_SEEDS (default "401"), MODE (htcondor or strict, default
+# htcondor). From a git worktree set ORACLE to the shared oracle's path.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -24,6 +26,7 @@ ORACLE=${ORACLE:-$ROOT/../shared/oracle}
 SEEDS=${SEEDS:-101 102 103}
 CALL_SEEDS=${CALL_SEEDS:-201}
 TEXT_SEEDS=${TEXT_SEEDS:-301}
+LIBRARY_SEEDS=${LIBRARY_SEEDS:-401}
 MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
@@ -51,5 +54,9 @@ done
 for seed in $TEXT_SEEDS; do
     "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --text > "$OUT/text-$seed.txt"
     run "$OUT/text-$seed.txt"
+done
+for seed in $LIBRARY_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --library > "$OUT/library-$seed.txt"
+    run "$OUT/library-$seed.txt"
 done
 exit $status

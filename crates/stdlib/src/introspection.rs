@@ -192,8 +192,9 @@ fn debug(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 /// What HTCondor's `AttributeReference::Deref` finds for the first
 /// argument of `evalInEachContext` and `countMatches`.
 enum Found {
-    /// An attribute's definition: its expression is evaluated in each ad.
-    Definition(Arc<Program>),
+    /// An attribute's definition and the ad it is written in: its
+    /// expression is evaluated in each ad.
+    Definition(Arc<Program>, AdRef),
     /// A value (an ad for `self`, `parent`, `root`; a list for a selection
     /// over a list): the same in each ad.
     Value(Value),
@@ -211,7 +212,7 @@ fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef) -> (Found, AdRef) {
     loop {
         if let Some(slot) = current.body.slot(&symbol) {
             let program = current.body.attribute(slot).program.clone();
-            return (Found::Definition(program), current);
+            return (Found::Definition(program, current.clone()), current);
         }
         let parent = if Arc::ptr_eq(&current, root) {
             None
@@ -309,9 +310,14 @@ fn evaluate_in_ad(
         return Value::Error;
     }
     match found {
-        Found::Definition(program) => context.evaluate_in_context(program, ad),
+        Found::Definition(program, written_in) => {
+            context.evaluate_in_context(program, ad, written_in)
+        }
         Found::Value(value) => value.clone(),
-        Found::Nothing => context.evaluate_in_context(&arg.program, ad),
+        Found::Nothing => {
+            let written_in = context.scope.clone();
+            context.evaluate_in_context(&arg.program, ad, &written_in)
+        }
     }
 }
 
@@ -329,9 +335,14 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         Ok(items) => items,
         Err(value) => return value.unwrap_or(Value::Undefined),
     };
+    // HTCondor stores each value as a literal: a relative time becomes its
+    // whole seconds, a real (`evalInEachContext(relTime(90.7), {[a = 1]})`
+    // is `{ 90.0 }`).
     let values: Vec<Value> = items
         .iter()
-        .map(|item| evaluate_in_ad(context, &found, &args[0], item))
+        .map(|item| {
+            classad_vm::interp::selected_literal(evaluate_in_ad(context, &found, &args[0], item))
+        })
         .collect();
     Value::SharedList(values.into())
 }

@@ -36,9 +36,9 @@ pub(crate) fn to_real(value: &Value) -> Option<f64> {
         Value::Real(r) => Some(*r),
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
         Value::Str(s) => c_strtod(s),
-        // A relative time counts in whole seconds here (HTCondor reads it
-        // as a `time_t`).
-        Value::RelTime(r) => Some(double_to_i64(r.trunc()) as f64),
+        // A relative time counts in whole seconds here, read as a C `int`
+        // (`floor(relTime(1e10))` is the minimum `int`, as `int()` gives).
+        Value::RelTime(r) => Some(crate::convert::rel_secs(*r) as f64),
         Value::AbsTime(t) => Some(t.secs as f64),
         Value::Undefined
         | Value::Error

@@ -187,3 +187,20 @@ fn random_is_seeded_and_in_range() {
     assert_eq!(eval("random(-5)"), "error");
     assert_eq!(eval("random(-1.0)"), "error");
 }
+
+// `floor`, `ceiling`, `round`, `pow` and `quantize` read a relative time
+// as its whole seconds in a C `int`, as `int()` does: out of range or NaN
+// is the minimum `int` (found by the generated difftest, `--library`).
+#[test]
+fn rounding_of_relative_time_reads_a_c_int() {
+    check(&[
+        ("floor(relTime(1e10))", "-2147483648"),
+        ("ceiling(relTime(-1e10))", "-2147483648"),
+        ("round(relTime(real(\"NaN\")))", "-2147483648"),
+        ("round(relTime(2147483647.9))", "2147483647"),
+        ("floor(relTime(-2.5))", "-2"),
+        ("pow(relTime(1e10), 1)", "-2.147483648000000E+09"),
+        ("quantize(relTime(1e10), 1)", "-2.147483648000000E+09"),
+        ("quantize(5, relTime(1e10))", "0.0"),
+    ]);
+}

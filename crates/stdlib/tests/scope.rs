@@ -146,3 +146,71 @@ fn list_literal_inside_list_element_keeps_its_scope() {
         ("[ x = 3; A = { { [ b = 1 ] }.x } ].A.x", "{ { error } }"),
     ]);
 }
+
+// `ad["name"]` evaluates the attribute as HTCondor's `EvaluateAttr` does,
+// without marking it as being evaluated: a reference to itself inside it
+// runs once more before it is found circular (found by the generated
+// difftest, tests/gen/known_bugs.txt).
+#[test]
+fn attribute_taken_by_subscript_is_not_marked_active() {
+    check(&[
+        ("[ c = isUndefined(c) ][\"c\"]", "false"),
+        ("[ c = isUndefined(c) ].c", "true"),
+        ("[ B = [ c = c[2] ?: 831 ] ].B[\"c\"]", "error"),
+        ("[ B = [ c = c[2] ?: 831 ] ].B.c", "831"),
+        ("[ B = [ c = -c ?: 831 ] ].B[\"c\"]", "831"),
+        ("[ B = [ c = c ] ].B[\"c\"]", "undefined"),
+        ("[ B = [ c = isUndefined(d); d = c ] ].B[\"c\"]", "false"),
+        ("[ B = [ c = isUndefined(d); d = c ] ].B[\"d\"]", "true"),
+        ("[ B = [ c = isUndefined(self.c) ] ].B[\"c\"]", "false"),
+    ]);
+}
+
+// The expression `evalInEachContext` and `countMatches` evaluate in each
+// listed ad (an attribute's definition, or the argument itself): the ad
+// and list literals written in it keep the ad they were written in as
+// parent, not the listed ad, as HTCondor's literals keep the parent scope
+// the parser gave them.
+#[test]
+fn literals_in_expression_evaluated_in_each_context_keep_their_parent() {
+    check(&[
+        (
+            "[ x = [ B = 1 ].y; xs = { [ y = 5 ] }; r = evalInEachContext(x, xs) ].r",
+            "{ undefined }",
+        ),
+        (
+            "[ x = y; xs = { [ y = 5 ] }; r = evalInEachContext(x, xs) ].r",
+            "{ 5 }",
+        ),
+        (
+            "[ x = { y }[0]; xs = { [ y = 5 ] }; r = evalInEachContext(x, xs) ].r",
+            "{ undefined }",
+        ),
+        (
+            "[ x = [ B = y ].B; xs = { [ y = 5 ] }; r = evalInEachContext(x, xs) ].r",
+            "{ undefined }",
+        ),
+        (
+            "[ y = 3; x = [ B = y ].B; xs = { [ y = 5 ] }; r = evalInEachContext(x, xs) ].r",
+            "{ 3 }",
+        ),
+        (
+            "[ t = [ B = 1 ].y > 2; xs = { [ y = 5 ], [ y = 1 ] }; r = countMatches(t, xs) ].r",
+            "0",
+        ),
+    ]);
+}
+
+// A list element in parentheses whose evaluation fails at the depth limit
+// is ERROR (HTCondor's `OperationParens` sets it), while a selection
+// passes the failure on as UNDEFINED, parentheses around its base or not
+// (found by the --library generator, seed 465).
+#[test]
+fn failed_element_in_parentheses_is_error() {
+    check(&[
+        ("[a = {(a.a)}].a", "{ error }"),
+        ("[B = {(B.B), false}].B", "{ error,false }"),
+        ("[a = {(a).a}].a", "{ undefined }"),
+        ("[a = {a.a}].a", "{ undefined }"),
+    ]);
+}

@@ -199,3 +199,28 @@ fn ads_of_a_list_made_by_selection_have_no_parent_scope() {
         ("[z = 3; l = { [ b = 4 ] }.b; r = l[0]].r", "4"),
     ]);
 }
+
+// `evalInEachContext` stores each value as a literal, as a selection over
+// a list does: a relative time becomes its whole seconds, a real (found by
+// the generated difftest, seed 352).
+#[test]
+fn eval_in_each_context_stores_relative_times_as_whole_seconds() {
+    check(&[
+        (
+            "evalInEachContext(relTime(90.7), {[a = 1]})",
+            "{ 9.000000000000000E+01 }",
+        ),
+        (
+            "evalInEachContext(relTime(-3.5), {[a = 1]})[0]",
+            "-3.000000000000000E+00",
+        ),
+        (
+            "[x = relTime(90.7); r = evalInEachContext(x, {[a = 1]})].r[0]",
+            "9.000000000000000E+01",
+        ),
+        (
+            "evalInEachContext(absTime(90), {[a = 1]})[0]",
+            "absTime(\"1970-01-01T00:01:30-00:00\")",
+        ),
+    ]);
+}

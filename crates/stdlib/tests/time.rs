@@ -691,3 +691,18 @@ fn time_literal_message_is_one_line() {
         );
     }
 }
+
+// An ad a function made (`splitTime`) has no enclosing ad: `root` and
+// `toplevel` selected from it are the root of the evaluation, as in
+// HTCondor (found by the generated difftest, `--library`).
+#[test]
+fn root_of_an_ad_a_function_made_is_the_root_of_the_evaluation() {
+    check(&[
+        ("splitTime(absTime(-1)).root", "[  ]"),
+        ("splitTime(absTime(-1)).toplevel", "[  ]"),
+        ("[q = 5; r = splitTime(absTime(-1)).root].r", "[  ]"),
+        ("[q = 5; r = splitTime(relTime(3)).root.q].r", "undefined"),
+        ("splitTime(absTime(-1)).parent", "undefined"),
+        ("splitTime(relTime(3)).self.Hours", "0"),
+    ]);
+}

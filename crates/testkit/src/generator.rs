@@ -85,6 +85,14 @@ pub struct GenOptions {
     /// a list a function made, selection chains and ads taken by
     /// subscript; the `?:` token is also spelled `? :`. Implies `calls`.
     pub text: bool,
+    /// Whether to generate calls of the wider library as users write them:
+    /// string-list functions with odd delimiters, time functions of
+    /// absolute and relative times, math and list functions, `eval`,
+    /// `unparse` and `ifThenElse` of references, arguments that are
+    /// references to attributes of every type (bare, `MY.`, `self.`,
+    /// through nested ads, subscripted ads), `MY.`/`TARGET.` in lists of
+    /// nested ads. Implies `calls`.
+    pub library: bool,
 }
 
 impl Default for GenOptions {
@@ -93,6 +101,7 @@ impl Default for GenOptions {
             max_depth: 4,
             calls: false,
             text: false,
+            library: false,
         }
     }
 }
@@ -560,6 +569,7 @@ impl Generator {
             }
             5 if self.options.calls => return self.call(ty, d),
             6 | 7 if self.options.text => return self.text_form(ty, d),
+            8..=10 if self.options.library => return self.library_form(ty, d),
             _ => {}
         }
         match ty {
@@ -1098,6 +1108,555 @@ impl Generator {
         text
     }
 
+    /// A string list as users write them, with odd spacing and items.
+    fn string_list_text(&mut self) -> Expr {
+        let text: &[u8] = self.pick_bytes(&[
+            &b"a,b,c"[..],
+            b"1, 2 ,3",
+            b"",
+            b" ",
+            b"a;;b",
+            b",",
+            b"1.5,x,3",
+            b"A,a",
+            b"10,9,100",
+            b"-1,2.5e3",
+            b"a b\tc",
+            b"abab",
+            b"x|y|z",
+            b"2.5, -0.0 ,1e308",
+        ]);
+        lit(Literal::String(text.to_vec().into()))
+    }
+
+    /// A delimiter argument of the string-list functions, odd ones too.
+    fn delimiter(&mut self) -> Expr {
+        let text: &[u8] = self.pick_bytes(&[
+            &b","[..],
+            b" ",
+            b";",
+            b", ",
+            b"",
+            b"ab",
+            b"\t",
+            b"|",
+            b",,",
+            b"\n",
+            b";,",
+        ]);
+        lit(Literal::String(text.to_vec().into()))
+    }
+
+    /// An absolute time: of seconds, of a literal string, or computed.
+    fn abs_time(&mut self, d: u32) -> Expr {
+        match self.rng.below(5) {
+            0 => {
+                let text = lit(Literal::String(self.abs_time_text().into()));
+                call("absTime", vec![text])
+            }
+            1 => {
+                let secs = *self.rng.pick(&[
+                    0i64,
+                    86_400,
+                    1_000_000_000,
+                    -1,
+                    2_147_483_647,
+                    2_147_483_648,
+                    951_782_400,
+                    -86_401,
+                ]);
+                let args = if self.rng.chance(30) {
+                    let zone = *self.rng.pick(&[0i64, 3600, -21_600, 19_800]);
+                    vec![lit(Literal::Integer(secs)), lit(Literal::Integer(zone))]
+                } else {
+                    vec![lit(Literal::Integer(secs))]
+                };
+                call("absTime", args)
+            }
+            2 => {
+                let base = self.abs_time(0);
+                let delta = self.rel_time(0);
+                binary(
+                    *self.rng.pick(&[BinaryOp::Add, BinaryOp::Subtract]),
+                    base,
+                    delta,
+                )
+            }
+            _ => {
+                // Seconds HTCondor's calendar can hold (a year past the
+                // 32-bit range gives garbage there: docs/differences.md).
+                let secs = lit(Literal::Integer(
+                    (self.rng.next_u64() % 8_000_000_000) as i64 - 2_000_000_000,
+                ));
+                if d > 0 && self.rng.chance(50) {
+                    let delta = self.typed(Ty::Int, 0);
+                    let small = binary(BinaryOp::Modulo, delta, lit(Literal::Integer(100_000)));
+                    call("absTime", vec![binary(BinaryOp::Add, secs, small)])
+                } else {
+                    call("absTime", vec![secs])
+                }
+            }
+        }
+    }
+
+    /// A relative time: of seconds, of a literal string, or computed.
+    fn rel_time(&mut self, d: u32) -> Expr {
+        match self.rng.below(4) {
+            0 => {
+                let text = lit(Literal::String(self.rel_time_text().into()));
+                call("relTime", vec![text])
+            }
+            1 => {
+                let secs = *self.rng.pick(&[0.0, 59.5, 3600.0, 90061.0, -1.5, 1e10]);
+                call("relTime", vec![lit(Literal::Real(secs))])
+            }
+            2 if d > 0 => {
+                let a = self.abs_time(d - 1);
+                let b = self.abs_time(d - 1);
+                binary(BinaryOp::Subtract, a, b)
+            }
+            _ => {
+                let arg = self.num(d.min(1));
+                call("relTime", vec![arg])
+            }
+        }
+    }
+
+    /// `value`, or (often) a reference to it: an attribute of an ad
+    /// around the use, through `MY.`, `self.`, a nested ad or `ad["name"]`.
+    /// The ad is returned to wrap the use in, with the name to select.
+    fn bind(&mut self, value: Expr, bound: &mut Vec<(String, Expr)>) -> Expr {
+        if !self.rng.chance(60) {
+            return value;
+        }
+        let n = format!("v{}", bound.len());
+        let reference = match self.rng.below(6) {
+            0 | 1 => node(ExprKind::Attribute(name(&n))),
+            2 => select(node(ExprKind::Attribute(name("MY"))), &n),
+            3 => select(node(ExprKind::Attribute(name("self"))), &n),
+            4 => {
+                // Through a nested ad written where the use is.
+                let inner = node(ExprKind::Ad(Box::new({
+                    let mut ad = AdExpr::new();
+                    ad.insert(name("w"), node(ExprKind::Attribute(name(&n))));
+                    ad
+                })));
+                select(inner, "w")
+            }
+            _ => subscript(
+                node(ExprKind::Attribute(name(
+                    self.rng.pick_str(&["self", "MY", "root"]),
+                ))),
+                lit(Literal::String(n.clone().into_bytes().into())),
+            ),
+        };
+        bound.push((n, value));
+        reference
+    }
+
+    /// `use` in an ad holding the bound attributes, selected back out.
+    fn wrap_bound(&mut self, use_: Expr, bound: Vec<(String, Expr)>) -> Expr {
+        if bound.is_empty() {
+            return use_;
+        }
+        let mut ad = AdExpr::new();
+        for (n, e) in bound {
+            ad.insert(name(&n), e);
+        }
+        ad.insert(name("r"), use_);
+        select(node(ExprKind::Ad(Box::new(ad))), "r")
+    }
+
+    /// A call of `function` whose arguments are bound (see [`Self::bind`]).
+    fn call_bound(&mut self, function: &str, args: Vec<Expr>) -> Expr {
+        let mut bound = Vec::new();
+        let args = args.into_iter().map(|a| self.bind(a, &mut bound)).collect();
+        let use_ = call(function, args);
+        self.wrap_bound(use_, bound)
+    }
+
+    /// The forms of [`GenOptions::library`].
+    fn library_form(&mut self, ty: Ty, d: u32) -> Expr {
+        let e = d.min(2);
+        match ty {
+            Ty::Str => match self.rng.below(10) {
+                0 => {
+                    let s = self.typed(Ty::Str, e);
+                    let i = self.typed(Ty::Int, 0);
+                    let mut args = vec![s, i];
+                    if self.rng.chance(50) {
+                        args.push(self.typed(Ty::Int, 0));
+                    }
+                    self.call_bound("substr", args)
+                }
+                1 => {
+                    let t = if self.rng.chance(70) {
+                        self.abs_time(e)
+                    } else {
+                        let secs = *self
+                            .rng
+                            .pick(&[0i64, -1, 86_399, 951_782_400, 4_102_444_800]);
+                        lit(Literal::Integer(secs))
+                    };
+                    let format: &[u8] = self.pick_bytes(&[
+                        &b"%Y-%m-%d %H:%M:%S"[..],
+                        b"%c",
+                        b"%A %B %d",
+                        b"%j %U %w",
+                        b"%%%y",
+                        b"%e %I %p",
+                        b"%s",
+                        b"",
+                        b"%",
+                    ]);
+                    let mut args = vec![t];
+                    if self.rng.chance(80) {
+                        args.push(lit(Literal::String(format.to_vec().into())));
+                    }
+                    self.call_bound("formatTime", args)
+                }
+                2 => {
+                    let t = if self.rng.chance(60) {
+                        self.rel_time(e)
+                    } else {
+                        self.num(0)
+                    };
+                    self.call_bound("interval", vec![t])
+                }
+                3 => {
+                    let list = self.list_expr(e);
+                    let mut args = vec![list];
+                    if self.rng.chance(70) {
+                        args.insert(0, self.delimiter());
+                    }
+                    self.call_bound("join", args)
+                }
+                4 => {
+                    let target = self.typed(Ty::Str, e);
+                    let (pattern, subst): (&[u8], &[u8]) = *self.rng.pick(&[
+                        (&b"a"[..], &b"o"[..]),
+                        (b"(b)(c)?", b"\\2\\1"),
+                        (b"^", b"x"),
+                        (b"[A-Z]+", b"<\\0>"),
+                        (b"$", b"!"),
+                    ]);
+                    let function = self.rng.pick_str(&["replace", "replaceAll", "regexps"]);
+                    let mut args = vec![
+                        lit(Literal::String(pattern.to_vec().into())),
+                        target,
+                        lit(Literal::String(subst.to_vec().into())),
+                    ];
+                    if self.rng.chance(30) {
+                        let opts: &[u8] = self.pick_bytes(&[&b"i"[..], b"g", b"ig", b"x"]);
+                        args.push(lit(Literal::String(opts.to_vec().into())));
+                    }
+                    self.call_bound(function, args)
+                }
+                5 => {
+                    let arg = match self.rng.below(3) {
+                        0 => self.abs_time(e),
+                        1 => self.rel_time(e),
+                        _ => self.typed(Ty::Any, e),
+                    };
+                    let function = self
+                        .rng
+                        .pick_str(&["string", "toUpper", "toLower", "strcat"]);
+                    self.call_bound(function, vec![arg])
+                }
+                6 => {
+                    // unparse of a reference to an attribute, or of an expression.
+                    let value = self.typed(Ty::Any, e);
+                    let mut bound = vec![("v0".to_string(), value)];
+                    let reference = match self.rng.below(3) {
+                        0 => node(ExprKind::Attribute(name("v0"))),
+                        1 => select(node(ExprKind::Attribute(name("MY"))), "v0"),
+                        _ => binary(
+                            BinaryOp::Add,
+                            node(ExprKind::Attribute(name("v0"))),
+                            self.leaf(Ty::Int),
+                        ),
+                    };
+                    let use_ = call("unparse", vec![reference]);
+                    let _ = &mut bound;
+                    self.wrap_bound(use_, bound)
+                }
+                7 => {
+                    let s = self.string_list_text();
+                    let function = self
+                        .rng
+                        .pick_str(&["splitUserName", "splitSlotName", "split"]);
+                    let list = self.call_bound(function, vec![s]);
+                    subscript(list, self.index(2))
+                }
+                _ => {
+                    let a = self.typed(Ty::Str, e);
+                    let b = self.typed(Ty::Str, e);
+                    let c = self.typed(Ty::Bool, e);
+                    self.call_bound("ifThenElse", vec![c, a, b])
+                }
+            },
+            Ty::Int => match self.rng.below(8) {
+                0 => {
+                    let mut args = vec![self.string_list_text()];
+                    if self.rng.chance(70) {
+                        args.push(self.delimiter());
+                    }
+                    self.call_bound("stringListSize", args)
+                }
+                1 => {
+                    let a = self.typed(Ty::Str, e);
+                    let b = self.typed(Ty::Str, e);
+                    let function = self.rng.pick_str(&["strcmp", "stricmp", "versioncmp"]);
+                    self.call_bound(function, vec![a, b])
+                }
+                2 => {
+                    let arg = match self.rng.below(4) {
+                        0 => self.abs_time(e),
+                        1 => self.rel_time(e),
+                        2 => self.typed(Ty::Str, e),
+                        _ => self.typed(Ty::Real, e),
+                    };
+                    let function = self.rng.pick_str(&["int", "floor", "ceiling", "round"]);
+                    self.call_bound(function, vec![arg])
+                }
+                3 => {
+                    let t = self.abs_time(e);
+                    let function = self.rng.pick_str(&[
+                        "getYear",
+                        "getMonth",
+                        "getDayOfYear",
+                        "getDayOfMonth",
+                        "getDayOfWeek",
+                        "getHours",
+                        "getMinutes",
+                        "getSeconds",
+                    ]);
+                    self.call_bound(function, vec![t])
+                }
+                4 => {
+                    let t = self.rel_time(e);
+                    let function =
+                        self.rng
+                            .pick_str(&["getDays", "getHours", "getMinutes", "getSeconds"]);
+                    self.call_bound(function, vec![t])
+                }
+                5 => {
+                    let arg = match self.rng.below(3) {
+                        0 => self.list_expr(e),
+                        1 => self.typed(Ty::Str, e),
+                        _ => self.ad_literal(e.min(1)),
+                    };
+                    self.call_bound("size", vec![arg])
+                }
+                6 => {
+                    // eval of a string that names attributes.
+                    let text: &[u8] = self.pick_bytes(&[
+                        &b"v0 + 1"[..],
+                        b"v0",
+                        b"MY.v0 * 2",
+                        b"size(v0)",
+                        b"v0 ?: 7",
+                        b"[q = v0].q",
+                        b"v0 +",
+                        b"r",
+                    ]);
+                    let value = self.typed(Ty::Any, e);
+                    let use_ = call("eval", vec![lit(Literal::String(text.to_vec().into()))]);
+                    self.wrap_bound(use_, vec![("v0".to_string(), value)])
+                }
+                _ => {
+                    let arg = self.typed(Ty::Any, e);
+                    let function = self.rng.pick_str(&["sum", "min", "max"]);
+                    let list = node(ExprKind::List(vec![arg, self.leaf(Ty::Int)]));
+                    self.call_bound(function, vec![list])
+                }
+            },
+            Ty::Real => match self.rng.below(5) {
+                0 | 1 => {
+                    let mut args = vec![self.string_list_text()];
+                    if self.rng.chance(70) {
+                        args.push(self.delimiter());
+                    }
+                    let function = self.rng.pick_str(&[
+                        "stringListSum",
+                        "stringListAvg",
+                        "stringListMin",
+                        "stringListMax",
+                    ]);
+                    self.call_bound(function, args)
+                }
+                2 => {
+                    let a = self.num(e);
+                    let b = self.num(e);
+                    let function = self.rng.pick_str(&["pow", "quantize"]);
+                    self.call_bound(function, vec![a, b])
+                }
+                3 => {
+                    let list = self.list_expr(e);
+                    self.call_bound("avg", vec![list])
+                }
+                _ => {
+                    let arg = match self.rng.below(3) {
+                        0 => self.abs_time(e),
+                        1 => self.rel_time(e),
+                        _ => self.typed(Ty::Any, e),
+                    };
+                    self.call_bound("real", vec![arg])
+                }
+            },
+            Ty::Bool => match self.rng.below(7) {
+                0 | 1 => {
+                    let item = if self.rng.chance(50) {
+                        self.typed(Ty::Str, e)
+                    } else {
+                        self.str_leaf()
+                    };
+                    let mut args = vec![item, self.string_list_text()];
+                    if self.rng.chance(70) {
+                        args.push(self.delimiter());
+                    }
+                    let function = self.rng.pick_str(&[
+                        "stringListMember",
+                        "stringListIMember",
+                        "stringListSubsetMatch",
+                        "stringListISubsetMatch",
+                        "stringListsIntersect",
+                    ]);
+                    if function.starts_with("stringLists") || function.ends_with("SubsetMatch") {
+                        args[0] = self.string_list_text();
+                    }
+                    self.call_bound(function, args)
+                }
+                2 => {
+                    let v = self.typed(Ty::Any, e);
+                    let list = self.list_expr(e);
+                    let function = self.rng.pick_str(&["member", "identicalMember"]);
+                    self.call_bound(function, vec![v, list])
+                }
+                3 => {
+                    let op: &[u8] =
+                        self.pick_bytes(&[&b"<"[..], b"==", b"=?=", b"isnt", b">=", b"!=", b"bad"]);
+                    let list = self.list_expr(e);
+                    let v = self.typed(Ty::Any, e);
+                    let function = self.rng.pick_str(&["anyCompare", "allCompare"]);
+                    self.call_bound(
+                        function,
+                        vec![lit(Literal::String(op.to_vec().into())), list, v],
+                    )
+                }
+                4 => {
+                    let (pattern, target): (&[u8], Expr) = (
+                        self.pick_bytes(&[&b"^a"[..], b"b+", b"(?i)ABC", b"^$", b"[", b"x|y"]),
+                        self.typed(Ty::Str, e),
+                    );
+                    let mut args = vec![lit(Literal::String(pattern.to_vec().into())), target];
+                    if self.rng.chance(30) {
+                        args.push(lit(Literal::String(b"i".to_vec().into())));
+                    }
+                    self.call_bound("regexp", args)
+                }
+                5 => {
+                    let a = self.typed(Ty::Str, e);
+                    let b = lit(Literal::String(
+                        self.pick_bytes(&[&b"1.2.3"[..], b"1.10", b"2", b"", b"a"])
+                            .to_vec()
+                            .into(),
+                    ));
+                    let function = self.rng.pick_str(&["versionGT", "versionLE", "versionEQ"]);
+                    self.call_bound(function, vec![a, b])
+                }
+                _ => {
+                    let arg = self.typed(Ty::Any, e);
+                    let function = self.rng.pick_str(&[
+                        "isString",
+                        "isInteger",
+                        "isReal",
+                        "isList",
+                        "isClassAd",
+                        "isAbsTime",
+                        "isRelTime",
+                        "isError",
+                    ]);
+                    self.call_bound(function, vec![arg])
+                }
+            },
+            Ty::List => match self.rng.below(3) {
+                0 => {
+                    let mut args = vec![self.string_list_text()];
+                    if self.rng.chance(60) {
+                        args.push(self.delimiter());
+                    }
+                    self.call_bound("split", args)
+                }
+                1 => {
+                    // MY. and TARGET. inside a list in a nested ad.
+                    let outer_value = self.typed(Ty::Any, 0);
+                    let inner_value = self.typed(Ty::Any, 0);
+                    let items: Vec<Expr> = (0..1 + self.rng.below(3))
+                        .map(|_| match self.rng.below(6) {
+                            0 => select(node(ExprKind::Attribute(name("MY"))), "x"),
+                            1 => select(node(ExprKind::Attribute(name("TARGET"))), "x"),
+                            2 => select(node(ExprKind::Attribute(name("parent"))), "x"),
+                            3 => node(ExprKind::Attribute(name("x"))),
+                            4 => {
+                                let mut ad = AdExpr::new();
+                                ad.insert(
+                                    name("z"),
+                                    select(node(ExprKind::Attribute(name("MY"))), "x"),
+                                );
+                                select(node(ExprKind::Ad(Box::new(ad))), "z")
+                            }
+                            _ => {
+                                let mut ad = AdExpr::new();
+                                ad.insert(name("x"), self.leaf(Ty::Int));
+                                ad.insert(
+                                    name("z"),
+                                    select(node(ExprKind::Attribute(name("TARGET"))), "x"),
+                                );
+                                node(ExprKind::Ad(Box::new(ad)))
+                            }
+                        })
+                        .collect();
+                    let mut inner = AdExpr::new();
+                    inner.insert(name("x"), inner_value);
+                    inner.insert(name("l"), node(ExprKind::List(items)));
+                    let mut outer = AdExpr::new();
+                    outer.insert(name("x"), outer_value);
+                    if self.rng.chance(40) {
+                        let mut target = AdExpr::new();
+                        target.insert(name("x"), self.leaf(Ty::Int));
+                        outer.insert(name("TARGET"), node(ExprKind::Ad(Box::new(target))));
+                    }
+                    outer.insert(name("y"), node(ExprKind::Ad(Box::new(inner))));
+                    let y = select(node(ExprKind::Ad(Box::new(outer))), "y");
+                    match self.rng.below(3) {
+                        0 => select(y, "l"),
+                        1 => subscript(y, lit(Literal::String(b"l".to_vec().into()))),
+                        _ => select(select(y, "l"), "z"),
+                    }
+                }
+                _ => {
+                    let c = self.typed(Ty::Bool, e);
+                    let a = self.list_expr(e);
+                    let b = self.list_expr(e);
+                    self.call_bound("ifThenElse", vec![c, a, b])
+                }
+            },
+            Ty::Ad => {
+                let t = if self.rng.chance(50) {
+                    self.abs_time(e)
+                } else {
+                    self.rel_time(e)
+                };
+                self.call_bound("splitTime", vec![t])
+            }
+            Ty::Any => {
+                let ty = *self.rng.pick(&TYPES[..6]);
+                self.library_form(ty, d)
+            }
+        }
+    }
+
     /// The forms of [`GenOptions::text`].
     fn text_form(&mut self, ty: Ty, d: u32) -> Expr {
         let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
@@ -1320,6 +1879,7 @@ mod tests {
                 max_depth: 5,
                 calls: true,
                 text: true,
+                library: false,
             },
         );
         for _ in 0..300 {
@@ -1348,6 +1908,28 @@ mod tests {
             respell_elvis("\"a?:b\" + 'c?:d'", &mut rng),
             "\"a?:b\" + 'c?:d'"
         );
+    }
+
+    #[test]
+    fn library_texts_parse_and_round_trip() {
+        let mut g = Generator::new(
+            2,
+            GenOptions {
+                max_depth: 4,
+                calls: true,
+                text: false,
+                library: true,
+            },
+        );
+        let mut texts = String::new();
+        for _ in 0..300 {
+            let (text, expr) = g.next_expr();
+            assert_eq!(classad_syntax::parse_expression(&text).ok(), Some(expr));
+            texts.push_str(&text);
+        }
+        for needle in ["stringList", "v0", "splitTime", "formatTime", "MY."] {
+            assert!(texts.contains(needle), "{needle}");
+        }
     }
 
     #[test]

@@ -143,12 +143,21 @@ fn selection_chain(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
         ExprKind::Select { base, .. } => {
+            // The selection's own failure passes through parentheses
+            // around its base.
+            let mut base = &**base;
+            while let ExprKind::Paren(inner) = &base.kind {
+                base = inner;
+            }
             matches!(
                 base.kind,
                 ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
             ) || selection_chain(base)
         }
-        ExprKind::Paren(inner) => selection_chain(inner),
+        // HTCondor's parentheses make a failed evaluation ERROR
+        // (`OperationParens`): `[a = {(a.a)}].a` is `{ error }`, while
+        // `[a = {(a).a}].a` is `{ undefined }` (the selection fails).
+        ExprKind::Paren(_) => false,
         _ => false,
     }
 }
@@ -639,6 +648,23 @@ impl<'a> Reference<'a> {
         value
     }
 
+    /// The attribute `index` of `ad` evaluated as `ad["name"]` evaluates it
+    /// in HTCondor (`ClassAd::EvaluateAttr`): not marked as being
+    /// evaluated, so a reference to itself in it runs once more.
+    fn attribute_value_unmarked(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
+        if self.depth >= MAX_DEPTH {
+            self.depth_failures += 1;
+            return RValue::Error;
+        }
+        let expr = &ad.expr.attributes[index].1;
+        self.depth += 1;
+        let saved = self.literal_parent.take();
+        let value = self.eval(expr, ad);
+        self.literal_parent = saved;
+        self.depth -= 1;
+        value
+    }
+
     /// The other ad of the match whose ad encloses `scope`.
     fn target_of(&self, scope: &RAd<'a>) -> Option<RAd<'a>> {
         let (left, right) = self.pair.as_ref()?;
@@ -739,6 +765,17 @@ impl<'a> Reference<'a> {
                 } else {
                     self.current_time(name).unwrap_or(RValue::Undefined)
                 }
+            }
+            // An ad a function made has no enclosing ad: `root` from it is
+            // the root of the evaluation.
+            RValue::Ad(ad)
+                if ad.parent.is_none()
+                    && (name.eq_ignore_ascii_case("root")
+                        || name.eq_ignore_ascii_case("toplevel"))
+                    && ad.find(name).is_none()
+                    && self.target_of(&ad).is_none() =>
+            {
+                RValue::Ad(root_of(here))
             }
             RValue::Ad(ad) => self.select_in_ad(&ad, name),
             RValue::List(items) => {
@@ -844,7 +881,7 @@ impl<'a> Reference<'a> {
                     } else {
                         ad.clone()
                     };
-                    match self.attribute_value(&scope, i) {
+                    match self.attribute_value_unmarked(&scope, i) {
                         RValue::Ad(inner) => RValue::Ad(Rc::new(AdNode {
                             expr: inner.expr,
                             parent: None,

@@ -151,19 +151,29 @@ fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
-/// Whether `expr` is only references and selections (in parentheses or
-/// not), which pass a failed evaluation on without a value of their own.
+/// Whether `expr` is only references and selections (the bases of
+/// selections in parentheses or not), which pass a failed evaluation on
+/// without a value of their own.
 fn selection_chain(expr: &classad_syntax::Expr) -> bool {
     use classad_syntax::ExprKind;
     match &expr.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
         ExprKind::Select { base, .. } => {
+            // The selection's own failure passes through parentheses
+            // around its base.
+            let mut base = &**base;
+            while let ExprKind::Paren(inner) = &base.kind {
+                base = inner;
+            }
             matches!(
                 base.kind,
                 ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
             ) || selection_chain(base)
         }
-        ExprKind::Paren(inner) => selection_chain(inner),
+        // HTCondor's parentheses make a failed evaluation ERROR
+        // (`OperationParens`): `[a = {(a.a)}].a` is `{ error }`, while
+        // `[a = {(a).a}].a` is `{ undefined }` (the selection fails).
+        ExprKind::Paren(_) => false,
         _ => false,
     }
 }
@@ -364,14 +374,29 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in `ad` as the root of its evaluation (HTCondor
     /// evaluates `evalInEachContext`'s expression with the listed ad as
-    /// both the current and the root ad). Counts as one level of depth, so
-    /// that an expression that calls itself this way ends in ERROR.
-    pub fn evaluate_in_context(&mut self, program: &Program, ad: &AdRef) -> Value {
+    /// both the current and the root ad). Ad and list literals written in
+    /// `program` keep `written_in`, the ad the expression was written in,
+    /// as their parent, as HTCondor's literals keep the parent scope the
+    /// parser gave them (`[x = [b = 1].y; l = {[y = 5]}; r =
+    /// evalInEachContext(x, l)].r` is `{ undefined }`). Counts as one level
+    /// of depth, so that an expression that calls itself this way ends in
+    /// ERROR.
+    pub fn evaluate_in_context(
+        &mut self,
+        program: &Program,
+        ad: &AdRef,
+        written_in: &AdRef,
+    ) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
         self.vm.depth += 1;
+        let saved = self
+            .vm
+            .literal_parent
+            .replace((program as *const Program as usize, written_in.clone()));
         let value = self.vm.run(self.env, program, ad);
+        self.vm.literal_parent = saved;
         let value = self.vm.force(self.env, Some(ad), value);
         self.vm.depth -= 1;
         value
@@ -616,6 +641,26 @@ impl Vm {
         value
     }
 
+    /// The attribute in `slot` of `ad` evaluated as HTCondor's
+    /// `ClassAd::EvaluateAttr` does for `ad["name"]`: without marking the
+    /// attribute as being evaluated, so a reference to itself inside it is
+    /// evaluated once more before it is found circular (`[c =
+    /// isUndefined(c)]["c"]` is false, `[c = isUndefined(c)].c` is true).
+    fn attribute_value_unmarked(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
+        if ad.body.constant(slot).is_some() {
+            return self.attribute_value(env, ad, slot);
+        }
+        if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
+            return Value::Error;
+        }
+        let program = &ad.body.attribute(slot).program;
+        self.depth += 1;
+        let value = self.run(env, program, ad);
+        self.depth -= 1;
+        value
+    }
+
     /// `name` searched in `ad` and then outward; `None` if nowhere.
     fn lookup_outward(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Option<Value> {
         let mut current = ad;
@@ -716,6 +761,17 @@ impl Vm {
                 "root" | "toplevel" => Value::Ad(here.root()),
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
+            // An ad a function made (`splitTime`) has no enclosing ad:
+            // HTCondor's `root` from it is the root of the evaluation, not
+            // the ad (`splitTime(relTime(3)).root` is the context ad).
+            Value::Ad(ad)
+                if ad.parent.is_none()
+                    && matches!(name.as_str(), "root" | "toplevel")
+                    && ad.body.slot(name).is_none()
+                    && env.target_of(&ad).is_none() =>
+            {
+                Value::Ad(here.root())
+            }
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(items) | Value::SharedList(items) => {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES)
@@ -988,7 +1044,7 @@ impl Vm {
                 } else {
                     ad.clone()
                 };
-                match self.attribute_value(env, &scope, slot) {
+                match self.attribute_value_unmarked(env, &scope, slot) {
                     Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
                     // No scope at all: references in it are UNDEFINED.
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
@@ -1280,8 +1336,8 @@ fn unary_op(aux: u8) -> UnaryOp {
 /// builds: each value becomes a literal, and a relative time's literal is
 /// its whole seconds as a C `int` (truncated; out of range or NaN is the
 /// minimum `int`), which evaluates as a real (`{[a = relTime(90.7)]}.a` is
-/// `{ 90.0 }`).
-fn selected_literal(value: Value) -> Value {
+/// `{ 90.0 }`). `evalInEachContext` stores its values the same way.
+pub fn selected_literal(value: Value) -> Value {
     match value {
         Value::RelTime(secs) => {
             let whole = if secs > -2_147_483_649.0 && secs < 2_147_483_648.0 {

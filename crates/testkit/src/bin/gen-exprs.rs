@@ -1,9 +1,11 @@
-//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text]`:
+//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library]`:
 //! prints N generated ClassAd expressions, one a line, for the oracle
 //! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called;
 //! `--text` adds the forms of `GenOptions::text` (values as text, lists and
 //! ads in string functions, subscripted ads, selection chains, the elvis
-//! token spelled with white space inside).
+//! token spelled with white space inside); `--library` the forms of
+//! `GenOptions::library` (the wider library, arguments that are
+//! references, `MY.`/`TARGET.` in lists).
 //!
 //! `gen-exprs --classify` reads expressions from standard input and prints,
 //! for each, the known VM bug it may run into
@@ -15,7 +17,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text]");
+    eprintln!("usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library]");
     ExitCode::from(2)
 }
 
@@ -54,6 +56,12 @@ fn main() -> ExitCode {
             ("--max-depth", Some(v)) => options.max_depth = u32::try_from(v).unwrap_or(u32::MAX),
             ("--calls", _) => {
                 options.calls = true;
+                i += 1;
+                continue;
+            }
+            ("--library", _) => {
+                options.calls = true;
+                options.library = true;
                 i += 1;
                 continue;
             }
