@@ -189,6 +189,8 @@ pub struct AdReader<'p, R> {
     column: usize,
     done: bool,
     line_buf: Vec<u8>,
+    /// Old syntax: where the lines of the chunk being read end.
+    line_ends: Vec<usize>,
     scan: NewScan,
     json: Option<JsonDoc>,
     /// Bytes to scan again before reading on (new syntax, after a broken
@@ -209,6 +211,75 @@ pub struct AdReader<'p, R> {
     /// how many broken ads were cut short (see [`read_ads_parallel`]).
     ended_inside: bool,
     cuts: usize,
+}
+
+/// An old-syntax ad being read, line by line.
+struct OldAd {
+    ad: AdExpr,
+    /// The line of its first definition.
+    first_line: Option<usize>,
+    /// The first line that could not be read; the lines after it are not.
+    failure: Option<AdError>,
+}
+
+impl OldAd {
+    /// Reads one line (without its `\n`; `text` is the same line when it
+    /// is known to be UTF-8), which starts at byte `start` of the input and
+    /// is line `line_no`. `true` at a blank line that ends the ad.
+    fn line(
+        &mut self,
+        parser: &Parser,
+        line: &[u8],
+        text: Option<&str>,
+        start: usize,
+        line_no: usize,
+    ) -> bool {
+        let trimmed = line.trim_ascii();
+        if trimmed.is_empty() {
+            return self.first_line.is_some();
+        }
+        if trimmed[0] == b'#' {
+            return false;
+        }
+        self.first_line.get_or_insert(line_no);
+        if self.failure.is_some() {
+            return false;
+        }
+        let text = match text {
+            Some(text) => Ok(text),
+            None => std::str::from_utf8(line),
+        };
+        let text = text.map(|text| text.strip_suffix('\r').unwrap_or(text));
+        let (error, shown) = match text {
+            Err(e) => {
+                let shown = String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line));
+                let at = e.valid_up_to();
+                let column = String::from_utf8_lossy(&line[..at]).chars().count() + 1;
+                let error = ParseError {
+                    message: "the line is not valid UTF-8".to_string(),
+                    span: Span::new(start + at, start + at + 1),
+                    line: line_no,
+                    column,
+                };
+                (error, shown.into_owned())
+            }
+            Ok(text) => match parser.parse_old_line_at(text, start) {
+                Ok((name, expr)) => {
+                    self.ad.insert(name, expr);
+                    return false;
+                }
+                Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
+            },
+        };
+        self.failure = Some(AdError {
+            ordinal: 0,
+            first_line: 0,
+            error,
+            text: shown,
+            text_offset: start,
+        });
+        false
+    }
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -275,6 +346,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             column: 0,
             done: false,
             line_buf: Vec::new(),
+            line_ends: Vec::new(),
             scan: NewScan::default(),
             json: None,
             pending: Vec::new(),
@@ -331,81 +403,104 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     fn next_old(&mut self) -> Option<Result<AdExpr, AdError>> {
         // Ads of one file are much alike: room for as many attributes as
         // the last one had saves growing the ad attribute by attribute.
-        let mut ad = AdExpr::with_capacity(self.last_len);
-        let mut first_line = None;
-        let mut failure: Option<AdError> = None;
+        let mut ad = OldAd {
+            ad: AdExpr::with_capacity(self.last_len),
+            first_line: None,
+            failure: None,
+        };
+        let parser = self.parser;
         loop {
-            self.line_buf.clear();
-            let start = self.offset;
-            match self.reader.read_until(b'\n', &mut self.line_buf) {
-                Ok(0) => {
-                    self.done = true;
-                    break;
-                }
-                Ok(n) => {
-                    self.offset += n;
-                    self.line += 1;
-                }
+            let chunk = match self.reader.fill_buf() {
+                Ok(chunk) => chunk,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     self.done = true;
                     self.ordinal += 1;
-                    return Some(Err(AdError::io(self.ordinal, self.line + 1, start, &e)));
+                    let (line, offset) = (self.line + 1, self.offset);
+                    return Some(Err(AdError::io(self.ordinal, line, offset, &e)));
+                }
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                break;
+            }
+            // The complete lines of the chunk up to the blank line that
+            // ends the ad are read in place, their UTF-8 checked at once.
+            self.line_ends.clear();
+            let mut end = 0;
+            let mut content = ad.first_line.is_some();
+            let mut ends_ad = false;
+            while let Some(i) = memchr::memchr(b'\n', &chunk[end..]) {
+                let first = chunk[end..end + i]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace());
+                end += i + 1;
+                self.line_ends.push(end - 1);
+                match first {
+                    None if content => {
+                        ends_ad = true;
+                        break;
+                    }
+                    None | Some(b'#') => {}
+                    Some(_) => content = true,
                 }
             }
-            let line_no = self.line;
-            let mut line = &self.line_buf[..];
-            line = line.strip_suffix(b"\n").unwrap_or(line);
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            let trimmed = line.trim_ascii();
-            if trimmed.is_empty() {
-                if first_line.is_some() {
+            if end == 0 {
+                // A line that does not end in the chunk (or the last line
+                // of the input, without a newline) is read through a copy.
+                self.line_buf.clear();
+                let start = self.offset;
+                match self.reader.read_until(b'\n', &mut self.line_buf) {
+                    Ok(0) => {
+                        self.done = true;
+                        break;
+                    }
+                    Ok(n) => {
+                        self.offset += n;
+                        self.line += 1;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.done = true;
+                        self.ordinal += 1;
+                        return Some(Err(AdError::io(self.ordinal, self.line + 1, start, &e)));
+                    }
+                }
+                let line = self.line_buf.strip_suffix(b"\n");
+                let line = line.unwrap_or(&self.line_buf);
+                if ad.line(parser, line, None, start, self.line) {
                     break;
                 }
                 continue;
             }
-            if trimmed[0] == b'#' {
-                continue;
+            let region = &chunk[..end];
+            let valid = std::str::from_utf8(region).ok();
+            let mut at = 0;
+            for &line_end in &self.line_ends {
+                self.line += 1;
+                let text = valid.map(|text| &text[at..line_end]);
+                ad.line(
+                    parser,
+                    &region[at..line_end],
+                    text,
+                    self.offset + at,
+                    self.line,
+                );
+                at = line_end + 1;
             }
-            first_line.get_or_insert(line_no);
-            if failure.is_some() {
-                continue;
+            self.offset += end;
+            self.reader.consume(end);
+            if ends_ad {
+                break;
             }
-            let error = match std::str::from_utf8(line) {
-                Err(e) => {
-                    let text = String::from_utf8_lossy(line).into_owned();
-                    let at = e.valid_up_to();
-                    let column = String::from_utf8_lossy(&line[..at]).chars().count() + 1;
-                    let error = ParseError {
-                        message: "the line is not valid UTF-8".to_string(),
-                        span: Span::new(start + at, start + at + 1),
-                        line: line_no,
-                        column,
-                    };
-                    (error, text)
-                }
-                Ok(text) => match self.parser.parse_old_line_at(text, start) {
-                    Ok((name, expr)) => {
-                        ad.insert(name, expr);
-                        continue;
-                    }
-                    Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
-                },
-            };
-            failure = Some(AdError {
-                ordinal: 0,
-                first_line: 0,
-                error: error.0,
-                text: error.1,
-                text_offset: start,
-            });
         }
-        let first_line = first_line?;
+        let first_line = ad.first_line?;
         self.ordinal += 1;
-        self.last_len = ad.len();
-        ad.drop_index();
-        Some(match failure {
-            None => Ok(ad),
+        let mut built = ad.ad;
+        self.last_len = built.len();
+        built.drop_index();
+        Some(match ad.failure {
+            None => Ok(built),
             Some(mut err) => {
                 err.ordinal = self.ordinal;
                 err.first_line = first_line;
