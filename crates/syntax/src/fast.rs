@@ -49,15 +49,27 @@ pub fn old_line(parser: &Parser, source: &str) -> Option<(Name, Expr)> {
 /// [`old_line`] for a line that starts `base` bytes into its file: every
 /// span is moved by `base`.
 pub fn old_line_at(parser: &Parser, source: &str, base: usize) -> Option<(Name, Expr)> {
+    old_line_guessed(parser, source, base, None).map(|(name, _, expr)| (name, expr))
+}
+
+/// [`old_line_at`] where the line likely defines `guess` (a plain
+/// identifier, with the number of its lower-cased form), which is then
+/// not looked up; the name comes with that number.
+pub(crate) fn old_line_guessed(
+    parser: &Parser,
+    source: &str,
+    base: usize,
+    guess: Option<&(Name, u32)>,
+) -> Option<(Name, u32, Expr)> {
     let mut s = Scanner::new(parser, source, StringRules::Old, base)?;
     s.skip_space()?;
-    let name = s.attribute_name()?;
+    let (name, fold) = s.definition_name(guess)?;
     s.skip_space()?;
     s.eat(b'=')?;
     s.skip_space()?;
     let built = s.expression()?;
     s.skip_space()?;
-    s.at_end().then_some((name, built.expr))
+    s.at_end().then_some((name, fold, built.expr))
 }
 
 /// Parses one new-syntax ad literal `[ ... ]` (the whole text), as
@@ -292,6 +304,25 @@ impl<'p, 's> Scanner<'p, 's> {
             return None;
         }
         Some(self.parser.intern(&self.text[start..end]))
+    }
+
+    /// The name of a definition, with the number of its lower-cased form;
+    /// `guess` (a plain identifier) is tried first.
+    fn definition_name(&mut self, guess: Option<&(Name, u32)>) -> Option<(Name, u32)> {
+        if let Some((name, fold)) = guess {
+            let spelling = name.as_str().as_bytes();
+            let rest = &self.bytes[self.pos..];
+            if rest.starts_with(spelling) && !rest.get(spelling.len()).is_some_and(|&b| is_ident(b))
+            {
+                self.pos += spelling.len();
+                return Some((name.clone(), *fold));
+            }
+        }
+        let (start, end) = self.word()?;
+        if keyword(&self.bytes[start..end]).is_some() {
+            return None;
+        }
+        Some(self.parser.intern_folded(&self.text[start..end]))
     }
 
     fn expression(&mut self) -> Option<Built> {

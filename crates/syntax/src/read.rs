@@ -21,7 +21,7 @@
 use crate::ast::{AdExpr, Span};
 use crate::diag::{ParseError, describe_found};
 use crate::json::JsonAdCursor;
-use crate::parser::{ParseOptions, Parser};
+use crate::parser::{AdBuilder, ParseOptions, Parser};
 use crate::xml::XmlAdCursor;
 use std::fmt;
 use std::io::{self, BufRead, Read};
@@ -205,8 +205,6 @@ pub struct AdReader<'p, R> {
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
     xml: Option<(String, XmlAdCursor)>,
-    /// Attributes of the last old-syntax ad read.
-    last_len: usize,
     /// New syntax: whether the input ended inside an ad or a comment, and
     /// how many broken ads were cut short (see [`read_ads_parallel`]).
     ended_inside: bool,
@@ -215,7 +213,7 @@ pub struct AdReader<'p, R> {
 
 /// An old-syntax ad being read, line by line.
 struct OldAd {
-    ad: AdExpr,
+    ad: AdBuilder,
     /// The line of its first definition.
     first_line: Option<usize>,
     /// The first line that could not be read; the lines after it are not.
@@ -263,11 +261,8 @@ impl OldAd {
                 };
                 (error, shown.into_owned())
             }
-            Ok(text) => match parser.parse_old_line_at(text, start) {
-                Ok((name, expr)) => {
-                    self.ad.insert(name, expr);
-                    return false;
-                }
+            Ok(text) => match parser.parse_old_line_into(text, start, &mut self.ad) {
+                Ok(()) => return false,
                 Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
             },
         };
@@ -355,7 +350,6 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             resync_work: 0,
             bom_checked: false,
             xml: None,
-            last_len: 0,
             ended_inside: false,
             cuts: 0,
         }
@@ -403,12 +397,13 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     fn next_old(&mut self) -> Option<Result<AdExpr, AdError>> {
         // Ads of one file are much alike: room for as many attributes as
         // the last one had saves growing the ad attribute by attribute.
+        let parser = self.parser;
         let mut ad = OldAd {
-            ad: AdExpr::with_capacity(self.last_len),
+            ad: parser.take_builder(),
             first_line: None,
             failure: None,
         };
-        let parser = self.parser;
+        ad.ad.begin();
         loop {
             let chunk = match self.reader.fill_buf() {
                 Ok(chunk) => chunk,
@@ -417,6 +412,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     self.done = true;
                     self.ordinal += 1;
                     let (line, offset) = (self.line + 1, self.offset);
+                    parser.give_back_builder(ad.ad);
                     return Some(Err(AdError::io(self.ordinal, line, offset, &e)));
                 }
             };
@@ -463,6 +459,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     Err(e) => {
                         self.done = true;
                         self.ordinal += 1;
+                        parser.give_back_builder(ad.ad);
                         return Some(Err(AdError::io(self.ordinal, self.line + 1, start, &e)));
                     }
                 }
@@ -494,11 +491,10 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 break;
             }
         }
+        let built = ad.ad.finish();
+        parser.give_back_builder(ad.ad);
         let first_line = ad.first_line?;
         self.ordinal += 1;
-        let mut built = ad.ad;
-        self.last_len = built.len();
-        built.drop_index();
         Some(match ad.failure {
             None => Ok(built),
             Some(mut err) => {
