@@ -539,8 +539,36 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             let mut used = 0;
             let mut event = None;
             let scan = &mut self.scan;
-            for &b in chunk {
+            // Line and column are brought up to date where an ad starts and
+            // at the end of the chunk, not byte by byte.
+            let mut counted = 0;
+            while used < chunk.len() {
                 use ScanState::*;
+                // Runs of bytes that change nothing but the text kept are
+                // skipped at once: inside an ad, all but quotes, `/` and
+                // brackets; inside a string, all but its quote and `\`.
+                let run = match scan.state {
+                    Normal => chunk[used..]
+                        .iter()
+                        .position(|&b| NEW_SPECIAL[usize::from(b)])
+                        .unwrap_or(chunk.len() - used),
+                    Str(q) => {
+                        memchr::memchr2(q, b'\\', &chunk[used..]).unwrap_or(chunk.len() - used)
+                    }
+                    Outside => chunk[used..]
+                        .iter()
+                        .position(|&b| !b.is_ascii_whitespace())
+                        .unwrap_or(chunk.len() - used),
+                    _ => 0,
+                };
+                if run > 0 {
+                    if scan.state != Outside {
+                        scan.buf.extend_from_slice(&chunk[used..used + run]);
+                    }
+                    used += run;
+                    continue;
+                }
+                let b = chunk[used];
                 // Bytes of an ad (and of garbage) are kept; an ad ends after
                 // its closing `]`, garbage before the next `[`.
                 match scan.state {
@@ -565,22 +593,20 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                                     scan.buf.push(b);
                                 }
                             }
-                        } else if b == b'[' {
-                            scan.state = Normal;
-                            scan.depth = 1;
+                        } else {
+                            advance(&mut self.line, &mut self.column, &chunk[counted..used]);
+                            counted = used;
+                            scan.start = (self.offset + used, self.line + 1, self.column);
                             scan.buf.clear();
                             scan.buf.push(b);
-                            scan.start = (self.offset + used, self.line + 1, self.column);
-                        } else if b == b'/' {
-                            scan.state = OutsideSlash;
-                            scan.buf.clear();
-                            scan.buf.push(b);
-                            scan.start = (self.offset + used, self.line + 1, self.column);
-                        } else if !b.is_ascii_whitespace() {
-                            scan.state = Garbage;
-                            scan.buf.clear();
-                            scan.buf.push(b);
-                            scan.start = (self.offset + used, self.line + 1, self.column);
+                            if b == b'[' {
+                                scan.state = Normal;
+                                scan.depth = 1;
+                            } else if b == b'/' {
+                                scan.state = OutsideSlash;
+                            } else {
+                                scan.state = Garbage;
+                            }
                         }
                     }
                     OutsideLineComment => {
@@ -657,16 +683,11 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     }
                 }
                 used += 1;
-                if b == b'\n' {
-                    self.line += 1;
-                    self.column = 0;
-                } else if b & 0xC0 != 0x80 {
-                    self.column += 1;
-                }
                 if event.is_some() {
                     break;
                 }
             }
+            advance(&mut self.line, &mut self.column, &chunk[counted..used]);
             self.offset += used;
             if from_pending {
                 self.pending_used += used;
@@ -992,6 +1013,31 @@ fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<
                 reader.consume(n);
             }
         }
+    }
+}
+
+/// The bytes that matter to the new-syntax scanner inside an ad: quotes,
+/// `/` (a comment may start) and brackets.
+static NEW_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'\'' as usize] = true;
+    table[b'/' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// Moves a line count and a column (characters since the line's start)
+/// over `bytes`.
+fn advance(line: &mut usize, column: &mut usize, bytes: &[u8]) {
+    let chars = |bytes: &[u8]| bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+    match memchr::memrchr(b'\n', bytes) {
+        Some(last) => {
+            *line += memchr::memchr_iter(b'\n', &bytes[..=last]).count();
+            *column = chars(&bytes[last + 1..]);
+        }
+        None => *column += chars(bytes),
     }
 }
 

@@ -77,7 +77,20 @@ fn same_streamed(text: &[u8], buffer: usize, chunk: usize) {
                 assert_eq!(a, b, "{:?}", show());
                 assert_eq!(ad_spans(a), ad_spans(b), "spans in {:?}", show());
             }
-            (Err(a), Err(b)) => assert_eq!(a, b, "{:?}", show()),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{:?}", show());
+                // The line and column are those of the error's offset.
+                if let Ok(text) = std::str::from_utf8(text) {
+                    let before = &text[..a.error.span.start as usize];
+                    let line = 1 + before.matches('\n').count();
+                    let column = 1 + before.rsplit('\n').next().unwrap().chars().count();
+                    assert_eq!(
+                        (a.error.line, a.error.column),
+                        (line, column),
+                        "{a:?} in {text:?}"
+                    );
+                }
+            }
             _ => panic!("{:?}: {a:?} / {b:?}", show()),
         }
     }
@@ -230,6 +243,16 @@ proptest! {
             text[at] = 0xFF;
         }
         same_streamed(&text, buffer, chunk);
+    }
+
+    #[test]
+    fn generated_new_files_streamed(
+        pieces in proptest::collection::vec((new_piece(), proptest::sample::select(vec!["", " ", "\n", "é", "\té\n"])), 0..30),
+        buffer in 1usize..40,
+        chunk in 1usize..20,
+    ) {
+        let text: String = pieces.iter().map(|(p, s)| format!("{p}{s}")).collect();
+        same_streamed(text.as_bytes(), buffer, chunk);
     }
 
     #[test]
