@@ -23,7 +23,7 @@
 
 use crate::ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
 use crate::parser::{
-    DEFAULT_WORK_PER_BYTE, ParseOptions, Parser, StringRules, decode_new_escapes,
+    AdBuilder, DEFAULT_WORK_PER_BYTE, ParseOptions, Parser, StringRules, decode_new_escapes,
     decode_old_escapes,
 };
 
@@ -83,7 +83,13 @@ pub fn ad(parser: &Parser, source: &str) -> Option<AdExpr> {
 pub fn ad_at(parser: &Parser, source: &str, base: usize) -> Option<AdExpr> {
     let mut s = Scanner::new(parser, source, StringRules::New, base)?;
     s.skip_space()?;
-    let (ad, _) = s.ad()?;
+    // The parser's builder gathers the definitions of the top-level ad.
+    let mut builder = parser.take_builder();
+    builder.begin();
+    let read = s.ad(Some(&mut builder));
+    let ad = builder.finish();
+    parser.give_back_builder(builder);
+    read?;
     s.skip_space()?;
     s.at_end().then_some(ad)
 }
@@ -242,11 +248,13 @@ impl<'p, 's> Scanner<'p, 's> {
         })
     }
 
-    /// An ad literal `[ ... ]` at the position, and its depth.
-    fn ad(&mut self) -> Option<(AdExpr, usize)> {
+    /// An ad literal `[ ... ]` at the position, and its depth; with a
+    /// `builder`, its definitions go there and the ad returned is empty.
+    fn ad(&mut self, mut builder: Option<&mut AdBuilder>) -> Option<(AdExpr, usize)> {
         self.eat(b'[')?;
         self.open()?;
         let mut ad = AdExpr::new();
+        let mut defined = false;
         let mut depth = 0;
         let mut separators = false;
         loop {
@@ -258,7 +266,7 @@ impl<'p, 's> Scanner<'p, 's> {
                 }
                 Some(b']') => {
                     // `[;]` is refused by the grammar.
-                    if separators && ad.is_empty() {
+                    if separators && !defined {
                         return None;
                     }
                     self.pos += 1;
@@ -267,20 +275,36 @@ impl<'p, 's> Scanner<'p, 's> {
                 }
                 _ => {
                     // A definition must follow `[` or a `;`.
-                    if !ad.is_empty() && !separators {
+                    if defined && !separators {
                         return None;
                     }
-                    let name = self.attribute_name()?;
-                    self.skip_space()?;
-                    self.eat(b'=')?;
-                    self.skip_space()?;
-                    let value = self.expression()?;
-                    depth = depth.max(value.depth);
-                    ad.insert(name, value.expr);
+                    match builder.as_deref_mut() {
+                        Some(builder) => {
+                            let (name, fold) = self.definition_name(builder.guess())?;
+                            let value = self.definition_value()?;
+                            depth = depth.max(value.depth);
+                            builder.define(name, fold, true, value.expr);
+                        }
+                        None => {
+                            let name = self.attribute_name()?;
+                            let value = self.definition_value()?;
+                            depth = depth.max(value.depth);
+                            ad.insert(name, value.expr);
+                        }
+                    }
+                    defined = true;
                     separators = false;
                 }
             }
         }
+    }
+
+    /// `= expression` after a definition's name.
+    fn definition_value(&mut self) -> Option<Built> {
+        self.skip_space()?;
+        self.eat(b'=')?;
+        self.skip_space()?;
+        self.expression()
     }
 
     /// An identifier that is not a reserved word: `[A-Za-z_][A-Za-z0-9_]*`.
@@ -514,7 +538,7 @@ impl<'p, 's> Scanner<'p, 's> {
                 self.node(ExprKind::List(items), self.span(start, self.pos), depth + 1)
             }
             b'[' => {
-                let (ad, depth) = self.ad()?;
+                let (ad, depth) = self.ad(None)?;
                 let span = self.span(start, self.pos);
                 self.node(ExprKind::Ad(Box::new(ad)), span, depth + 1)
             }

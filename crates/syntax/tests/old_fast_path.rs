@@ -115,15 +115,19 @@ fn raw_nul_in_strings_is_refused() {
 /// the reader kept from the ads before (names interned, the last ad's
 /// names as guesses, its table of names defined) must change nothing.
 fn read_alone_and_after_others(text: &str) {
-    use classad_syntax::{AdReader, Format};
+    read_alone_and_after_others_in(text, classad_syntax::Format::Old, "\n\n");
+}
+
+fn read_alone_and_after_others_in(text: &str, format: classad_syntax::Format, between: &str) {
+    use classad_syntax::AdReader;
     let parser = Parser::new(ParseOptions::default());
-    let together: Vec<_> = AdReader::new(text.as_bytes(), Format::Old, &parser).collect();
+    let together: Vec<_> = AdReader::new(text.as_bytes(), format, &parser).collect();
     let alone: Vec<_> = text
-        .split("\n\n")
+        .split(between)
         .filter(|ad| !ad.trim().is_empty())
         .map(|ad| {
             let parser = Parser::new(ParseOptions::default());
-            let mut ads: Vec<_> = AdReader::new(ad.as_bytes(), Format::Old, &parser).collect();
+            let mut ads: Vec<_> = AdReader::new(ad.as_bytes(), format, &parser).collect();
             assert_eq!(ads.len(), 1, "{ad:?}");
             ads.remove(0)
         })
@@ -184,5 +188,20 @@ fn a_reader_guesses_names_without_changing_what_is_read() {
         "A = 1\n\nA(1) = 1\n",
     ] {
         read_alone_and_after_others(text);
+    }
+}
+
+#[test]
+fn a_new_syntax_reader_guesses_names_without_changing_what_is_read() {
+    for text in [
+        "[ 'x y' = 1 ]\n[ x y = 1 ]\n",
+        "[ 'true' = 1 ]\n[ true = 1 ]\n",
+        "[ Memory = 1; Cpus = 2 ]\n[ memory = 1; CPUS = 2; MEMORY = 3 ]\n",
+        "[ Memory = 1; Cpus = 2 ]\n[ MemoryX = 1; Cpu = 2 ]\n",
+        "[ A = 1; A = 2; B = [ B = 1; b = 2 ] ]\n[ A = 1; B = [ A = 1; a = 2 ]; b = 3 ]\n",
+        "[ A = 1 ]\n[ A.b = 1 ]\n",
+        "[ A = 1; B = 2 ]\n[ A = 1; B = (1 ? 2 : 3) ]\n[ A = 1; b = 4 ]\n",
+    ] {
+        read_alone_and_after_others_in(text, classad_syntax::Format::New, "\n");
     }
 }
