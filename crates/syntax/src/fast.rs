@@ -35,6 +35,7 @@ const MAX_NESTING: usize = 64;
 /// or declines.
 pub fn expression(parser: &Parser, source: &str, rules: StringRules) -> Option<Expr> {
     let mut s = Scanner::new(parser, source, rules, 0)?;
+    s.skip_space()?;
     let built = s.expression()?;
     s.skip_space()?;
     s.at_end().then_some(built.expr)

@@ -394,6 +394,23 @@ fn edge_cases_agree() {
     }
 }
 
+/// Expressions that start with blanks (a JSON ad's `"\/Expr( -x)\/"`)
+/// are read by the scanner too, and agree.
+#[test]
+fn leading_blanks_are_read_by_the_scanner() {
+    let parser = Parser::new(ParseOptions::default());
+    let mut tally = Tally::default();
+    for text in [" -TARGET.LoadAvg", "\t x + 1", " \n 1 ", "  "] {
+        agree(&parser, text, &mut tally);
+    }
+    for text in [" -TARGET.LoadAvg", "\t x + 1", " \n 1 "] {
+        assert!(
+            fast::expression(&parser, text, StringRules::New).is_some(),
+            "{text:?}"
+        );
+    }
+}
+
 /// The scanner reads only up to its own nesting bound, and never past the
 /// parser's limits: deeper text gets the grammar's answer.
 #[test]
