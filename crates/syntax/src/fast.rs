@@ -34,7 +34,18 @@ const MAX_NESTING: usize = 64;
 /// Parses a whole expression, as `Parser::parse_expression_with` does,
 /// or declines.
 pub fn expression(parser: &Parser, source: &str, rules: StringRules) -> Option<Expr> {
-    let mut s = Scanner::new(parser, source, rules, 0)?;
+    expression_at(parser, source, rules, 0)
+}
+
+/// [`expression`] for a text that starts `base` bytes into its file:
+/// every span is moved by `base`.
+pub fn expression_at(
+    parser: &Parser,
+    source: &str,
+    rules: StringRules,
+    base: usize,
+) -> Option<Expr> {
+    let mut s = Scanner::new(parser, source, rules, base)?;
     s.skip_space()?;
     let built = s.expression()?;
     s.skip_space()?;

@@ -147,7 +147,7 @@ pub(crate) struct AdBuilder {
     stamp: u32,
     /// By fold number: the stamp of the ad that defines it and where.
     seen: Vec<(u32, u32)>,
-    last: Vec<Option<(Name, u32)>>,
+    last: Vec<((Name, u32), bool)>,
 }
 
 impl AdBuilder {
@@ -166,7 +166,14 @@ impl AdBuilder {
     /// The guess for the name of the next definition: the name the last
     /// ad defined at the same place.
     pub(crate) fn guess(&self) -> Option<&(Name, u32)> {
-        self.last.get(self.definitions)?.as_ref()
+        let (guess, plain) = self.last.get(self.definitions)?;
+        plain.then_some(guess)
+    }
+
+    /// [`AdBuilder::guess`], whether or not a plain identifier (for
+    /// readers that compare the whole name with it).
+    pub(crate) fn guess_any(&self) -> Option<&(Name, u32)> {
+        self.last.get(self.definitions).map(|(guess, _)| guess)
     }
 
     /// Defines `name`, whose lower-cased form has number `fold` (`plain`:
@@ -198,7 +205,7 @@ impl AdBuilder {
             self.attributes
                 .iter()
                 .zip(&self.folds)
-                .map(|((name, _), &(fold, plain))| plain.then(|| (name.clone(), fold))),
+                .map(|((name, _), &(fold, plain))| ((name.clone(), fold), plain)),
         );
         AdExpr::from_distinct(std::mem::take(&mut self.attributes))
     }
@@ -298,6 +305,17 @@ impl Parser {
             return Ok(expr);
         }
         self.parse_expression_with_grammar(source, rules)
+    }
+
+    /// [`Parser::parse_expression`] for a text `offset` bytes into its
+    /// file: the tree's spans are the file's; an error's are the text's.
+    pub(crate) fn parse_expression_at(&self, source: &str, offset: usize) -> Result<Expr> {
+        if let Some(expr) = crate::fast::expression_at(self, source, StringRules::New, offset) {
+            return Ok(expr);
+        }
+        let mut expr = self.parse_expression_with_grammar(source, StringRules::New)?;
+        crate::json::shift_spans(&mut expr, offset);
+        Ok(expr)
     }
 
     /// [`Parser::parse_expression_with`] through the grammar only, without

@@ -587,6 +587,32 @@ proptest! {
         agree(&parser, &text, &mut Tally::default());
     }
 
+    /// A JSON `"\/Expr(...)\/"` string without other escapes is read in
+    /// place: the tree, spans and errors of the expression read alone,
+    /// moved to where it stands in the document.
+    #[test]
+    fn json_expressions_read_in_place_agree(text in soup()) {
+        let text = text.replace(['"', '\\'], "");
+        let parser = Parser::new(ParseOptions::default());
+        let doc = format!("{{\"a\": \"\\/Expr({text})\\/\"}}");
+        let offset = doc.find("Expr(").unwrap() + 5;
+        let json = classad_syntax::parse_json_ad(&parser, &doc);
+        let alone = parser.parse_expression(&text);
+        match (&json, &alone) {
+            (Ok(ad), Ok(expr)) => {
+                let mut moved = expr.clone();
+                classad_syntax::json::shift_spans(&mut moved, offset);
+                prop_assert!(same_expr(ad.get("a").unwrap(), &moved), "{doc:?}");
+            }
+            (Err(a), Err(b)) => {
+                prop_assert_eq!(&a.message, &b.message);
+                prop_assert_eq!(a.span.start as usize, b.span.start as usize + offset);
+                prop_assert_eq!(a.span.end as usize, b.span.end as usize + offset);
+            }
+            _ => prop_assert!(false, "{doc:?}: json {json:?}, alone {alone:?}"),
+        }
+    }
+
     #[test]
     fn generated_trees_agree(e in tree()) {
         let parser = Parser::new(ParseOptions::default());
