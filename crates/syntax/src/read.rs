@@ -440,6 +440,11 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     None | Some(b'#') => {}
                     Some(_) => content = true,
                 }
+                // A few thousand lines at a time, so that the line table
+                // stays small whatever the ad.
+                if self.line_ends.len() >= OLD_LINES_AT_ONCE {
+                    break;
+                }
             }
             if end == 0 {
                 // A line that does not end in the chunk (or the last line
@@ -1015,6 +1020,9 @@ fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<
         }
     }
 }
+
+/// Most lines of an old-syntax ad read in place at once.
+const OLD_LINES_AT_ONCE: usize = 4096;
 
 /// The bytes that matter to the new-syntax scanner inside an ad: quotes,
 /// `/` (a comment may start) and brackets.

@@ -205,3 +205,37 @@ fn a_new_syntax_reader_guesses_names_without_changing_what_is_read() {
         read_alone_and_after_others_in(text, classad_syntax::Format::New, "\n");
     }
 }
+
+/// An ad longer than the reader takes in at once (a few thousand lines)
+/// is read whole, its positions those of the file.
+#[test]
+fn long_ads_are_read_across_the_readers_batches() {
+    use classad_syntax::{AdReader, Format};
+    let mut text = String::new();
+    for i in 0..10_000 {
+        text.push_str(&format!("A{i} = {i}\n# note\n"));
+    }
+    text.push_str("A5 = \"last\"\n\nB = 1\n");
+    let parser = Parser::new(ParseOptions::default());
+    let ads: Vec<_> = AdReader::new(text.as_bytes(), Format::Old, &parser)
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ads.len(), 2);
+    assert_eq!(ads[0].len(), 10_000);
+    assert_eq!(
+        classad_syntax::unparse(ads[0].get("a9999").unwrap()),
+        "9999"
+    );
+    assert_eq!(
+        classad_syntax::unparse(ads[0].get("A5").unwrap()),
+        "\"last\""
+    );
+    let b = &ads[1].attributes[0].1;
+    assert_eq!(b.span.start as usize, text.len() - 2);
+    // An error past the first batch has its own line.
+    let broken = text.replacen("A7000 = 7000", "A7000 = 7000 +", 1);
+    let ads: Vec<_> = AdReader::new(broken.as_bytes(), Format::Old, &parser).collect();
+    let err = ads[0].as_ref().unwrap_err();
+    assert_eq!((err.first_line, err.error.line), (1, 14_001));
+    assert!(ads[1].is_ok());
+}
