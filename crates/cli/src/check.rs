@@ -14,17 +14,18 @@
 
 use crate::json_text::json_string;
 use classad::compiler::{CompileCache, CompileError, Compiler, expression_hash};
-use classad::syntax::{AdExpr, AdReader, ParseError, ParseOptions, Parser, Span};
+use classad::syntax::{
+    AdExpr, AdReader, ParseError, ParseOptions, Parser, Span, read_ads_parallel_map,
+};
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 /// Errors listed per file; the others are counted.
 pub const LISTED: usize = 100;
-
-/// Ads handed from the parsing thread to the compiling one at a time.
-const BATCH: usize = 128;
 
 /// A bad ad.
 struct Problem {
@@ -119,6 +120,33 @@ pub fn run(files: &[PathBuf], json: bool) -> i32 {
     i32::from(failed)
 }
 
+/// What the reading threads keep of a good ad: its attribute count, or
+/// the ad itself when it does not compile (to find the attribute to blame).
+enum Checked {
+    Compiled(usize),
+    Failed(AdExpr, CompileError),
+}
+
+/// A set of [`expression_hash`]es, which are already well mixed.
+type HashSet64 = HashSet<u64, BuildHasherDefault<Identity>>;
+
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 fn check_file(path: &PathBuf) -> Report {
     let file = path.display().to_string();
     let start = Instant::now();
@@ -133,8 +161,8 @@ fn check_file(path: &PathBuf) -> Report {
         }
     };
     let parser = Parser::new(ParseOptions::default());
-    let reader = match AdReader::auto(&text[..], &parser) {
-        Ok(reader) => reader,
+    let format = match AdReader::auto(&text[..], &parser) {
+        Ok(reader) => reader.format().name(),
         Err(e) => {
             return Report {
                 unreadable: Some(format!("cannot read `{file}`: {e}")),
@@ -144,81 +172,71 @@ fn check_file(path: &PathBuf) -> Report {
         }
     };
     let mut report = Report {
-        format: reader.format().name(),
+        format,
         bytes: text.len(),
         file,
         ..Report::default()
     };
-    // One thread parses, another compiles, as a pool is read for matching
-    // (one table of shared definitions for the whole file).
+    // Every ad is compiled by the thread that read it, as a pool is read
+    // for matching (one table of shared definitions for the whole file);
+    // each thread gathers the hashes of the expressions it saw in a set
+    // of its own, so that no thread waits on another.
     let cache = CompileCache::for_pool();
     let registry = classad::stdlib::shared_registry();
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<(usize, AdExpr)>>(4);
-    let (mut problems, compiled) = std::thread::scope(|scope| {
-        let compiling = scope.spawn(|| {
-            let compiler = Compiler::with_cache(&registry, &cache);
-            let mut distinct = HashSet::new();
-            let mut attributes = 0;
-            let mut failed = Vec::new();
-            for batch in receiver {
-                for (n, ad) in batch {
-                    attributes += ad.len();
-                    distinct.extend(ad.attributes.iter().map(|(_, e)| expression_hash(e)));
-                    if let Err(e) = compiler.compile_ad(&ad) {
-                        failed.push((n, ad, e));
-                    }
-                }
-            }
-            (attributes, distinct.len(), failed)
-        });
-        let mut problems = Vec::new();
-        let mut batch = Vec::with_capacity(BATCH);
-        for (i, ad) in reader.enumerate() {
-            match ad {
-                Ok(ad) => {
-                    batch.push((i + 1, ad));
-                    if batch.len() == BATCH
-                        && sender
-                            .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
-                            .is_err()
-                    {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    report.bad += 1;
-                    if problems.len() < LISTED {
-                        problems.push(Problem {
-                            ad: e.ordinal,
-                            line: e.error.line,
-                            column: e.error.column,
-                            message: e.error.message.clone(),
-                            rendered: e.render(&report.file).replacen(
-                                "error: ",
-                                &format!("error: ad {}: ", e.ordinal),
-                                1,
-                            ),
-                        });
-                    }
-                }
-            }
-            report.ads = i + 1;
+    let sets: Vec<Mutex<HashSet64>> = (0..=rayon::current_num_threads())
+        .map(|_| Mutex::default())
+        .collect();
+    let check = |ad: AdExpr| {
+        let slot = rayon::current_thread_index().map_or(sets.len() - 1, |i| i % sets.len());
+        let mut set = sets[slot].lock().unwrap_or_else(PoisonError::into_inner);
+        set.extend(ad.attributes.iter().map(|(_, e)| expression_hash(e)));
+        drop(set);
+        let compiler = Compiler::with_cache(&registry, &cache);
+        match compiler.compile_ad(&ad) {
+            Ok(_) => Checked::Compiled(ad.len()),
+            Err(e) => Checked::Failed(ad, e),
         }
-        let _ = sender.send(batch);
-        drop(sender);
-        let compiled = compiling.join().unwrap_or_default();
-        (problems, compiled)
-    });
-    let (attributes, distinct, failed) = compiled;
-    report.attributes = attributes;
-    report.distinct = distinct;
-    report.bad += failed.len();
-    for (n, ad, e) in failed {
-        if problems.len() < LISTED {
-            problems.push(compile_problem(&text, &report.file, n, &ad, &e));
+    };
+    let results = read_ads_parallel_map(&text, ParseOptions::default(), &check);
+    // Bad ads in file order, whether they do not parse or do not compile.
+    let mut problems = Vec::new();
+    report.ads = results.len();
+    for (i, result) in results.into_iter().enumerate() {
+        match result {
+            Ok(Checked::Compiled(attributes)) => report.attributes += attributes,
+            Ok(Checked::Failed(ad, e)) => {
+                report.attributes += ad.len();
+                report.bad += 1;
+                if problems.len() < LISTED {
+                    problems.push(compile_problem(&text, &report.file, i + 1, &ad, &e));
+                }
+            }
+            Err(e) => {
+                report.bad += 1;
+                if problems.len() < LISTED {
+                    problems.push(Problem {
+                        ad: e.ordinal,
+                        line: e.error.line,
+                        column: e.error.column,
+                        message: e.error.message.clone(),
+                        rendered: e.render(&report.file).replacen(
+                            "error: ",
+                            &format!("error: ad {}: ", e.ordinal),
+                            1,
+                        ),
+                    });
+                }
+            }
         }
     }
-    problems.sort_by_key(|p| p.ad);
+    let mut sets = sets
+        .into_iter()
+        .map(|set| set.into_inner().unwrap_or_else(PoisonError::into_inner));
+    let mut distinct = sets.next().unwrap_or_default();
+    for set in sets {
+        distinct.extend(set);
+    }
+    report.distinct = distinct.len();
     report.problems = problems;
     report.seconds = start.elapsed().as_secs_f64();
     report

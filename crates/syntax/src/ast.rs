@@ -498,6 +498,16 @@ impl AdExpr {
         self.index = ahash::AHashMap::new();
     }
 
+    /// An ad of definitions whose names are known to be distinct
+    /// (ignoring case), without a name index (as after
+    /// [`AdExpr::drop_index`]).
+    pub(crate) fn from_distinct(attributes: Vec<(Name, Expr)>) -> AdExpr {
+        AdExpr {
+            attributes,
+            index: ahash::AHashMap::new(),
+        }
+    }
+
     /// An empty ad with room for `n` attributes.
     pub fn with_capacity(n: usize) -> AdExpr {
         AdExpr {

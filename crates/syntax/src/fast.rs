@@ -23,7 +23,7 @@
 
 use crate::ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp};
 use crate::parser::{
-    DEFAULT_WORK_PER_BYTE, ParseOptions, Parser, StringRules, decode_new_escapes,
+    AdBuilder, DEFAULT_WORK_PER_BYTE, ParseOptions, Parser, StringRules, decode_new_escapes,
     decode_old_escapes,
 };
 
@@ -34,7 +34,19 @@ const MAX_NESTING: usize = 64;
 /// Parses a whole expression, as `Parser::parse_expression_with` does,
 /// or declines.
 pub fn expression(parser: &Parser, source: &str, rules: StringRules) -> Option<Expr> {
-    let mut s = Scanner::new(parser, source, rules, 0)?;
+    expression_at(parser, source, rules, 0)
+}
+
+/// [`expression`] for a text that starts `base` bytes into its file:
+/// every span is moved by `base`.
+pub fn expression_at(
+    parser: &Parser,
+    source: &str,
+    rules: StringRules,
+    base: usize,
+) -> Option<Expr> {
+    let mut s = Scanner::new(parser, source, rules, base)?;
+    s.skip_space()?;
     let built = s.expression()?;
     s.skip_space()?;
     s.at_end().then_some(built.expr)
@@ -49,15 +61,27 @@ pub fn old_line(parser: &Parser, source: &str) -> Option<(Name, Expr)> {
 /// [`old_line`] for a line that starts `base` bytes into its file: every
 /// span is moved by `base`.
 pub fn old_line_at(parser: &Parser, source: &str, base: usize) -> Option<(Name, Expr)> {
+    old_line_guessed(parser, source, base, None).map(|(name, _, expr)| (name, expr))
+}
+
+/// [`old_line_at`] where the line likely defines `guess` (a plain
+/// identifier, with the number of its lower-cased form), which is then
+/// not looked up; the name comes with that number.
+pub(crate) fn old_line_guessed(
+    parser: &Parser,
+    source: &str,
+    base: usize,
+    guess: Option<&(Name, u32)>,
+) -> Option<(Name, u32, Expr)> {
     let mut s = Scanner::new(parser, source, StringRules::Old, base)?;
     s.skip_space()?;
-    let name = s.attribute_name()?;
+    let (name, fold) = s.definition_name(guess)?;
     s.skip_space()?;
     s.eat(b'=')?;
     s.skip_space()?;
     let built = s.expression()?;
     s.skip_space()?;
-    s.at_end().then_some((name, built.expr))
+    s.at_end().then_some((name, fold, built.expr))
 }
 
 /// Parses one new-syntax ad literal `[ ... ]` (the whole text), as
@@ -71,7 +95,13 @@ pub fn ad(parser: &Parser, source: &str) -> Option<AdExpr> {
 pub fn ad_at(parser: &Parser, source: &str, base: usize) -> Option<AdExpr> {
     let mut s = Scanner::new(parser, source, StringRules::New, base)?;
     s.skip_space()?;
-    let (ad, _) = s.ad()?;
+    // The parser's builder gathers the definitions of the top-level ad.
+    let mut builder = parser.take_builder();
+    builder.begin();
+    let read = s.ad(Some(&mut builder));
+    let ad = builder.finish();
+    parser.give_back_builder(builder);
+    read?;
     s.skip_space()?;
     s.at_end().then_some(ad)
 }
@@ -230,11 +260,13 @@ impl<'p, 's> Scanner<'p, 's> {
         })
     }
 
-    /// An ad literal `[ ... ]` at the position, and its depth.
-    fn ad(&mut self) -> Option<(AdExpr, usize)> {
+    /// An ad literal `[ ... ]` at the position, and its depth; with a
+    /// `builder`, its definitions go there and the ad returned is empty.
+    fn ad(&mut self, mut builder: Option<&mut AdBuilder>) -> Option<(AdExpr, usize)> {
         self.eat(b'[')?;
         self.open()?;
         let mut ad = AdExpr::new();
+        let mut defined = false;
         let mut depth = 0;
         let mut separators = false;
         loop {
@@ -246,7 +278,7 @@ impl<'p, 's> Scanner<'p, 's> {
                 }
                 Some(b']') => {
                     // `[;]` is refused by the grammar.
-                    if separators && ad.is_empty() {
+                    if separators && !defined {
                         return None;
                     }
                     self.pos += 1;
@@ -255,20 +287,36 @@ impl<'p, 's> Scanner<'p, 's> {
                 }
                 _ => {
                     // A definition must follow `[` or a `;`.
-                    if !ad.is_empty() && !separators {
+                    if defined && !separators {
                         return None;
                     }
-                    let name = self.attribute_name()?;
-                    self.skip_space()?;
-                    self.eat(b'=')?;
-                    self.skip_space()?;
-                    let value = self.expression()?;
-                    depth = depth.max(value.depth);
-                    ad.insert(name, value.expr);
+                    match builder.as_deref_mut() {
+                        Some(builder) => {
+                            let (name, fold) = self.definition_name(builder.guess())?;
+                            let value = self.definition_value()?;
+                            depth = depth.max(value.depth);
+                            builder.define(name, fold, true, value.expr);
+                        }
+                        None => {
+                            let name = self.attribute_name()?;
+                            let value = self.definition_value()?;
+                            depth = depth.max(value.depth);
+                            ad.insert(name, value.expr);
+                        }
+                    }
+                    defined = true;
                     separators = false;
                 }
             }
         }
+    }
+
+    /// `= expression` after a definition's name.
+    fn definition_value(&mut self) -> Option<Built> {
+        self.skip_space()?;
+        self.eat(b'=')?;
+        self.skip_space()?;
+        self.expression()
     }
 
     /// An identifier that is not a reserved word: `[A-Za-z_][A-Za-z0-9_]*`.
@@ -292,6 +340,25 @@ impl<'p, 's> Scanner<'p, 's> {
             return None;
         }
         Some(self.parser.intern(&self.text[start..end]))
+    }
+
+    /// The name of a definition, with the number of its lower-cased form;
+    /// `guess` (a plain identifier) is tried first.
+    fn definition_name(&mut self, guess: Option<&(Name, u32)>) -> Option<(Name, u32)> {
+        if let Some((name, fold)) = guess {
+            let spelling = name.as_str().as_bytes();
+            let rest = &self.bytes[self.pos..];
+            if rest.starts_with(spelling) && !rest.get(spelling.len()).is_some_and(|&b| is_ident(b))
+            {
+                self.pos += spelling.len();
+                return Some((name.clone(), *fold));
+            }
+        }
+        let (start, end) = self.word()?;
+        if keyword(&self.bytes[start..end]).is_some() {
+            return None;
+        }
+        Some(self.parser.intern_folded(&self.text[start..end]))
     }
 
     fn expression(&mut self) -> Option<Built> {
@@ -483,7 +550,7 @@ impl<'p, 's> Scanner<'p, 's> {
                 self.node(ExprKind::List(items), self.span(start, self.pos), depth + 1)
             }
             b'[' => {
-                let (ad, depth) = self.ad()?;
+                let (ad, depth) = self.ad(None)?;
                 let span = self.span(start, self.pos);
                 self.node(ExprKind::Ad(Box::new(ad)), span, depth + 1)
             }

@@ -519,16 +519,40 @@ impl<'p, 't> JsonReader<'p, 't> {
     }
 
     fn object(&mut self, depth: usize) -> Result<AdExpr> {
+        if depth > 0 {
+            let mut ad = AdExpr::new();
+            self.members(depth, &mut |parser, name, value| {
+                ad.insert(parser.intern(name), value);
+            })?;
+            return Ok(ad);
+        }
+        // A top-level ad's definitions go through the parser's builder,
+        // its names compared first with the last ad's.
+        let mut builder = self.parser.take_builder();
+        builder.begin();
+        let read = self.members(depth, &mut |parser, name, value| {
+            let (name, fold) = match builder.guess_any() {
+                Some((guess, fold)) if guess.as_str() == name => (guess.clone(), *fold),
+                _ => parser.intern_folded(name),
+            };
+            builder.define(name, fold, false, value);
+        });
+        let ad = builder.finish();
+        self.parser.give_back_builder(builder);
+        read.map(|()| ad)
+    }
+
+    /// The members of an object, each given to `define` with its name.
+    fn members(&mut self, depth: usize, define: &mut dyn FnMut(&Parser, &str, Expr)) -> Result<()> {
         let depth = self.enter(depth)?;
         debug_assert_eq!(self.peek(), Some(b'{'));
         self.pos += 1;
-        let mut ad = AdExpr::new();
         loop {
             self.skip_ws();
             match self.peek() {
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(ad);
+                    return Ok(());
                 }
                 // HTCondor allows extra commas between members.
                 Some(b',') => {
@@ -538,7 +562,7 @@ impl<'p, 't> JsonReader<'p, 't> {
                 Some(b'"') => {}
                 _ => return Err(self.unexpected("a member name in double quotes, or `}`")),
             }
-            let (name, _) = self.string_token()?;
+            let name = self.name_token()?;
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return Err(self.unexpected("`:`"));
@@ -546,7 +570,7 @@ impl<'p, 't> JsonReader<'p, 't> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value(depth)?;
-            ad.insert(self.parser.intern(&name), value);
+            define(self.parser, &name, value);
             self.skip_ws();
             match self.peek() {
                 Some(b',' | b'}') => {}
@@ -591,11 +615,15 @@ impl<'p, 't> JsonReader<'p, 't> {
                     .iter()
                     .position(|b| !b.is_ascii_alphanumeric() && *b != b'_')
                     .map_or(self.bytes.len(), |n| start + n);
-                let lit = match self.text[start..end].to_ascii_lowercase().as_str() {
-                    "true" => Literal::Boolean(true),
-                    "false" => Literal::Boolean(false),
-                    "null" => Literal::Undefined,
-                    _ => return Err(self.unexpected("a JSON value")),
+                let word = &self.bytes[start..end];
+                let lit = if word.eq_ignore_ascii_case(b"true") {
+                    Literal::Boolean(true)
+                } else if word.eq_ignore_ascii_case(b"false") {
+                    Literal::Boolean(false)
+                } else if word.eq_ignore_ascii_case(b"null") {
+                    Literal::Undefined
+                } else {
+                    return Err(self.unexpected("a JSON value"));
                 };
                 self.pos = end;
                 ExprKind::Literal(lit)
@@ -681,24 +709,23 @@ impl<'p, 't> JsonReader<'p, 't> {
         let open = self.pos;
         let body_start = open + 1;
         let bytes = self.bytes;
-        let mut out: Vec<u8> = Vec::new();
+        // Built from slices of the text and decoded characters, so that it
+        // is UTF-8 without being checked again.
+        let mut out = String::new();
         let mut i = body_start;
         let mut run = body_start;
         let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         loop {
-            let Some(&b) = bytes.get(i) else {
+            let Some(next) = memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) else {
                 let span = Span::new(open, open + 1);
                 return Err(self.error_at(span, "unterminated string: no closing `\"`"));
             };
-            if b == b'"' {
+            i += next;
+            if bytes[i] == b'"' {
                 break;
             }
-            if b != b'\\' {
-                i += 1;
-                continue;
-            }
             // Flush the plain run before the escape.
-            out.extend_from_slice(&bytes[run..i]);
+            out.push_str(&self.text[run..i]);
             if let Some(map) = map.as_deref_mut() {
                 map.extend((run..i).map(at));
             }
@@ -710,26 +737,22 @@ impl<'p, 't> JsonReader<'p, 't> {
             let before = out.len();
             i += 2;
             match c {
-                b'b' => out.push(0x08),
-                b'f' => out.push(0x0c),
-                b'n' => out.push(b'\n'),
-                b'r' => out.push(b'\r'),
-                b't' => out.push(b'\t'),
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
                 b'u' => {
                     let (ch, next) = self.unicode_escape(esc)?;
                     i = next;
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    out.push(ch);
                 }
                 _ => {
                     // `\"`, `\\`, `\/` and any other escaped character
                     // stand for the character itself.
-                    let len = self.text[esc + 1..]
-                        .chars()
-                        .next()
-                        .map_or(1, char::len_utf8);
-                    out.extend_from_slice(&bytes[esc + 1..esc + 1 + len]);
-                    i = esc + 1 + len;
+                    let ch = self.text[esc + 1..].chars().next().unwrap_or('\\');
+                    out.push(ch);
+                    i = esc + 1 + ch.len_utf8();
                 }
             }
             if let Some(map) = map.as_deref_mut() {
@@ -737,15 +760,27 @@ impl<'p, 't> JsonReader<'p, 't> {
             }
             run = i;
         }
-        out.extend_from_slice(&bytes[run..i]);
+        out.push_str(&self.text[run..i]);
         if let Some(map) = map {
             map.extend((run..=i).map(at));
         }
         self.pos = i + 1;
-        // Only whole characters were copied, so this cannot fail.
-        let text = String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Ok((text, (body_start, i)))
+        Ok((out, (body_start, i)))
+    }
+
+    /// A member name: borrowed from the text when it has no escapes.
+    fn name_token(&mut self) -> Result<std::borrow::Cow<'t, str>> {
+        let body_start = self.pos + 1;
+        let text = self.text;
+        if let Some(end) =
+            memchr::memchr2(b'"', b'\\', &self.bytes[body_start.min(self.bytes.len())..])
+                .map(|n| body_start + n)
+                .filter(|&end| self.bytes[end] == b'"')
+        {
+            self.pos = end + 1;
+            return Ok(std::borrow::Cow::Borrowed(&text[body_start..end]));
+        }
+        Ok(std::borrow::Cow::Owned(self.string_token()?.0))
     }
 
     /// Decodes `\uXXXX` at `esc` (and a following low surrogate); returns
@@ -809,6 +844,41 @@ impl<'p, 't> JsonReader<'p, 't> {
             let rest = &self.bytes[start + 1..];
             rest.starts_with(b"\\/")
         };
+        // `"\/Expr(...)\/"` without any other escape: the expression is
+        // the raw text, read in place.
+        if raw_quoted && let Some(close) = memchr::memchr(b'"', &self.bytes[start + 1..]) {
+            let body = &self.bytes[start + 1..start + 1 + close];
+            if body.len() >= 10
+                && body[2..7].eq_ignore_ascii_case(b"Expr(")
+                && body.ends_with(b")\\/")
+                && memchr::memchr(b'\\', &body[2..body.len() - 3]).is_none()
+            {
+                let inner_start = start + 1 + 7;
+                let inner_end = start + 1 + close - 3;
+                self.pos = start + 1 + close + 1;
+                let span = Span::new(start, self.pos);
+                let inner = &self.text[inner_start..inner_end];
+                return Ok(match self.parser.parse_expression_at(inner, inner_start) {
+                    Ok(expr) => expr,
+                    Err(err) => {
+                        let shift = u32::try_from(inner_start).unwrap_or(u32::MAX);
+                        let mapped = Span {
+                            start: err.span.start.saturating_add(shift),
+                            end: err.span.end.saturating_add(shift),
+                        };
+                        let err = self.error_at(mapped, err.message);
+                        if self.soft_error.is_none() {
+                            self.soft_error = Some(err);
+                        }
+                        // A placeholder; the ad fails with the error above.
+                        Expr {
+                            kind: ExprKind::Literal(Literal::Error),
+                            span,
+                        }
+                    }
+                });
+            }
+        }
         let mut map = Vec::new();
         let (text, (body_start, body_end)) = if raw_quoted {
             self.string_token_mapped(Some(&mut map))?

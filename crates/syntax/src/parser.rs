@@ -117,7 +117,98 @@ pub fn parse_ad(source: &str) -> Result<AdExpr, ParseError> {
 /// many ads so that names they share are stored once.
 pub struct Parser {
     options: ParseOptions,
-    names: RefCell<AHashMap<Box<str>, Name>>,
+    names: RefCell<Names>,
+    /// Builds the top-level ads the readers read (see [`AdBuilder`]).
+    builder: RefCell<AdBuilder>,
+}
+
+/// The interned names: each spelling once, with the number of its
+/// lower-cased form (names that differ only in case share it).
+#[derive(Default)]
+struct Names {
+    spellings: AHashMap<Box<str>, (Name, u32)>,
+    folds: AHashMap<Box<str>, u32>,
+}
+
+/// Builds an ad's definitions without a hash table of its own: a name
+/// defined twice (ignoring case) is found by the number of its lower-cased
+/// form, which the interner gives, and a table stamped with the ad's
+/// number. The names of the last ad built are kept, in order, as the
+/// guess for the names of the next (the ads of a file mostly share
+/// their layout), which spares hashing a name the guess gets right.
+#[derive(Default)]
+pub(crate) struct AdBuilder {
+    attributes: Vec<(Name, Expr)>,
+    /// Fold numbers of `attributes`' names, and whether the name is a
+    /// plain identifier (only those are guesses).
+    folds: Vec<(u32, bool)>,
+    /// Definitions read into the current ad, duplicates included.
+    definitions: usize,
+    stamp: u32,
+    /// By fold number: the stamp of the ad that defines it and where.
+    seen: Vec<(u32, u32)>,
+    last: Vec<((Name, u32), bool)>,
+}
+
+impl AdBuilder {
+    /// Starts a new ad.
+    pub(crate) fn begin(&mut self) {
+        self.attributes = Vec::with_capacity(self.last.len());
+        self.folds.clear();
+        self.definitions = 0;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.iter_mut().for_each(|s| s.0 = 0);
+            self.stamp = 1;
+        }
+    }
+
+    /// The guess for the name of the next definition: the name the last
+    /// ad defined at the same place.
+    pub(crate) fn guess(&self) -> Option<&(Name, u32)> {
+        let (guess, plain) = self.last.get(self.definitions)?;
+        plain.then_some(guess)
+    }
+
+    /// [`AdBuilder::guess`], whether or not a plain identifier (for
+    /// readers that compare the whole name with it).
+    pub(crate) fn guess_any(&self) -> Option<&(Name, u32)> {
+        self.last.get(self.definitions).map(|(guess, _)| guess)
+    }
+
+    /// Defines `name`, whose lower-cased form has number `fold` (`plain`:
+    /// the name is an identifier that is not a reserved word); an
+    /// earlier definition of the same name gets the new expression and
+    /// keeps its place and spelling (as [`AdExpr::insert`] does).
+    pub(crate) fn define(&mut self, name: Name, fold: u32, plain: bool, expr: Expr) {
+        self.definitions += 1;
+        let fold_index = fold as usize;
+        if fold_index >= self.seen.len() {
+            self.seen.resize(fold_index + 1, (0, 0));
+        }
+        let (stamp, at) = self.seen[fold_index];
+        if stamp == self.stamp {
+            self.attributes[at as usize].1 = expr;
+            return;
+        }
+        let at = u32::try_from(self.attributes.len()).unwrap_or(u32::MAX);
+        self.seen[fold_index] = (self.stamp, at);
+        self.attributes.push((name, expr));
+        self.folds.push((fold, plain));
+    }
+
+    /// The ad built (without its name index), its names kept as the
+    /// guess for the next.
+    pub(crate) fn finish(&mut self) -> AdExpr {
+        self.last.clear();
+        self.last.extend(
+            self.attributes
+                .iter()
+                .zip(&self.folds)
+                .map(|((name, _), &(fold, plain))| ((name.clone(), fold), plain)),
+        );
+        AdExpr::from_distinct(std::mem::take(&mut self.attributes))
+    }
 }
 
 /// A subtree being built, with its depth.
@@ -193,7 +284,8 @@ impl Parser {
     pub fn new(options: ParseOptions) -> Parser {
         Parser {
             options,
-            names: RefCell::new(AHashMap::new()),
+            names: RefCell::default(),
+            builder: RefCell::default(),
         }
     }
 
@@ -213,6 +305,17 @@ impl Parser {
             return Ok(expr);
         }
         self.parse_expression_with_grammar(source, rules)
+    }
+
+    /// [`Parser::parse_expression`] for a text `offset` bytes into its
+    /// file: the tree's spans are the file's; an error's are the text's.
+    pub(crate) fn parse_expression_at(&self, source: &str, offset: usize) -> Result<Expr> {
+        if let Some(expr) = crate::fast::expression_at(self, source, StringRules::New, offset) {
+            return Ok(expr);
+        }
+        let mut expr = self.parse_expression_with_grammar(source, StringRules::New)?;
+        crate::json::shift_spans(&mut expr, offset);
+        Ok(expr)
     }
 
     /// [`Parser::parse_expression_with`] through the grammar only, without
@@ -266,15 +369,27 @@ impl Parser {
         self.parse_old_line_with_grammar(source)
     }
 
-    /// [`Parser::parse_old_line`] for a line `offset` bytes into its file:
-    /// the tree's spans are the file's; an error's are the line's.
-    pub(crate) fn parse_old_line_at(&self, source: &str, offset: usize) -> Result<(Name, Expr)> {
-        if let Some(line) = crate::fast::old_line_at(self, source, offset) {
-            return Ok(line);
+    /// [`Parser::parse_old_line`] for a line `offset` bytes into its file,
+    /// defining its attribute in `ad` (`guess` is the name it likely
+    /// has): the tree's spans are the file's; an error's are the line's.
+    pub(crate) fn parse_old_line_into(
+        &self,
+        source: &str,
+        offset: usize,
+        ad: &mut AdBuilder,
+    ) -> Result<()> {
+        if let Some((name, fold, expr)) =
+            crate::fast::old_line_guessed(self, source, offset, ad.guess())
+        {
+            ad.define(name, fold, true, expr);
+            return Ok(());
         }
         let (name, mut expr) = self.parse_old_line_with_grammar(source)?;
         crate::json::shift_spans(&mut expr, offset);
-        Ok((name, expr))
+        let fold = self.intern_folded(name.as_str()).1;
+        let plain = name.is_plain_identifier();
+        ad.define(name, fold, plain, expr);
+        Ok(())
     }
 
     /// [`Parser::parse_old_line`] through the grammar only, without the
@@ -292,13 +407,33 @@ impl Parser {
 
     /// The shared copy of a name.
     pub fn intern(&self, text: &str) -> Name {
+        self.intern_folded(text).0
+    }
+
+    /// The shared copy of a name and the number of its lower-cased form.
+    pub(crate) fn intern_folded(&self, text: &str) -> (Name, u32) {
         let mut names = self.names.borrow_mut();
-        if let Some(name) = names.get(text) {
-            return name.clone();
+        if let Some((name, fold)) = names.spellings.get(text) {
+            return (name.clone(), *fold);
         }
+        let next = u32::try_from(names.folds.len()).unwrap_or(u32::MAX);
+        let fold = *names
+            .folds
+            .entry(text.to_ascii_lowercase().into())
+            .or_insert(next);
         let name = Name::new(text);
-        names.insert(text.into(), name.clone());
-        name
+        names.spellings.insert(text.into(), (name.clone(), fold));
+        (name, fold)
+    }
+
+    /// The builder of top-level ads, lent out (and given back with
+    /// [`Parser::give_back_builder`]) for the time of one ad.
+    pub(crate) fn take_builder(&self) -> AdBuilder {
+        std::mem::take(&mut self.builder.borrow_mut())
+    }
+
+    pub(crate) fn give_back_builder(&self, builder: AdBuilder) {
+        *self.builder.borrow_mut() = builder;
     }
 
     /// Refuses texts whose brackets nest deeper than the limit, before pest

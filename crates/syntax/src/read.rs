@@ -21,7 +21,7 @@
 use crate::ast::{AdExpr, Span};
 use crate::diag::{ParseError, describe_found};
 use crate::json::JsonAdCursor;
-use crate::parser::{ParseOptions, Parser};
+use crate::parser::{AdBuilder, ParseOptions, Parser};
 use crate::xml::XmlAdCursor;
 use std::fmt;
 use std::io::{self, BufRead, Read};
@@ -189,6 +189,8 @@ pub struct AdReader<'p, R> {
     column: usize,
     done: bool,
     line_buf: Vec<u8>,
+    /// Old syntax: where the lines of the chunk being read end.
+    line_ends: Vec<usize>,
     scan: NewScan,
     json: Option<JsonDoc>,
     /// Bytes to scan again before reading on (new syntax, after a broken
@@ -203,12 +205,76 @@ pub struct AdReader<'p, R> {
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
     xml: Option<(String, XmlAdCursor)>,
-    /// Attributes of the last old-syntax ad read.
-    last_len: usize,
     /// New syntax: whether the input ended inside an ad or a comment, and
     /// how many broken ads were cut short (see [`read_ads_parallel`]).
     ended_inside: bool,
     cuts: usize,
+}
+
+/// An old-syntax ad being read, line by line.
+struct OldAd {
+    ad: AdBuilder,
+    /// The line of its first definition.
+    first_line: Option<usize>,
+    /// The first line that could not be read; the lines after it are not.
+    failure: Option<AdError>,
+}
+
+impl OldAd {
+    /// Reads one line (without its `\n`; `text` is the same line when it
+    /// is known to be UTF-8), which starts at byte `start` of the input and
+    /// is line `line_no`. `true` at a blank line that ends the ad.
+    fn line(
+        &mut self,
+        parser: &Parser,
+        line: &[u8],
+        text: Option<&str>,
+        start: usize,
+        line_no: usize,
+    ) -> bool {
+        let trimmed = line.trim_ascii();
+        if trimmed.is_empty() {
+            return self.first_line.is_some();
+        }
+        if trimmed[0] == b'#' {
+            return false;
+        }
+        self.first_line.get_or_insert(line_no);
+        if self.failure.is_some() {
+            return false;
+        }
+        let text = match text {
+            Some(text) => Ok(text),
+            None => std::str::from_utf8(line),
+        };
+        let text = text.map(|text| text.strip_suffix('\r').unwrap_or(text));
+        let (error, shown) = match text {
+            Err(e) => {
+                let shown = String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line));
+                let at = e.valid_up_to();
+                let column = String::from_utf8_lossy(&line[..at]).chars().count() + 1;
+                let error = ParseError {
+                    message: "the line is not valid UTF-8".to_string(),
+                    span: Span::new(start + at, start + at + 1),
+                    line: line_no,
+                    column,
+                };
+                (error, shown.into_owned())
+            }
+            Ok(text) => match parser.parse_old_line_into(text, start, &mut self.ad) {
+                Ok(()) => return false,
+                Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
+            },
+        };
+        self.failure = Some(AdError {
+            ordinal: 0,
+            first_line: 0,
+            error,
+            text: shown,
+            text_offset: start,
+        });
+        false
+    }
 }
 
 /// Where the new-syntax scanner stands between calls.
@@ -275,6 +341,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             column: 0,
             done: false,
             line_buf: Vec::new(),
+            line_ends: Vec::new(),
             scan: NewScan::default(),
             json: None,
             pending: Vec::new(),
@@ -283,7 +350,6 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             resync_work: 0,
             bom_checked: false,
             xml: None,
-            last_len: 0,
             ended_inside: false,
             cuts: 0,
         }
@@ -337,81 +403,111 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     fn next_old(&mut self) -> Option<Result<AdExpr, AdError>> {
         // Ads of one file are much alike: room for as many attributes as
         // the last one had saves growing the ad attribute by attribute.
-        let mut ad = AdExpr::with_capacity(self.last_len);
-        let mut first_line = None;
-        let mut failure: Option<AdError> = None;
+        let parser = self.parser;
+        let mut ad = OldAd {
+            ad: parser.take_builder(),
+            first_line: None,
+            failure: None,
+        };
+        ad.ad.begin();
         loop {
-            self.line_buf.clear();
-            let start = self.offset;
-            match self.reader.read_until(b'\n', &mut self.line_buf) {
-                Ok(0) => {
-                    self.done = true;
-                    break;
-                }
-                Ok(n) => {
-                    self.offset += n;
-                    self.line += 1;
-                }
+            let chunk = match self.reader.fill_buf() {
+                Ok(chunk) => chunk,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     self.done = true;
                     self.ordinal += 1;
-                    return Some(Err(AdError::io(self.ordinal, self.line + 1, start, &e)));
+                    let (line, offset) = (self.line + 1, self.offset);
+                    parser.give_back_builder(ad.ad);
+                    return Some(Err(AdError::io(self.ordinal, line, offset, &e)));
+                }
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                break;
+            }
+            // The complete lines of the chunk up to the blank line that
+            // ends the ad are read in place, their UTF-8 checked at once.
+            self.line_ends.clear();
+            let mut end = 0;
+            let mut content = ad.first_line.is_some();
+            let mut ends_ad = false;
+            while let Some(i) = memchr::memchr(b'\n', &chunk[end..]) {
+                let first = chunk[end..end + i]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace());
+                end += i + 1;
+                self.line_ends.push(end - 1);
+                match first {
+                    None if content => {
+                        ends_ad = true;
+                        break;
+                    }
+                    None | Some(b'#') => {}
+                    Some(_) => content = true,
+                }
+                // A few thousand lines at a time, so that the line table
+                // stays small whatever the ad.
+                if self.line_ends.len() >= OLD_LINES_AT_ONCE {
+                    break;
                 }
             }
-            let line_no = self.line;
-            let mut line = &self.line_buf[..];
-            line = line.strip_suffix(b"\n").unwrap_or(line);
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            let trimmed = line.trim_ascii();
-            if trimmed.is_empty() {
-                if first_line.is_some() {
+            if end == 0 {
+                // A line that does not end in the chunk (or the last line
+                // of the input, without a newline) is read through a copy.
+                self.line_buf.clear();
+                let start = self.offset;
+                match self.reader.read_until(b'\n', &mut self.line_buf) {
+                    Ok(0) => {
+                        self.done = true;
+                        break;
+                    }
+                    Ok(n) => {
+                        self.offset += n;
+                        self.line += 1;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.done = true;
+                        self.ordinal += 1;
+                        parser.give_back_builder(ad.ad);
+                        return Some(Err(AdError::io(self.ordinal, self.line + 1, start, &e)));
+                    }
+                }
+                let line = self.line_buf.strip_suffix(b"\n");
+                let line = line.unwrap_or(&self.line_buf);
+                if ad.line(parser, line, None, start, self.line) {
                     break;
                 }
                 continue;
             }
-            if trimmed[0] == b'#' {
-                continue;
+            let region = &chunk[..end];
+            let valid = std::str::from_utf8(region).ok();
+            let mut at = 0;
+            for &line_end in &self.line_ends {
+                self.line += 1;
+                let text = valid.map(|text| &text[at..line_end]);
+                ad.line(
+                    parser,
+                    &region[at..line_end],
+                    text,
+                    self.offset + at,
+                    self.line,
+                );
+                at = line_end + 1;
             }
-            first_line.get_or_insert(line_no);
-            if failure.is_some() {
-                continue;
+            self.offset += end;
+            self.reader.consume(end);
+            if ends_ad {
+                break;
             }
-            let error = match std::str::from_utf8(line) {
-                Err(e) => {
-                    let text = String::from_utf8_lossy(line).into_owned();
-                    let at = e.valid_up_to();
-                    let column = String::from_utf8_lossy(&line[..at]).chars().count() + 1;
-                    let error = ParseError {
-                        message: "the line is not valid UTF-8".to_string(),
-                        span: Span::new(start + at, start + at + 1),
-                        line: line_no,
-                        column,
-                    };
-                    (error, text)
-                }
-                Ok(text) => match self.parser.parse_old_line_at(text, start) {
-                    Ok((name, expr)) => {
-                        ad.insert(name, expr);
-                        continue;
-                    }
-                    Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
-                },
-            };
-            failure = Some(AdError {
-                ordinal: 0,
-                first_line: 0,
-                error: error.0,
-                text: error.1,
-                text_offset: start,
-            });
         }
-        let first_line = first_line?;
+        let built = ad.ad.finish();
+        parser.give_back_builder(ad.ad);
+        let first_line = ad.first_line?;
         self.ordinal += 1;
-        self.last_len = ad.len();
-        ad.drop_index();
-        Some(match failure {
-            None => Ok(ad),
+        Some(match ad.failure {
+            None => Ok(built),
             Some(mut err) => {
                 err.ordinal = self.ordinal;
                 err.first_line = first_line;
@@ -454,8 +550,36 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             let mut used = 0;
             let mut event = None;
             let scan = &mut self.scan;
-            for &b in chunk {
+            // Line and column are brought up to date where an ad starts and
+            // at the end of the chunk, not byte by byte.
+            let mut counted = 0;
+            while used < chunk.len() {
                 use ScanState::*;
+                // Runs of bytes that change nothing but the text kept are
+                // skipped at once: inside an ad, all but quotes, `/` and
+                // brackets; inside a string, all but its quote and `\`.
+                let run = match scan.state {
+                    Normal => chunk[used..]
+                        .iter()
+                        .position(|&b| NEW_SPECIAL[usize::from(b)])
+                        .unwrap_or(chunk.len() - used),
+                    Str(q) => {
+                        memchr::memchr2(q, b'\\', &chunk[used..]).unwrap_or(chunk.len() - used)
+                    }
+                    Outside => chunk[used..]
+                        .iter()
+                        .position(|&b| !b.is_ascii_whitespace())
+                        .unwrap_or(chunk.len() - used),
+                    _ => 0,
+                };
+                if run > 0 {
+                    if scan.state != Outside {
+                        scan.buf.extend_from_slice(&chunk[used..used + run]);
+                    }
+                    used += run;
+                    continue;
+                }
+                let b = chunk[used];
                 // Bytes of an ad (and of garbage) are kept; an ad ends after
                 // its closing `]`, garbage before the next `[`.
                 match scan.state {
@@ -480,22 +604,20 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                                     scan.buf.push(b);
                                 }
                             }
-                        } else if b == b'[' {
-                            scan.state = Normal;
-                            scan.depth = 1;
+                        } else {
+                            advance(&mut self.line, &mut self.column, &chunk[counted..used]);
+                            counted = used;
+                            scan.start = (self.offset + used, self.line + 1, self.column);
                             scan.buf.clear();
                             scan.buf.push(b);
-                            scan.start = (self.offset + used, self.line + 1, self.column);
-                        } else if b == b'/' {
-                            scan.state = OutsideSlash;
-                            scan.buf.clear();
-                            scan.buf.push(b);
-                            scan.start = (self.offset + used, self.line + 1, self.column);
-                        } else if !b.is_ascii_whitespace() {
-                            scan.state = Garbage;
-                            scan.buf.clear();
-                            scan.buf.push(b);
-                            scan.start = (self.offset + used, self.line + 1, self.column);
+                            if b == b'[' {
+                                scan.state = Normal;
+                                scan.depth = 1;
+                            } else if b == b'/' {
+                                scan.state = OutsideSlash;
+                            } else {
+                                scan.state = Garbage;
+                            }
                         }
                     }
                     OutsideLineComment => {
@@ -572,16 +694,11 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     }
                 }
                 used += 1;
-                if b == b'\n' {
-                    self.line += 1;
-                    self.column = 0;
-                } else if b & 0xC0 != 0x80 {
-                    self.column += 1;
-                }
                 if event.is_some() {
                     break;
                 }
             }
+            advance(&mut self.line, &mut self.column, &chunk[counted..used]);
             self.offset += used;
             if from_pending {
                 self.pending_used += used;
@@ -907,6 +1024,34 @@ fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<
                 reader.consume(n);
             }
         }
+    }
+}
+
+/// Most lines of an old-syntax ad read in place at once.
+const OLD_LINES_AT_ONCE: usize = 4096;
+
+/// The bytes that matter to the new-syntax scanner inside an ad: quotes,
+/// `/` (a comment may start) and brackets.
+static NEW_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'\'' as usize] = true;
+    table[b'/' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// Moves a line count and a column (characters since the line's start)
+/// over `bytes`.
+fn advance(line: &mut usize, column: &mut usize, bytes: &[u8]) {
+    let chars = |bytes: &[u8]| bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+    match memchr::memrchr(b'\n', bytes) {
+        Some(last) => {
+            *line += memchr::memchr_iter(b'\n', &bytes[..=last]).count();
+            *column = chars(&bytes[last + 1..]);
+        }
+        None => *column += chars(bytes),
     }
 }
 

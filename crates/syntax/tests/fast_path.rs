@@ -394,6 +394,23 @@ fn edge_cases_agree() {
     }
 }
 
+/// Expressions that start with blanks (a JSON ad's `"\/Expr( -x)\/"`)
+/// are read by the scanner too, and agree.
+#[test]
+fn leading_blanks_are_read_by_the_scanner() {
+    let parser = Parser::new(ParseOptions::default());
+    let mut tally = Tally::default();
+    for text in [" -TARGET.LoadAvg", "\t x + 1", " \n 1 ", "  "] {
+        agree(&parser, text, &mut tally);
+    }
+    for text in [" -TARGET.LoadAvg", "\t x + 1", " \n 1 "] {
+        assert!(
+            fast::expression(&parser, text, StringRules::New).is_some(),
+            "{text:?}"
+        );
+    }
+}
+
 /// The scanner reads only up to its own nesting bound, and never past the
 /// parser's limits: deeper text gets the grammar's answer.
 #[test]
@@ -568,6 +585,32 @@ proptest! {
     fn generated_soup_agrees(text in soup()) {
         let parser = Parser::new(ParseOptions::default());
         agree(&parser, &text, &mut Tally::default());
+    }
+
+    /// A JSON `"\/Expr(...)\/"` string without other escapes is read in
+    /// place: the tree, spans and errors of the expression read alone,
+    /// moved to where it stands in the document.
+    #[test]
+    fn json_expressions_read_in_place_agree(text in soup()) {
+        let text = text.replace(['"', '\\'], "");
+        let parser = Parser::new(ParseOptions::default());
+        let doc = format!("{{\"a\": \"\\/Expr({text})\\/\"}}");
+        let offset = doc.find("Expr(").unwrap() + 5;
+        let json = classad_syntax::parse_json_ad(&parser, &doc);
+        let alone = parser.parse_expression(&text);
+        match (&json, &alone) {
+            (Ok(ad), Ok(expr)) => {
+                let mut moved = expr.clone();
+                classad_syntax::json::shift_spans(&mut moved, offset);
+                prop_assert!(same_expr(ad.get("a").unwrap(), &moved), "{doc:?}");
+            }
+            (Err(a), Err(b)) => {
+                prop_assert_eq!(&a.message, &b.message);
+                prop_assert_eq!(a.span.start as usize, b.span.start as usize + offset);
+                prop_assert_eq!(a.span.end as usize, b.span.end as usize + offset);
+            }
+            _ => prop_assert!(false, "{doc:?}: json {json:?}, alone {alone:?}"),
+        }
     }
 
     #[test]

@@ -47,6 +47,55 @@ fn same(text: &[u8], part_size: usize) {
     }
 }
 
+/// A reader that hands out at most `chunk` bytes a call.
+struct Trickle<'a> {
+    data: &'a [u8],
+    chunk: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.chunk.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// Reading through a small buffer, so that lines and ads straddle its
+/// refills, gives what reading the text in memory gives.
+fn same_streamed(text: &[u8], buffer: usize, chunk: usize) {
+    let one = sequential(text);
+    let parser = Parser::new(ParseOptions::default());
+    let reader = std::io::BufReader::with_capacity(buffer, Trickle { data: text, chunk });
+    let streamed: Vec<_> = AdReader::auto(reader, &parser).unwrap().collect();
+    let show = || String::from_utf8_lossy(text).into_owned();
+    assert_eq!(one.len(), streamed.len(), "{:?}", show());
+    for (a, b) in one.iter().zip(&streamed) {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{:?}", show());
+                assert_eq!(ad_spans(a), ad_spans(b), "spans in {:?}", show());
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{:?}", show());
+                // The line and column are those of the error's offset.
+                if let Ok(text) = std::str::from_utf8(text) {
+                    let before = &text[..a.error.span.start as usize];
+                    let line = 1 + before.matches('\n').count();
+                    let column = 1 + before.rsplit('\n').next().unwrap().chars().count();
+                    assert_eq!(
+                        (a.error.line, a.error.column),
+                        (line, column),
+                        "{a:?} in {text:?}"
+                    );
+                }
+            }
+            _ => panic!("{:?}: {a:?} / {b:?}", show()),
+        }
+    }
+}
+
 fn every_cut(text: &str) {
     for size in [1, 2, 3, 5, 8, 13, 40, 100, 1000] {
         same(text.as_bytes(), size);
@@ -178,6 +227,32 @@ proptest! {
     fn generated_old_files(lines in proptest::collection::vec(old_line(), 0..30), size in 1usize..60) {
         let text = lines.join("\n");
         same(text.as_bytes(), size);
+    }
+
+    #[test]
+    fn generated_old_files_streamed(
+        lines in proptest::collection::vec(old_line(), 0..30),
+        crlf in any::<bool>(),
+        bad_byte in proptest::option::of(any::<prop::sample::Index>()),
+        buffer in 1usize..40,
+        chunk in 1usize..20,
+    ) {
+        let mut text = lines.join(if crlf { "\r\n" } else { "\n" }).into_bytes();
+        if let Some(at) = bad_byte.filter(|_| !text.is_empty()) {
+            let at = at.index(text.len());
+            text[at] = 0xFF;
+        }
+        same_streamed(&text, buffer, chunk);
+    }
+
+    #[test]
+    fn generated_new_files_streamed(
+        pieces in proptest::collection::vec((new_piece(), proptest::sample::select(vec!["", " ", "\n", "é", "\té\n"])), 0..30),
+        buffer in 1usize..40,
+        chunk in 1usize..20,
+    ) {
+        let text: String = pieces.iter().map(|(p, s)| format!("{p}{s}")).collect();
+        same_streamed(text.as_bytes(), buffer, chunk);
     }
 
     #[test]
