@@ -2,7 +2,7 @@
 //! and the time formats read by `absTime` and `relTime`.
 
 use crate::value::{AbsTime, Value};
-use classad_syntax::time::{write_abs_time, write_rel_time_value};
+use classad_syntax::time::{write_abs_time, write_rel_time, write_rel_time_value};
 use classad_syntax::unparse::{
     format_real_htcondor, format_real_new, htcondor_order, unparse, unparse_htcondor, write_name,
     write_string_literal,
@@ -38,12 +38,18 @@ pub enum RealForm {
 /// How absolute and relative times are written.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum TimeForm {
-    /// As HTCondor writes a time value: `relTime("[-][D+][HH:][MM:]SS")` of
-    /// the seconds truncated to a C `int` (`relTime(1.5)` is
-    /// `relTime("01")`), `absTime("Y-MM-DDTHH:MM:SS±HH:MM")` with the year
-    /// unpadded and the offset cut to whole minutes, whether or not it
-    /// reads back.
-    Htcondor,
+    /// As HTCondor writes a time literal it made of a value (the elements
+    /// of a list built at run time, `ExprTree.simplify`):
+    /// `relTime("[-][D+][HH:][MM:]SS")` of the seconds cut to a C `int`
+    /// (`relTime(1.5)` is `relTime("01")`), `absTime("Y-MM-DDTHH:MM:SS±HH:MM")`
+    /// with the year unpadded and the offset cut to whole minutes, whether
+    /// or not it reads back.
+    HtcondorLiteral,
+    /// As HTCondor's unparser writes a time value itself (the
+    /// configuration's `$EVAL`): as [`TimeForm::HtcondorLiteral`] but a
+    /// relative time keeps its fraction (`relTime("1.5")`). The elements of
+    /// a list are literals, written as such.
+    HtcondorValue,
     /// A form that reads back to the same value: `relTime(N)` of the
     /// seconds, `absTime("...")` with a four-digit year where HTCondor's
     /// reader reads that text back, else `absTime(secs, offset)`.
@@ -67,12 +73,26 @@ impl Style {
         times: TimeForm::RoundTrip,
         expressions: ExprForm::Ours,
     };
-    /// HTCondor's unparser's.
+    /// HTCondor's unparser's, for a value taken from a list or ad or made
+    /// into a literal.
     pub const HTCONDOR: Style = Style {
         reals: RealForm::Htcondor,
-        times: TimeForm::Htcondor,
+        times: TimeForm::HtcondorLiteral,
         expressions: ExprForm::Htcondor,
     };
+    /// HTCondor's unparser's, for a value itself.
+    pub const HTCONDOR_VALUE: Style = Style {
+        times: TimeForm::HtcondorValue,
+        ..Style::HTCONDOR
+    };
+
+    /// The style of the elements of a list: literals, in HTCondor.
+    fn for_elements(self) -> Style {
+        match self.times {
+            TimeForm::HtcondorValue => Style::HTCONDOR,
+            _ => self,
+        }
+    }
 }
 
 /// The value as a one-line new-syntax literal: lists with their evaluated
@@ -107,7 +127,7 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
         }),
         Value::Str(s) => write_string_literal(s, out),
         Value::AbsTime(t) => match style.times {
-            TimeForm::Htcondor => {
+            TimeForm::HtcondorLiteral | TimeForm::HtcondorValue => {
                 out.push_str("absTime(\"");
                 write_abs_time(t.secs, t.offset, out);
                 out.push_str("\")");
@@ -128,9 +148,14 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
             }
         },
         Value::RelTime(r) => match style.times {
-            TimeForm::Htcondor => {
+            TimeForm::HtcondorLiteral => {
                 out.push_str("relTime(\"");
                 write_rel_time_value(*r, out);
+                out.push_str("\")");
+            }
+            TimeForm::HtcondorValue => {
+                out.push_str("relTime(\"");
+                write_rel_time(*r, out);
                 out.push_str("\")");
             }
             TimeForm::RoundTrip => {
@@ -151,7 +176,7 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value_as(item, style, out);
+                write_value_as(item, style.for_elements(), out);
             }
             out.push_str(" }");
         }
