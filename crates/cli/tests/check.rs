@@ -251,7 +251,7 @@ fn a_large_file_lists_its_first_bad_ads_in_file_order() {
     }
     assert!(contents.len() > 1 << 20);
     let file = d.file("large.ads", &contents);
-    let out = classad(&["check", &file]);
+    let out = classad(["check", &file]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     let listed: Vec<usize> = stderr
