@@ -88,6 +88,48 @@ impl std::hash::Hasher for LineHasher {
     }
 }
 
+/// A line with its hash, which the table of lines keeps so that growing
+/// it does not hash every line again.
+struct LineKey<'t> {
+    hash: u64,
+    line: &'t [u8],
+}
+
+impl std::hash::Hash for LineKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for LineKey<'_> {
+    fn eq(&self, other: &LineKey<'_>) -> bool {
+        self.hash == other.hash && self.line == other.line
+    }
+}
+
+impl Eq for LineKey<'_> {}
+
+/// Passes on the hash a [`LineKey`] holds.
+#[derive(Default)]
+struct StoredHash(u64);
+
+impl std::hash::Hasher for StoredHash {
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached: a `LineKey` writes one `u64`.
+        for &b in bytes {
+            self.0 = fold(self.0 ^ u64::from(b), MULTIPLIER);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Distinct lines remembered before the tables start over: a pool has
 /// far fewer, and input made of distinct lines costs bounded memory.
 const CAPACITY: usize = 1 << 20;
@@ -104,8 +146,9 @@ pub struct LineCompiler<'t, 'c> {
     /// this module does).
     literals: bool,
     /// Each line read, by its bytes, to its index in `known`.
-    lines: HashMap<&'t [u8], u32, LineHash>,
-    known: Vec<Known>,
+    lines: HashMap<LineKey<'t>, u32, std::hash::BuildHasherDefault<StoredHash>>,
+    seed: LineHash,
+    known: Vec<Known<'t>>,
     /// Each name spelling, to its index in `symbols`.
     names: Table<Box<str>, u32>,
     symbols: Vec<Symbol>,
@@ -116,13 +159,19 @@ pub struct LineCompiler<'t, 'c> {
     layouts: Table<Box<[u32]>, Layout>,
     /// The lines and the names of the ad being compiled.
     order: Vec<u32>,
+    /// The lines of the ad compiled before: most ads repeat the previous
+    /// one's line at the same place, which a compare of its bytes finds
+    /// without hashing the line.
+    previous: Vec<u32>,
     key: Vec<u32>,
     /// A layout for literals, which need none.
     no_layout: Layout,
 }
 
 /// What a line means.
-struct Known {
+struct Known<'t> {
+    /// The line's bytes.
+    line: &'t [u8],
     name: Name,
     /// Index of the name in `LineCompiler::symbols`.
     name_id: u32,
@@ -159,13 +208,15 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             cache,
             parser: Parser::new(options),
             literals,
-            lines: HashMap::with_capacity_and_hasher(4096, LineHash::default()),
+            lines: HashMap::with_capacity_and_hasher(4096, Default::default()),
+            seed: LineHash::default(),
             known: Vec::new(),
             names: Table::default(),
             symbols: Vec::new(),
             compiled: Table::default(),
             layouts: Table::default(),
             order: Vec::new(),
+            previous: Vec::new(),
             key: Vec::new(),
             no_layout: Arc::new(AdLayout::default()),
         })
@@ -180,10 +231,24 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
         }
         self.order.clear();
         self.key.clear();
-        for &line in lines {
-            let i = match self.lines.get(line) {
+        for (k, &line) in lines.iter().enumerate() {
+            let same_as_previous = self
+                .previous
+                .get(k)
+                .filter(|&&i| self.known[i as usize].line == line);
+            let i = match same_as_previous {
                 Some(&i) => i,
-                None => self.learn(line)?,
+                None => {
+                    use std::hash::BuildHasher;
+                    let key = LineKey {
+                        hash: self.seed.hash_one(line),
+                        line,
+                    };
+                    match self.lines.get(&key) {
+                        Some(&i) => i,
+                        None => self.learn(key)?,
+                    }
+                }
             };
             self.order.push(i);
             self.key.push(self.known[i as usize].name_id);
@@ -212,12 +277,14 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             };
             definitions.push(definition);
         }
+        std::mem::swap(&mut self.order, &mut self.previous);
         // Each definition is named as its line, whose name made the slot.
         AdBody::with_layout_of_names(layout, definitions).ok()
     }
 
     /// Reads a line not met before; its index in `known`.
-    fn learn(&mut self, line: &'t [u8]) -> Option<u32> {
+    fn learn(&mut self, key: LineKey<'t>) -> Option<u32> {
+        let line = key.line;
         let text = std::str::from_utf8(line).ok()?;
         let (name, expr) = match self.literals.then(|| plain_literal(text)).flatten() {
             Some((name, literal)) => (self.parser.intern(name), Expr::literal(literal)),
@@ -242,11 +309,12 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
         };
         let i = u32::try_from(self.known.len()).ok()?;
         self.known.push(Known {
+            line,
             name,
             name_id,
             meaning,
         });
-        self.lines.insert(line, i);
+        self.lines.insert(key, i);
         Some(i)
     }
 
@@ -254,18 +322,17 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     /// path gets it; `None` when a name is given twice (the parser keeps
     /// the last definition in the first one's place).
     fn new_layout(&mut self) -> Option<Layout> {
+        // One index per spelling: a name given twice is an index twice.
+        let mut sorted = self.key.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+            return None;
+        }
         let symbols: Vec<Symbol> = self
             .key
             .iter()
             .map(|&id| self.symbols[id as usize].clone())
             .collect();
-        let mut seen: Table<&str, ()> = Table::default();
-        if !symbols
-            .iter()
-            .all(|s| seen.insert(s.as_str(), ()).is_none())
-        {
-            return None;
-        }
         let layout = self.cache.layout(symbols);
         self.layouts.insert(self.key[..].into(), layout.clone());
         Some(layout)
@@ -274,6 +341,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     /// Starts over with empty tables.
     fn forget(&mut self) {
         self.lines.clear();
+        self.previous.clear();
         self.known.clear();
         self.names.clear();
         self.symbols.clear();
