@@ -90,6 +90,7 @@ impl std::hash::Hasher for LineHasher {
 
 /// A line with its hash, which the table of lines keeps so that growing
 /// it does not hash every line again.
+#[derive(Clone, Copy)]
 struct LineKey<'t> {
     hash: u64,
     line: &'t [u8],
@@ -176,6 +177,9 @@ struct Known<'t> {
     /// Index of the name in `LineCompiler::symbols`.
     name_id: u32,
     meaning: Meaning,
+    /// Where the value starts in a line read as a plain literal (after
+    /// `Name = `); 0 for other lines.
+    value_at: u32,
 }
 
 enum Meaning {
@@ -246,7 +250,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
                     };
                     match self.lines.get(&key) {
                         Some(&i) => i,
-                        None => self.learn(key)?,
+                        None => self.learn(key, self.previous.get(k).copied())?,
                     }
                 }
             };
@@ -283,12 +287,22 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     }
 
     /// Reads a line not met before; its index in `known`.
-    fn learn(&mut self, key: LineKey<'t>) -> Option<u32> {
+    fn learn(&mut self, key: LineKey<'t>, hint: Option<u32>) -> Option<u32> {
         let line = key.line;
+        if let Some(i) = hint.and_then(|hint| self.learn_like(key, hint)) {
+            return Some(i);
+        }
         let text = std::str::from_utf8(line).ok()?;
-        let (name, expr) = match self.literals.then(|| plain_literal(text)).flatten() {
-            Some((name, literal)) => (self.parser.intern(name), Expr::literal(literal)),
-            None => self.parser.parse_old_line(text).ok()?,
+        let (name, expr, value_at) = match self.literals.then(|| plain_literal(text)).flatten() {
+            Some((name, literal, value_at)) => (
+                self.parser.intern(name),
+                Expr::literal(literal),
+                u32::try_from(value_at).unwrap_or(0),
+            ),
+            None => {
+                let (name, expr) = self.parser.parse_old_line(text).ok()?;
+                (name, expr, 0)
+            }
         };
         let meaning = match expr.kind {
             ExprKind::Literal(_) => Meaning::Literal(
@@ -307,12 +321,56 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
                 id
             }
         };
+        self.remember(key, name, name_id, meaning, value_at)
+    }
+
+    /// Reads a new line that starts as the plain literal line `like`
+    /// does, up to its value (`Name = "slot1@a"` after `Name = "slot2@a"`),
+    /// as [`plain_literal`] would, but taking the name from `like`: no
+    /// interning, no looking up its spelling. `None` to read it in full.
+    fn learn_like(&mut self, key: LineKey<'t>, like: u32) -> Option<u32> {
+        let like = &self.known[like as usize];
+        let value_at = like.value_at as usize;
+        if value_at == 0 || key.line.get(..value_at)? != like.line.get(..value_at)? {
+            return None;
+        }
+        let mut value = &key.line[value_at..];
+        while let [rest @ .., b' ' | b'\t'] = value {
+            value = rest;
+        }
+        // The name and `=` are ASCII: the line is UTF-8 if its value is.
+        let literal = literal(std::str::from_utf8(value).ok()?)?;
+        let (name, name_id) = (like.name.clone(), like.name_id);
+        let definition = self
+            .compiler
+            .definition(&name, &Expr::literal(literal), &self.no_layout)
+            .ok()?;
+        self.remember(
+            key,
+            name,
+            name_id,
+            Meaning::Literal(definition),
+            value_at as u32,
+        )
+    }
+
+    /// Records a line's meaning; its index in `known`.
+    fn remember(
+        &mut self,
+        key: LineKey<'t>,
+        name: Name,
+        name_id: u32,
+        meaning: Meaning,
+        value_at: u32,
+    ) -> Option<u32> {
+        let line = key.line;
         let i = u32::try_from(self.known.len()).ok()?;
         self.known.push(Known {
             line,
             name,
             name_id,
             meaning,
+            value_at,
         });
         self.lines.insert(key, i);
         Some(i)
@@ -354,8 +412,9 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
 /// literal the parser reads without question: a decimal integer of at
 /// most 18 characters, a decimal real without exponent, a string without
 /// backslashes, `true`, `false`, `undefined` or `error`. `None` for
-/// anything else, which the parser reads.
-fn plain_literal(line: &str) -> Option<(&str, Literal)> {
+/// anything else, which the parser reads. With the name, the literal and
+/// where the value starts.
+fn plain_literal(line: &str) -> Option<(&str, Literal, usize)> {
     let bytes = line.as_bytes();
     let blank = |b: u8| b == b' ' || b == b'\t';
     let mut i = 0;
@@ -386,7 +445,7 @@ fn plain_literal(line: &str) -> Option<(&str, Literal)> {
     while end > i && blank(bytes[end - 1]) {
         end -= 1;
     }
-    Some((name, literal(&line[i..end])?))
+    Some((name, literal(&line[i..end])?, i))
 }
 
 /// The literal that is all of `text`, for the forms [`plain_literal`]
@@ -481,7 +540,7 @@ mod tests {
             "_a1 = 1",
         ];
         for line in read {
-            let (name, lit) = plain_literal(line).unwrap_or_else(|| panic!("{line:?}"));
+            let (name, lit, _) = plain_literal(line).unwrap_or_else(|| panic!("{line:?}"));
             let (parsed_name, expr) = parser.parse_old_line(line).expect(line);
             assert_eq!(name, parsed_name.as_str(), "{line:?}");
             assert_eq!(Expr::literal(lit), expr, "{line:?}");
