@@ -92,13 +92,19 @@ impl std::hash::Hasher for LineHasher {
 /// it does not hash every line again.
 #[derive(Clone, Copy)]
 struct LineKey<'t> {
-    hash: u64,
+    /// Half of the line's hash: the table's entries stay as small as
+    /// without it.
+    hash: u32,
+    /// The line's index in `LineCompiler::known` (not compared).
+    index: u32,
     line: &'t [u8],
 }
 
 impl std::hash::Hash for LineKey<'_> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
+        // The table takes its buckets from the low bits and a tag from
+        // the top seven: both from the half kept.
+        state.write_u64(u64::from(self.hash) * 0x1_0000_0001);
     }
 }
 
@@ -147,9 +153,9 @@ pub struct LineCompiler<'t, 'c> {
     /// this module does).
     literals: bool,
     /// Each line read, by its bytes, to its index in `known`.
-    lines: HashMap<LineKey<'t>, u32, std::hash::BuildHasherDefault<StoredHash>>,
+    lines: std::collections::HashSet<LineKey<'t>, std::hash::BuildHasherDefault<StoredHash>>,
     seed: LineHash,
-    known: Vec<Known<'t>>,
+    known: Vec<Known>,
     /// Each name spelling, to its index in `symbols`.
     names: Table<Box<str>, u32>,
     symbols: Vec<Symbol>,
@@ -158,21 +164,20 @@ pub struct LineCompiler<'t, 'c> {
     compiled: Table<(usize, u32), Arc<Definition>>,
     /// Layouts by the indices of their names, in order.
     layouts: Table<Box<[u32]>, Layout>,
-    /// The lines and the names of the ad being compiled.
-    order: Vec<u32>,
+    /// The lines (with their indices in `known`) and the names of the ad
+    /// being compiled.
+    order: Vec<(&'t [u8], u32)>,
     /// The lines of the ad compiled before: most ads repeat the previous
     /// one's line at the same place, which a compare of its bytes finds
     /// without hashing the line.
-    previous: Vec<u32>,
+    previous: Vec<(&'t [u8], u32)>,
     key: Vec<u32>,
     /// A layout for literals, which need none.
     no_layout: Layout,
 }
 
 /// What a line means.
-struct Known<'t> {
-    /// The line's bytes.
-    line: &'t [u8],
+struct Known {
     name: Name,
     /// Index of the name in `LineCompiler::symbols`.
     name_id: u32,
@@ -212,7 +217,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             cache,
             parser: Parser::new(options),
             literals,
-            lines: HashMap::with_capacity_and_hasher(4096, Default::default()),
+            lines: std::collections::HashSet::with_capacity_and_hasher(4096, Default::default()),
             seed: LineHash::default(),
             known: Vec::new(),
             names: Table::default(),
@@ -239,22 +244,23 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             let same_as_previous = self
                 .previous
                 .get(k)
-                .filter(|&&i| self.known[i as usize].line == line);
+                .filter(|&&(previous, _)| previous == line);
             let i = match same_as_previous {
-                Some(&i) => i,
+                Some(&(_, i)) => i,
                 None => {
                     use std::hash::BuildHasher;
                     let key = LineKey {
-                        hash: self.seed.hash_one(line),
+                        hash: self.seed.hash_one(line) as u32,
+                        index: 0,
                         line,
                     };
                     match self.lines.get(&key) {
-                        Some(&i) => i,
+                        Some(known) => known.index,
                         None => self.learn(key, self.previous.get(k).copied())?,
                     }
                 }
             };
-            self.order.push(i);
+            self.order.push((line, i));
             self.key.push(self.known[i as usize].name_id);
         }
         let layout = match self.layouts.get(&self.key[..]) {
@@ -263,7 +269,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
         };
         let address = Arc::as_ptr(&layout) as usize;
         let mut definitions = Vec::with_capacity(self.order.len());
-        for &i in &self.order {
+        for &(_, i) in &self.order {
             let known = &self.known[i as usize];
             let definition = match &known.meaning {
                 Meaning::Literal(definition) => definition.clone(),
@@ -287,9 +293,9 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     }
 
     /// Reads a line not met before; its index in `known`.
-    fn learn(&mut self, key: LineKey<'t>, hint: Option<u32>) -> Option<u32> {
+    fn learn(&mut self, key: LineKey<'t>, hint: Option<(&'t [u8], u32)>) -> Option<u32> {
         let line = key.line;
-        if let Some(i) = hint.and_then(|hint| self.learn_like(key, hint)) {
+        if let Some(i) = hint.and_then(|(like, i)| self.learn_like(key, like, i)) {
             return Some(i);
         }
         let text = std::str::from_utf8(line).ok()?;
@@ -328,10 +334,10 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     /// does, up to its value (`Name = "slot1@a"` after `Name = "slot2@a"`),
     /// as [`plain_literal`] would, but taking the name from `like`: no
     /// interning, no looking up its spelling. `None` to read it in full.
-    fn learn_like(&mut self, key: LineKey<'t>, like: u32) -> Option<u32> {
+    fn learn_like(&mut self, key: LineKey<'t>, like_line: &[u8], like: u32) -> Option<u32> {
         let like = &self.known[like as usize];
         let value_at = like.value_at as usize;
-        if value_at == 0 || key.line.get(..value_at)? != like.line.get(..value_at)? {
+        if value_at == 0 || key.line.get(..value_at)? != like_line.get(..value_at)? {
             return None;
         }
         let mut value = &key.line[value_at..];
@@ -363,16 +369,14 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
         meaning: Meaning,
         value_at: u32,
     ) -> Option<u32> {
-        let line = key.line;
         let i = u32::try_from(self.known.len()).ok()?;
         self.known.push(Known {
-            line,
             name,
             name_id,
             meaning,
             value_at,
         });
-        self.lines.insert(key, i);
+        self.lines.insert(LineKey { index: i, ..key });
         Some(i)
     }
 
