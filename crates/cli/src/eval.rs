@@ -511,7 +511,7 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
         }
         let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
         // As `repr` prints `ExprTree.simplify`'s literal.
-        print::write_value_as(&value, print::Style::Htcondor, &mut text);
+        print::write_value_as(&value, print::Style::HTCONDOR, &mut text);
         text.push('\n');
         if let Err(e) = out.write_all(text.as_bytes()) {
             return crate::args::output_failed("eval", &e);

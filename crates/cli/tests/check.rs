@@ -229,31 +229,31 @@ fn a_command_line_without_files_is_a_usage_error() {
 /// parse or do not compile, with the lines of the whole file.
 #[test]
 fn a_large_file_lists_its_first_bad_ads_in_file_order() {
-    let d = dir("large");
-    let mut text = String::new();
+    let d = Scratch::new("check-large");
+    let mut contents = String::new();
     let mut line = 1;
     let mut bad_lines = Vec::new();
     for n in 1..=6000 {
         let filler = format!("Filler = \"{}\"\n", "x".repeat(250));
-        text.push_str(&format!("Id = {n}\n{filler}"));
+        contents.push_str(&format!("Id = {n}\n{filler}"));
         line += 2;
         if n % 20 == 0 {
             bad_lines.push(line);
             if n % 40 == 0 {
-                text.push_str("Broken = (1 +\n");
+                contents.push_str("Broken = (1 +\n");
             } else {
-                text.push_str("T = absTime(\"garbage\")\n");
+                contents.push_str("T = absTime(\"garbage\")\n");
             }
             line += 1;
         }
-        text.push('\n');
+        contents.push('\n');
         line += 1;
     }
-    assert!(text.len() > 1 << 20);
-    let file = write(&d, "large.ads", &text);
-    let out = classad(&["check", &file]);
+    assert!(contents.len() > 1 << 20);
+    let file = d.file("large.ads", &contents);
+    let out = classad(["check", &file]);
     assert_eq!(out.status.code(), Some(1));
-    let stderr = text_of(&out.stderr);
+    let stderr = text(&out.stderr);
     let listed: Vec<usize> = stderr
         .lines()
         .filter_map(|l| l.strip_prefix(&format!(" --> {file}:")))
@@ -262,12 +262,8 @@ fn a_large_file_lists_its_first_bad_ads_in_file_order() {
     assert_eq!(listed, bad_lines[..100], "{stderr}");
     assert!(stderr.contains("200 more bad ads not shown"), "{stderr}");
     assert!(
-        text_of(&out.stdout).contains(": 6000 ads, 300 bad (old), 11850 attributes"),
+        text(&out.stdout).contains(": 6000 ads, 300 bad (old), 11850 attributes"),
         "{}",
-        text_of(&out.stdout)
+        text(&out.stdout)
     );
-}
-
-fn text_of(bytes: &[u8]) -> String {
-    text(bytes)
 }

@@ -145,6 +145,23 @@ const CASES: &[(&[&str], &str, bool)] = &[
         "[  ]\n{ \"a\",\"b\" }\n3.333333333333333E-01\n-0.0\nrelTime(\"01:40\")\nabsTime(\"1970-01-01T00:00:00-00:00\")\n\"\\303\\251\"\n",
         true,
     ),
+    // Time values as HTCondor's unparser writes them (one printer with
+    // string()): relative times cut to whole seconds, absolute times with
+    // the year unpadded and the offset in whole minutes.
+    (
+        &[
+            "relTime(1.5)",
+            "relTime(-0.25)",
+            "absTime(0, 30)",
+            "absTime(\"0001-01-01T00:00:00Z\")",
+            "absTime(-1)",
+            "evalInEachContext(P, {[P = relTime(61.5)], [P = absTime(0, 360000)]})",
+        ],
+        "[  ]\nrelTime(\"01\")\nrelTime(\"00\")\nabsTime(\"1970-01-01T00:00:30+00:00\")\n\
+         absTime(\"1-01-01T00:00:00-00:00\")\nabsTime(\"1969-12-31T23:59:59-00:00\")\n\
+         { relTime(\"01:01\"),absTime(\"1970-01-05T04:00:00+100:00\") }\n",
+        true,
+    ),
     // Only the first ad of an argument counts, as in HTCondor's constructor.
     (&["[a = 1].a", "a"], "[ a = 1 ]\n1\n", true),
     // With a target, unscoped names fall back to it (old-ClassAd semantics).

@@ -245,35 +245,84 @@ pub(crate) fn long_param(text: &str) -> Option<i64> {
     }
     match evaluate(t)? {
         classad::Value::Int(i) => Some(i),
-        // C's conversion of an out-of-range double on x86-64 gives the
-        // "integer indefinite" value, i64::MIN; HTCondor does that cast.
-        classad::Value::Real(r) if r.is_finite() => Some(
-            if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-                r as i64
-            } else {
-                i64::MIN
-            },
-        ),
+        classad::Value::Real(r) => Some(c_double_to_i64(r)),
         classad::Value::Bool(b) => Some(i64::from(b)),
         _ => None,
     }
 }
 
-/// HTCondor's `string_is_double_param`.
+/// C's conversion of a double to a 64-bit integer on x86-64: out of range,
+/// infinite and NaN all give the "integer indefinite" value, i64::MIN
+/// (`$INT(-1e300*1e300)` is `-9223372036854775808` in HTCondor).
+fn c_double_to_i64(r: f64) -> i64 {
+    if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+        r as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// HTCondor's `string_is_double_param`: the whole text (white space around
+/// it aside) as C's `strtod` reads it, so `inf`, `-infinity`, `nan` and
+/// `0x10` are numbers; else an expression that evaluates to a number or
+/// boolean, infinite and NaN included (`$REAL(-1e300*1e300)` is `-INF`).
 pub(crate) fn double_param(text: &str) -> Option<f64> {
     let t = trim(text);
-    if let Ok(v) = t.parse::<f64>()
-        && !t.eq_ignore_ascii_case("nan")
-        && !t.to_ascii_lowercase().contains("inf")
-    {
+    if let Some(v) = strtod_whole(t) {
         return Some(v);
     }
     match evaluate(t)? {
         classad::Value::Int(i) => Some(i as f64),
-        classad::Value::Real(r) if r.is_finite() => Some(r),
+        classad::Value::Real(r) => Some(r),
         classad::Value::Bool(b) => Some(if b { 1.0 } else { 0.0 }),
         _ => None,
     }
+}
+
+/// `text` read whole by C's `strtod`: decimal, `inf`/`infinity`/`nan`
+/// (any case), and hexadecimal integers, each with an optional sign.
+fn strtod_whole(text: &str) -> Option<f64> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    // Rust's reader takes its own sign, which `strtod` would not read twice.
+    if digits.starts_with(['+', '-']) {
+        return None;
+    }
+    let magnitude = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        hex.bytes().fold(0.0, |acc, b| {
+            acc * 16.0 + f64::from((b as char).to_digit(16).unwrap_or(0))
+        })
+    } else {
+        digits.parse::<f64>().ok()?
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// The text `$EVAL` makes of the value `value` of the expression `text`:
+/// HTCondor unparses the value, and its list and ad values are the
+/// expressions as written (`$EVAL` of `{1 + 2}` is `{ 1 + 2 }`), which is
+/// what `string()` of the expression gives.
+fn htcondor_value_text(text: &str, value: &classad::Value) -> String {
+    use classad::Value;
+    if matches!(
+        value,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_) | Value::Ad(_)
+    ) && let Some(Value::Str(s)) = evaluate(&format!("string({text}\n)"))
+    {
+        return String::from_utf8_lossy(&s).into_owned();
+    }
+    let mut out = String::new();
+    classad::vm::print::write_value_as(value, classad::vm::print::Style::HTCONDOR_VALUE, &mut out);
+    out
 }
 
 fn is_sep(c: u8) -> bool {
@@ -898,7 +947,7 @@ impl Config {
                 // were macros in it, else nothing (HTCondor 25).
                 let result = match evaluate(&expanded) {
                     Some(classad::Value::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
-                    Some(v) => classad::vm::print::value_to_string(&v),
+                    Some(v) => htcondor_value_text(&expanded, &v),
                     None if had_macros => expanded,
                     None => String::new(),
                 };
@@ -911,6 +960,47 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // HTCondor 25 (tests/config/40_inf_nan.conf): `$REAL(-1e300*1e300)` is
+    // `-INF`, `$REAL(nan)` is `NAN`, `$REAL(0x10)` is `16`,
+    // `$INT(-1e300*1e300)` and `$INT(1e400)` are `-9223372036854775808`;
+    // `1e300*1e300` is ERROR in ClassAds, so not a number.
+    #[test]
+    fn infinite_and_nan_reals_are_numbers_in_int_and_real() {
+        assert_eq!(double_param("-1e300*1e300"), Some(f64::NEG_INFINITY));
+        assert_eq!(double_param("inf"), Some(f64::INFINITY));
+        assert_eq!(double_param("-Infinity"), Some(f64::NEG_INFINITY));
+        assert!(double_param("nan").is_some_and(f64::is_nan));
+        assert!(double_param("-nan").is_some_and(|r| r.is_nan() && r.is_sign_negative()));
+        assert_eq!(double_param("0x10"), Some(16.0));
+        assert_eq!(double_param("infx"), None);
+        assert_eq!(double_param("1e300*1e300"), None);
+        assert_eq!(long_param("-1e300*1e300"), Some(i64::MIN));
+        assert_eq!(long_param("-1e300*1e300 * 0"), Some(i64::MIN));
+        assert_eq!(long_param("1e400"), Some(i64::MIN));
+        assert_eq!(long_param("nan"), None);
+    }
+
+    // `$EVAL` of `{1 + 2}` is `{ 1 + 2 }`, of `relTime(1.5)` is
+    // `relTime("1.5")` and of `absTime(0, 30)` is
+    // `absTime("1970-01-01T00:00:30+00:00")` in HTCondor 25.
+    #[test]
+    fn eval_writes_values_as_htcondor_unparses_them() {
+        let text = |t: &str| htcondor_value_text(t, &evaluate(t).unwrap());
+        assert_eq!(text("{1 + 2, 3}"), "{ 1 + 2,3 }");
+        assert_eq!(text("[a = {1+2}].a"), "{ 1 + 2 }");
+        assert_eq!(text("relTime(1.5)"), "relTime(\"1.5\")");
+        assert_eq!(text("relTime(90)"), "relTime(\"01:30\")");
+        assert_eq!(
+            text("absTime(0, 30)"),
+            "absTime(\"1970-01-01T00:00:30+00:00\")"
+        );
+        assert_eq!(text("-1e300*1e300"), "real(\"-INF\")");
+        assert_eq!(
+            text("{relTime(1.5), absTime(0, 30)}"),
+            "{ relTime(1.500000000000000E+00),absTime(0,30) }"
+        );
+    }
 
     #[test]
     fn finds_plain_and_default() {

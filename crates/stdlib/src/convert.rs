@@ -10,11 +10,9 @@
 
 use crate::builtin;
 use classad_syntax::Expr;
-use classad_syntax::unparse::{
-    format_real_htcondor, htcondor_order, unparse_htcondor, unparse_htcondor_pretty, write_name,
-    write_string_literal,
-};
-use classad_vm::{AbsTime, Builtin, CallContext, Value};
+use classad_syntax::unparse::{unparse_htcondor, unparse_htcondor_pretty};
+use classad_vm::print::{Style, write_value_as};
+use classad_vm::{Builtin, CallContext, Value};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
@@ -106,82 +104,20 @@ fn to_bool(value: &Value) -> Value {
 /// (reals always `%.15E`: this text is a value, so it is HTCondor's bytes,
 /// not text chosen to read back), absolute times as
 /// `YYYY-MM-DDTHH:MM:SS±HH:MM`, relative times as `[-][D+][HH:][MM:]SS`,
-/// lists and ads as HTCondor unparses them: a list as written, not
-/// evaluated (`{ a + 1 }`), an ad's attributes in HTCondor's order.
-/// UNDEFINED and ERROR cannot be converted and come back as `Err`.
+/// lists and ads as HTCondor unparses them ([`Style::HTCONDOR`]): a list as
+/// written, not evaluated (`{ a + 1 }`), an ad's attributes in HTCondor's
+/// order. UNDEFINED and ERROR cannot be converted and come back as `Err`.
 pub(crate) fn to_text(value: &Value) -> Result<Vec<u8>, Value> {
-    let mut out = Vec::new();
+    let mut out = String::new();
     match value {
         Value::Undefined => return Err(Value::Undefined),
         Value::Error => return Err(Value::Error),
-        Value::Str(s) => out.extend_from_slice(s),
-        Value::AbsTime(t) => out.extend_from_slice(abs_time_text(*t).as_bytes()),
-        Value::RelTime(r) => out.extend_from_slice(rel_time_text(rel_secs(*r)).as_bytes()),
-        other => unparse_into(other, &mut out),
+        Value::Str(s) => return Ok(s.to_vec()),
+        Value::AbsTime(t) => classad_syntax::time::write_abs_time(t.secs, t.offset, &mut out),
+        Value::RelTime(r) => classad_syntax::time::write_rel_time_value(*r, &mut out),
+        other => write_value_as(other, Style::HTCONDOR, &mut out),
     }
-    Ok(out)
-}
-
-/// Appends the literal form of a value, as HTCondor's unparser writes the
-/// elements of a list.
-fn unparse_into(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Undefined => out.extend_from_slice(b"undefined"),
-        Value::Error => out.extend_from_slice(b"error"),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
-        Value::Real(r) => out.extend_from_slice(format_real_htcondor(*r).as_bytes()),
-        Value::Str(s) => {
-            let mut text = String::new();
-            write_string_literal(s, &mut text);
-            out.extend_from_slice(text.as_bytes());
-        }
-        Value::AbsTime(t) => {
-            out.extend_from_slice(b"absTime(\"");
-            out.extend_from_slice(abs_time_text(*t).as_bytes());
-            out.extend_from_slice(b"\")");
-        }
-        Value::RelTime(r) => {
-            out.extend_from_slice(b"relTime(\"");
-            out.extend_from_slice(rel_time_text(rel_secs(*r)).as_bytes());
-            out.extend_from_slice(b"\")");
-        }
-        Value::List(items) | Value::SharedList(items) => {
-            out.extend_from_slice(b"{ ");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                unparse_into(item, out);
-            }
-            out.extend_from_slice(b" }");
-        }
-        Value::LazyList(list) => {
-            out.extend_from_slice(b"{ ");
-            for (i, item) in list.items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(htcondor_text(&item.source, false).as_bytes());
-            }
-            out.extend_from_slice(b" }");
-        }
-        Value::Ad(ad) => {
-            let mut text = String::from("[ ");
-            let attributes = ad.body.attributes().iter();
-            let ordered = htcondor_order(attributes.map(|a| (a.name.as_str(), &a.source)));
-            for (i, (name, source)) in ordered.into_iter().enumerate() {
-                if i > 0 {
-                    text.push_str("; ");
-                }
-                write_name(&classad_syntax::Name::new(name), &mut text);
-                text.push_str(" = ");
-                text.push_str(&htcondor_text(source, false));
-            }
-            text.push_str(" ]");
-            out.extend_from_slice(text.as_bytes());
-        }
-    }
+    Ok(out.into_bytes())
 }
 
 /// An expression as HTCondor writes it when it becomes a value (a list or
@@ -193,42 +129,6 @@ pub(crate) fn htcondor_text(expr: &Expr, pretty: bool) -> String {
     } else {
         unparse_htcondor(expr)
     }
-}
-
-/// HTCondor's text of an absolute time (`strftime`'s `%Y`, so year 1 is
-/// `1`; a zero offset is written `-00:00`).
-pub(crate) fn abs_time_text(t: AbsTime) -> String {
-    let mut out = String::new();
-    classad_syntax::time::write_abs_time(t.secs, t.offset, &mut out);
-    out
-}
-
-/// HTCondor's text of a relative time of whole seconds:
-/// `[-][D+][HH:][MM:]SS`, leading fields omitted while zero. The
-/// arithmetic is C's 32-bit `int` arithmetic, so that the minimum 32-bit
-/// value comes out as HTCondor writes it.
-pub(crate) fn rel_time_text(secs: i64) -> String {
-    let mut out = String::new();
-    let mut magnitude = secs as f64;
-    if magnitude < 0.0 {
-        out.push('-');
-        magnitude = -magnitude;
-    }
-    let whole = c_double_to_i32(magnitude);
-    let days = whole / 86_400;
-    let hours = whole % 86_400 / 3600;
-    let minutes = whole % 3600 / 60;
-    let seconds = whole % 60;
-    if days != 0 {
-        out.push_str(&format!("{days}+{hours:02}:{minutes:02}:{seconds:02}"));
-    } else if hours != 0 {
-        out.push_str(&format!("{hours:02}:{minutes:02}:{seconds:02}"));
-    } else if minutes != 0 {
-        out.push_str(&format!("{minutes:02}:{seconds:02}"));
-    } else {
-        out.push_str(&format!("{seconds:02}"));
-    }
-    out
 }
 
 /// A relative time's seconds as HTCondor reads them for conversion: a
@@ -459,18 +359,21 @@ mod tests {
 
     #[test]
     fn times_as_text() {
-        assert_eq!(rel_time_text(0), "00");
-        assert_eq!(rel_time_text(90), "01:30");
-        assert_eq!(rel_time_text(-90), "-01:30");
-        assert_eq!(rel_time_text(3600), "01:00:00");
-        assert_eq!(rel_time_text(90061), "1+01:01:01");
-        assert_eq!(rel_time_text(i64::from(i32::MIN)), "--24855+-3:-14:-8");
-        let t = AbsTime { secs: 0, offset: 0 };
-        assert_eq!(abs_time_text(t), "1970-01-01T00:00:00-00:00");
-        let t = AbsTime {
+        // `string(relTime(N))` and `string(absTime(0, offset))` in HTCondor.
+        let text = |value: Value| String::from_utf8(to_text(&value).unwrap()).unwrap();
+        assert_eq!(text(Value::RelTime(0.0)), "00");
+        assert_eq!(text(Value::RelTime(90.0)), "01:30");
+        assert_eq!(text(Value::RelTime(-90.0)), "-01:30");
+        assert_eq!(text(Value::RelTime(3600.0)), "01:00:00");
+        assert_eq!(text(Value::RelTime(90061.0)), "1+01:01:01");
+        assert_eq!(text(Value::RelTime(2.9)), "02");
+        assert_eq!(text(Value::RelTime(-2_147_483_648.0)), "--24855+-3:-14:-8");
+        let t = classad_vm::AbsTime { secs: 0, offset: 0 };
+        assert_eq!(text(Value::AbsTime(t)), "1970-01-01T00:00:00-00:00");
+        let t = classad_vm::AbsTime {
             secs: 0,
             offset: 5400,
         };
-        assert_eq!(abs_time_text(t), "1970-01-01T01:30:00+01:30");
+        assert_eq!(text(Value::AbsTime(t)), "1970-01-01T01:30:00+01:30");
     }
 }

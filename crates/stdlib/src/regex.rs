@@ -528,29 +528,21 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                 continue;
             }
             '[' => {
-                // A class, copied whole: `]` first (after an optional `^`) is
-                // a member; `[:name:]` and escapes are skipped over.
-                let mut j = i + 1;
-                if chars.get(j) == Some(&'^') {
-                    j += 1;
+                // PCRE2's word boundaries spelled as POSIX classes.
+                if chars[i..].starts_with(&['[', '[', ':', '<', ':', ']', ']']) {
+                    out.push_str(r"\b(?=\w)");
+                    i += 7;
+                    last = Last::Item;
+                    continue;
                 }
-                if chars.get(j) == Some(&']') {
-                    j += 1;
+                if chars[i..].starts_with(&['[', '[', ':', '>', ':', ']', ']']) {
+                    out.push_str(r"\b(?<=\w)");
+                    i += 7;
+                    last = Last::Item;
+                    continue;
                 }
-                while j < chars.len() && chars[j] != ']' {
-                    if chars[j] == '\\' {
-                        j += 1;
-                    } else if chars[j] == '['
-                        && chars.get(j + 1) == Some(&':')
-                        && let Some(end) = (j + 2..chars.len().saturating_sub(1))
-                            .find(|&k| chars[k] == ':' && chars[k + 1] == ']')
-                    {
-                        j = end + 1;
-                    }
-                    j += 1;
-                }
-                let end = (j + 1).min(chars.len());
-                out.extend(&chars[i..end]);
+                let (class, end) = read_class(&chars, i)?;
+                out.push_str(&class);
                 i = end;
                 last = Last::Item;
                 continue;
@@ -652,6 +644,197 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
         i += 1;
     }
     Some(out)
+}
+
+/// The POSIX class names PCRE2 knows.
+const POSIX_NAMES: [&str; 14] = [
+    "alpha", "lower", "upper", "alnum", "ascii", "blank", "cntrl", "digit", "graph", "print",
+    "punct", "space", "word", "xdigit",
+];
+
+/// PCRE2's `check_posix_syntax`: at `chars[at]`, the `:`, `.` or `=` after
+/// a `[`, whether a POSIX class item follows, and where its closing
+/// terminator is (the `:` of `:]`). The scan gives up at a `]` or at `[`
+/// with the same terminator; `\]` and `\\` are skipped over.
+fn posix_end(chars: &[char], at: usize) -> Option<usize> {
+    let terminator = *chars.get(at)?;
+    let mut k = at + 1;
+    while k + 1 < chars.len() {
+        let (c, next) = (chars[k], chars[k + 1]);
+        if c == '\\' && (next == ']' || next == '\\') {
+            k += 1;
+        } else if (c == '[' && next == terminator) || c == ']' {
+            return None;
+        } else if c == terminator && next == ']' {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
+}
+
+/// A character class at `chars[start]` (a `[`), read by PCRE2 10.32's
+/// rules: the one scanner of classes, which `translate` relies on. Returns
+/// the class in a form with no ambiguity left (a leading `]` and every
+/// other literal `[`, `&`, `~` and `-` escaped, POSIX items only where PCRE2
+/// reads one) and the index after it, or `None` where PCRE2 refuses the
+/// pattern: `[:alpha:]` outside a class, `[.a.]` and `[=a=]` anywhere, an
+/// unknown POSIX name, a POSIX item or class escape at either end of a
+/// range (`[a-[:digit:]]`, `[\d-z]`), a class without its `]`.
+fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
+    if matches!(chars.get(start + 1), Some(':' | '.' | '='))
+        && posix_end(chars, start + 1).is_some()
+    {
+        return None;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Range {
+        /// Nothing a `-` could make a range from.
+        No,
+        /// A single character a `-` could start a range from.
+        Char,
+        /// A `-` after such a character.
+        Started,
+    }
+    let mut out = String::from("[");
+    let mut j = start + 1;
+    // `\E` (and empty `\Q\E`) may come before the `^`; one `^` negates.
+    let mut negated = false;
+    loop {
+        if chars[j..].starts_with(&['\\', 'E']) {
+            j += 2;
+        } else if chars[j..].starts_with(&['\\', 'Q', '\\', 'E']) {
+            j += 4;
+        } else if !negated && chars.get(j) == Some(&'^') {
+            negated = true;
+            out.push('^');
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    // A `]` first is a member (PCRE2 allows no empty class).
+    let mut range = Range::No;
+    if chars.get(j) == Some(&']') {
+        out.push_str(r"\]");
+        j += 1;
+        range = Range::Char;
+    }
+    // A class escape or POSIX item may not be followed by a `-` that is
+    // not the class's last character.
+    let hyphen_after =
+        |k: usize| chars.get(k) == Some(&'-') && chars.get(k + 1).is_some_and(|&c| c != ']');
+    let literal = |range: Range| {
+        if range == Range::Started {
+            Range::No
+        } else {
+            Range::Char
+        }
+    };
+    loop {
+        let c = *chars.get(j)?;
+        match c {
+            ']' => {
+                out.push(']');
+                return Some((out, j + 1));
+            }
+            '[' if matches!(chars.get(j + 1), Some(':' | '.' | '='))
+                && chars.len() - (j + 1) >= 3
+                && posix_end(chars, j + 1).is_some() =>
+            {
+                let end = posix_end(chars, j + 1)?;
+                if range == Range::Started || chars[j + 1] != ':' {
+                    return None;
+                }
+                let mut name_start = j + 2;
+                let negate = chars.get(name_start) == Some(&'^');
+                if negate {
+                    name_start += 1;
+                }
+                let name: String = chars[name_start..end].iter().collect();
+                if !POSIX_NAMES.contains(&name.as_str()) || hyphen_after(end + 2) {
+                    return None;
+                }
+                out.push_str(if negate { "[:^" } else { "[:" });
+                out.push_str(&name);
+                out.push_str(":]");
+                j = end + 2;
+                range = Range::No;
+            }
+            '\\' => {
+                let next = *chars.get(j + 1)?;
+                match next {
+                    'Q' => {
+                        // Literal up to `\E`: each character by its code,
+                        // so no later scan takes a `]` in it for the end.
+                        let close = (j + 2..chars.len().saturating_sub(1))
+                            .find(|&k| chars[k] == '\\' && chars[k + 1] == 'E');
+                        let (text_end, end) =
+                            close.map_or((chars.len(), chars.len()), |k| (k, k + 2));
+                        for &literal_char in &chars[j + 2..text_end] {
+                            out.push_str(&format!(r"\x{{{:X}}}", u32::from(literal_char)));
+                            range = literal(range);
+                        }
+                        j = end;
+                    }
+                    'E' => j += 2,
+                    'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' | 'p' | 'P' => {
+                        if range == Range::Started {
+                            return None;
+                        }
+                        let mut end = j + 2;
+                        if matches!(next, 'p' | 'P') && chars.get(end) == Some(&'{') {
+                            end = chars[end..]
+                                .iter()
+                                .position(|&c| c == '}')
+                                .map_or(chars.len(), |p| end + p + 1);
+                        } else if matches!(next, 'p' | 'P') {
+                            end = (end + 1).min(chars.len());
+                        }
+                        if hyphen_after(end) {
+                            return None;
+                        }
+                        out.extend(&chars[j..end]);
+                        j = end;
+                        range = Range::No;
+                    }
+                    _ => {
+                        out.push('\\');
+                        out.push(next);
+                        j += 2;
+                        // An escape's own braces (`\x{41}`, `\o{101}`).
+                        if matches!(next, 'x' | 'o' | 'N') && chars.get(j) == Some(&'{') {
+                            let end = chars[j..]
+                                .iter()
+                                .position(|&c| c == '}')
+                                .map_or(chars.len(), |p| j + p + 1);
+                            out.extend(&chars[j..end]);
+                            j = end;
+                        }
+                        range = literal(range);
+                    }
+                }
+            }
+            '-' if range == Range::Char && chars.get(j + 1).is_some_and(|&c| c != ']') => {
+                out.push('-');
+                range = Range::Started;
+                j += 1;
+            }
+            '[' | '&' | '~' | '-' => {
+                // Literal here; the regex crate reads `[` as a nested class
+                // and `&&`, `~~`, `--` as set operations.
+                out.push('\\');
+                out.push(c);
+                range = literal(range);
+                j += 1;
+            }
+            _ => {
+                out.push(c);
+                range = literal(range);
+                j += 1;
+            }
+        }
+    }
 }
 
 /// A quantifier `{n}`, `{n,}` or `{n,m}` at the start of `chars`: its
@@ -835,20 +1018,13 @@ fn translate(pattern: &str, dollar: bool) -> String {
                     }
                 }
             }
+            // Classes come from `read_class`, which leaves a `[` in one
+            // only where a POSIX item such as `[:alpha:]` begins.
             '[' if !in_class => {
                 in_class = true;
                 out.push('[');
-                if chars.peek() == Some(&'^') {
-                    out.push('^');
-                    chars.next();
-                }
-                if chars.peek() == Some(&']') {
-                    out.push_str(r"\]");
-                    chars.next();
-                }
             }
             '[' if chars.peek() == Some(&':') => {
-                // A POSIX class such as [:alpha:] inside a class.
                 out.push('[');
                 for inner in chars.by_ref() {
                     out.push(inner);

@@ -277,3 +277,35 @@ fn exponential_backtracking_answers_as_pcre2_match_limit() {
         (&format!(r#"replace("(a+)+$", "{}!", "x")"#, a(22)), "error"),
     ]);
 }
+
+/// Character classes read by PCRE2 10.32's rules (one scanner): every
+/// answer is HTCondor 25.14's.
+#[test]
+fn character_classes_follow_pcre2() {
+    check(&[
+        ("regexp(\"[[:alpha:]]\", \"a\")", "true"),
+        ("regexp(\"[[:foo:]]\", \"a\")", "error"),
+        ("regexp(\"[[:alpha:]\", \"a\")", "error"),
+        ("regexp(\"[:a]\", \":\")", "true"),
+        ("regexp(\"[:alpha:]\", \"a\")", "error"),
+        ("regexp(\"[[.a.]]\", \"a\")", "error"),
+        ("regexp(\"[[=a=]]\", \"a\")", "error"),
+        ("regexp(\"[]a]\", \"]\")", "true"),
+        ("regexp(\"[^]a]\", \"]\")", "false"),
+        ("regexp(\"[a-[:digit:]]\", \"a\")", "error"),
+        ("regexp(\"[[:digit:]-z]\", \"-\")", "error"),
+        ("regexp(\"[[:digit:]-]\", \"-\")", "true"),
+        ("regexp(\"[\\\\d-z]\", \"-\")", "error"),
+        ("regexp(\"[[:alpha]]\", \"a\")", "false"),
+        ("regexp(\"[[:alpha]\", \"a\")", "true"),
+        ("regexp(\"[[:al\\\\]pha:]]\", \"a\")", "error"),
+        ("regexp(\"[[:]]\", \":\")", "false"),
+        ("regexp(\"[[::]]\", \":\")", "error"),
+        ("regexp(\"[[:<:]]a\", \"a\")", "true"),
+        ("regexp(\"[\\\\E]a]\", \"]\")", "true"),
+        ("regexp(\"[a--b]\", \"-\")", "error"),
+        ("regexp(\"[--/]\", \".\")", "true"),
+        ("regexp(\"[a&&b]\", \"&\")", "true"),
+        ("regexp(\"[\\\\Q]a\\\\E]x\", \"]x\")", "true"),
+    ]);
+}

@@ -275,6 +275,13 @@ pub fn write_abs_time(secs: i64, offset: i32, out: &mut String) {
     );
 }
 
+/// HTCondor's text of a relative-time value (as opposed to a literal it
+/// parsed): the value's seconds are a C `int` by the time it is written,
+/// so the fraction is dropped, toward zero (`relTime(-0.25)` is `00`).
+pub fn write_rel_time_value(secs: f64, out: &mut String) {
+    write_rel_time(f64::from(c_int(secs)), out);
+}
+
 /// x86's truncating double-to-int32 conversion, as C's `(int) x`: out of
 /// range or NaN gives the minimum 32-bit integer.
 fn c_int(x: f64) -> i32 {
@@ -449,6 +456,16 @@ mod tests {
         assert_eq!(rel_text(-1.5), "-1.5");
         assert_eq!(rel_text(0.0), "00");
         assert_eq!(rel_text(3e9), "-24855+-3:-14:-8");
+        // Values: `string(relTime(1.5))`, `string(relTime(-0.5))`,
+        // `string(relTime(1e10))` in HTCondor.
+        let value = |secs: f64| {
+            let mut out = String::new();
+            write_rel_time_value(secs, &mut out);
+            out
+        };
+        assert_eq!(value(1.5), "01");
+        assert_eq!(value(-0.5), "00");
+        assert_eq!(value(1e10), "--24855+-3:-14:-8");
         let mut out = String::new();
         write_abs_time(-62_135_596_800, 0, &mut out);
         assert_eq!(out, "1-01-01T00:00:00-00:00");

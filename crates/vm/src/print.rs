@@ -2,24 +2,97 @@
 //! and the time formats read by `absTime` and `relTime`.
 
 use crate::value::{AbsTime, Value};
+use classad_syntax::time::{write_abs_time, write_rel_time, write_rel_time_value};
 use classad_syntax::unparse::{
-    format_real_htcondor, format_real_new, unparse, unparse_htcondor, write_name,
+    format_real_htcondor, format_real_new, htcondor_order, unparse, unparse_htcondor, write_name,
     write_string_literal,
 };
-use classad_syntax::{AdExpr, Expr, ExprKind};
 use std::fmt::Write;
 
-/// Whose literal a value is written as.
+/// How a value is written. Two styles are used: [`Style::EXACT`], ours,
+/// whose text reads back to the same value (what `classad eval --batch`
+/// prints), and [`Style::HTCONDOR`], the bytes HTCondor's unparser makes of
+/// a value: what `string()`, `strcat` and the other string functions turn
+/// a list or an ad into, and what `repr` of a simplified
+/// `classad2.ExprTree` prints (`classad eval`'s output). The fields are
+/// where the two differ.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Style {
-    /// Ours, which reads back to the same value: reals `%.15E` or 17
-    /// digits, relative times in seconds, expressions in our new syntax.
-    Exact,
-    /// HTCondor's unparser's (`repr` of a simplified `classad2.ExprTree`):
-    /// reals `%.15E`, relative times as `relTime("[D+]HH:MM:SS")`, the
-    /// expressions of lazy lists and ads as HTCondor writes them, an ad's
-    /// attributes in its order.
+pub struct Style {
+    /// How reals are written.
+    pub reals: RealForm,
+    /// How absolute and relative times are written.
+    pub times: TimeForm,
+    /// How the expressions of lazy lists and of ads are written.
+    pub expressions: ExprForm,
+}
+
+/// How a real is written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RealForm {
+    /// Always `%.15E` (`2.500000000000000E+00`), as HTCondor.
     Htcondor,
+    /// `%.15E` when that reads back to the same double, else 17 digits.
+    RoundTrip,
+}
+
+/// How absolute and relative times are written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TimeForm {
+    /// As HTCondor writes a time literal it made of a value (the elements
+    /// of a list built at run time, `ExprTree.simplify`):
+    /// `relTime("[-][D+][HH:][MM:]SS")` of the seconds cut to a C `int`
+    /// (`relTime(1.5)` is `relTime("01")`), `absTime("Y-MM-DDTHH:MM:SS±HH:MM")`
+    /// with the year unpadded and the offset cut to whole minutes, whether
+    /// or not it reads back.
+    HtcondorLiteral,
+    /// As HTCondor's unparser writes a time value itself (the
+    /// configuration's `$EVAL`): as [`TimeForm::HtcondorLiteral`] but a
+    /// relative time keeps its fraction (`relTime("1.5")`). The elements of
+    /// a list are literals, written as such.
+    HtcondorValue,
+    /// A form that reads back to the same value: `relTime(N)` of the
+    /// seconds, `absTime("...")` with a four-digit year where HTCondor's
+    /// reader reads that text back, else `absTime(secs, offset)`.
+    RoundTrip,
+}
+
+/// How the expressions inside a list that stayed lazy, and inside an ad,
+/// are written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ExprForm {
+    /// HTCondor's unparser, an ad's attributes in HTCondor's order.
+    Htcondor,
+    /// Our new-syntax unparser, attributes in the ad's order.
+    Ours,
+}
+
+impl Style {
+    /// Ours, which reads back to the same value.
+    pub const EXACT: Style = Style {
+        reals: RealForm::RoundTrip,
+        times: TimeForm::RoundTrip,
+        expressions: ExprForm::Ours,
+    };
+    /// HTCondor's unparser's, for a value taken from a list or ad or made
+    /// into a literal.
+    pub const HTCONDOR: Style = Style {
+        reals: RealForm::Htcondor,
+        times: TimeForm::HtcondorLiteral,
+        expressions: ExprForm::Htcondor,
+    };
+    /// HTCondor's unparser's, for a value itself.
+    pub const HTCONDOR_VALUE: Style = Style {
+        times: TimeForm::HtcondorValue,
+        ..Style::HTCONDOR
+    };
+
+    /// The style of the elements of a list: literals, in HTCondor.
+    fn for_elements(self) -> Style {
+        match self.times {
+            TimeForm::HtcondorValue => Style::HTCONDOR,
+            _ => self,
+        }
+    }
 }
 
 /// The value as a one-line new-syntax literal: lists with their evaluated
@@ -32,14 +105,14 @@ pub fn value_to_string(value: &Value) -> String {
 
 /// Appends the literal form of `value`.
 pub fn write_value(value: &Value, out: &mut String) {
-    write_value_as(value, Style::Exact, out);
+    write_value_as(value, Style::EXACT, out);
 }
 
 /// Appends the literal form of `value` in `style`.
 pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
-    let expression = match style {
-        Style::Exact => unparse,
-        Style::Htcondor => unparse_htcondor,
+    let expression = match style.expressions {
+        ExprForm::Ours => unparse,
+        ExprForm::Htcondor => unparse_htcondor,
     };
     match value {
         Value::Undefined => out.push_str("undefined"),
@@ -48,47 +121,62 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
         Value::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Value::Real(r) => out.push_str(&match style {
-            Style::Exact => format_real_new(*r),
-            Style::Htcondor => format_real_htcondor(*r),
+        Value::Real(r) => out.push_str(&match style.reals {
+            RealForm::RoundTrip => format_real_new(*r),
+            RealForm::Htcondor => format_real_htcondor(*r),
         }),
         Value::Str(s) => write_string_literal(s, out),
-        Value::AbsTime(t) => {
-            let text = format_abs_time(*t);
-            // Where HTCondor's reader would not read the text back (an
-            // offset of a fraction of a minute or of 100 hours or more, a
-            // year outside 0..=9999, the instant mktime reports as -1),
-            // the seconds and offset.
-            if parse_abs_time(text.as_bytes()) == Some(*t) {
+        Value::AbsTime(t) => match style.times {
+            TimeForm::HtcondorLiteral | TimeForm::HtcondorValue => {
                 out.push_str("absTime(\"");
-                out.push_str(&text);
+                write_abs_time(t.secs, t.offset, out);
                 out.push_str("\")");
-            } else {
-                let _ = write!(out, "absTime({}, {})", t.secs, t.offset);
             }
-        }
-        Value::RelTime(r) if style == Style::Htcondor => {
-            out.push_str("relTime(\"");
-            classad_syntax::time::write_rel_time(*r, out);
-            out.push_str("\")");
-        }
-        Value::RelTime(r) => {
-            // Whole seconds that fit in 32 bits as an integer; anything else
-            // as a real, because HTCondor reads `relTime(N)` of an integer
-            // (and `relTime("D+HH:MM:SS")`) through a C int, but keeps a real.
-            if r.fract() == 0.0 && r.abs() < 2_147_483_648.0 {
-                let _ = write!(out, "relTime({})", *r as i64);
-            } else {
-                let _ = write!(out, "relTime({})", format_real_new(*r));
+            TimeForm::RoundTrip => {
+                let text = format_abs_time(*t);
+                // Where HTCondor's reader would not read the text back (an
+                // offset of a fraction of a minute or of 100 hours or more,
+                // a year outside 0..=9999, the instant mktime reports as
+                // -1), the seconds and offset.
+                if parse_abs_time(text.as_bytes()) == Some(*t) {
+                    out.push_str("absTime(\"");
+                    out.push_str(&text);
+                    out.push_str("\")");
+                } else {
+                    let _ = write!(out, "absTime({}, {})", t.secs, t.offset);
+                }
             }
-        }
+        },
+        Value::RelTime(r) => match style.times {
+            TimeForm::HtcondorLiteral => {
+                out.push_str("relTime(\"");
+                write_rel_time_value(*r, out);
+                out.push_str("\")");
+            }
+            TimeForm::HtcondorValue => {
+                out.push_str("relTime(\"");
+                write_rel_time(*r, out);
+                out.push_str("\")");
+            }
+            TimeForm::RoundTrip => {
+                // Whole seconds that fit in 32 bits as an integer; anything
+                // else as a real, because HTCondor reads `relTime(N)` of an
+                // integer (and `relTime("D+HH:MM:SS")`) through a C int, but
+                // keeps a real.
+                if r.fract() == 0.0 && r.abs() < 2_147_483_648.0 {
+                    let _ = write!(out, "relTime({})", *r as i64);
+                } else {
+                    let _ = write!(out, "relTime({})", format_real_new(*r));
+                }
+            }
+        },
         Value::List(items) | Value::SharedList(items) => {
             out.push_str("{ ");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value_as(item, style, out);
+                write_value_as(item, style.for_elements(), out);
             }
             out.push_str(" }");
         }
@@ -104,23 +192,21 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
             }
             out.push_str(" }");
         }
-        Value::Ad(ad) if style == Style::Htcondor => {
-            // The whole ad through HTCondor's unparser, which orders it.
-            let mut body = AdExpr::new();
-            for attribute in ad.body.attributes() {
-                body.insert(attribute.name.clone(), (*attribute.source).clone());
-            }
-            out.push_str(&unparse_htcondor(&Expr::new(ExprKind::Ad(Box::new(body)))));
-        }
         Value::Ad(ad) => {
+            let attributes = ad.body.attributes().iter();
+            let attributes = attributes.map(|a| (a.name.as_str(), a));
+            let ordered = match style.expressions {
+                ExprForm::Htcondor => htcondor_order(attributes),
+                ExprForm::Ours => attributes.collect(),
+            };
             out.push_str("[ ");
-            for (i, attribute) in ad.body.attributes().iter().enumerate() {
+            for (i, (_, attribute)) in ordered.into_iter().enumerate() {
                 if i > 0 {
                     out.push_str("; ");
                 }
                 write_name(&attribute.name, out);
                 out.push_str(" = ");
-                out.push_str(&unparse(&attribute.source));
+                out.push_str(&expression(&attribute.source));
             }
             out.push_str(" ]");
         }
@@ -176,8 +262,32 @@ mod tests {
         // `repr(classad2.ExprTree("relTime(-3)").simplify())` and of 2.5.
         let values = Value::List(vec![Value::RelTime(-3.0), Value::Real(2.5)].into());
         assert_eq!(
-            text(&values, Style::Htcondor),
+            text(&values, Style::HTCONDOR),
             "{ relTime(\"-03\"),2.500000000000000E+00 }"
+        );
+    }
+
+    #[test]
+    fn the_htcondor_style_writes_time_values_as_htcondor_not_to_read_back() {
+        // `string(evalInEachContext(P, {[P = relTime(1.5)], ...}))` and
+        // `repr` of the simplified values, in HTCondor 25.14 (TZ=UTC).
+        let abs = |secs, offset| Value::AbsTime(AbsTime { secs, offset });
+        let values = Value::List(
+            vec![
+                Value::RelTime(1.5),
+                Value::RelTime(-0.25),
+                Value::RelTime(1e10),
+                abs(0, 30),
+                abs(-62_135_596_800, 0),
+                abs(0, 360_000),
+            ]
+            .into(),
+        );
+        assert_eq!(
+            text(&values, Style::HTCONDOR),
+            "{ relTime(\"01\"),relTime(\"00\"),relTime(\"--24855+-3:-14:-8\"),\
+             absTime(\"1970-01-01T00:00:30+00:00\"),absTime(\"1-01-01T00:00:00-00:00\"),\
+             absTime(\"1970-01-05T04:00:00+100:00\") }"
         );
     }
 }
