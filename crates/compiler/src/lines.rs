@@ -88,6 +88,55 @@ impl std::hash::Hasher for LineHasher {
     }
 }
 
+/// A line with its hash, which the table of lines keeps so that growing
+/// it does not hash every line again.
+#[derive(Clone, Copy)]
+struct LineKey<'t> {
+    /// Half of the line's hash: the table's entries stay as small as
+    /// without it.
+    hash: u32,
+    /// The line's index in `LineCompiler::known` (not compared).
+    index: u32,
+    line: &'t [u8],
+}
+
+impl std::hash::Hash for LineKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The table takes its buckets from the low bits and a tag from
+        // the top seven: both from the half kept.
+        state.write_u64(u64::from(self.hash) * 0x1_0000_0001);
+    }
+}
+
+impl PartialEq for LineKey<'_> {
+    fn eq(&self, other: &LineKey<'_>) -> bool {
+        self.hash == other.hash && self.line == other.line
+    }
+}
+
+impl Eq for LineKey<'_> {}
+
+/// Passes on the hash a [`LineKey`] holds.
+#[derive(Default)]
+struct StoredHash(u64);
+
+impl std::hash::Hasher for StoredHash {
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached: a `LineKey` writes one `u64`.
+        for &b in bytes {
+            self.0 = fold(self.0 ^ u64::from(b), MULTIPLIER);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Distinct lines remembered before the tables start over: a pool has
 /// far fewer, and input made of distinct lines costs bounded memory.
 const CAPACITY: usize = 1 << 20;
@@ -104,7 +153,8 @@ pub struct LineCompiler<'t, 'c> {
     /// this module does).
     literals: bool,
     /// Each line read, by its bytes, to its index in `known`.
-    lines: HashMap<&'t [u8], u32, LineHash>,
+    lines: std::collections::HashSet<LineKey<'t>, std::hash::BuildHasherDefault<StoredHash>>,
+    seed: LineHash,
     known: Vec<Known>,
     /// Each name spelling, to its index in `symbols`.
     names: Table<Box<str>, u32>,
@@ -114,8 +164,13 @@ pub struct LineCompiler<'t, 'c> {
     compiled: Table<(usize, u32), Arc<Definition>>,
     /// Layouts by the indices of their names, in order.
     layouts: Table<Box<[u32]>, Layout>,
-    /// The lines and the names of the ad being compiled.
-    order: Vec<u32>,
+    /// The lines (with their indices in `known`) and the names of the ad
+    /// being compiled.
+    order: Vec<(&'t [u8], u32)>,
+    /// The lines of the ad compiled before: most ads repeat the previous
+    /// one's line at the same place, which a compare of its bytes finds
+    /// without hashing the line.
+    previous: Vec<(&'t [u8], u32)>,
     key: Vec<u32>,
     /// A layout for literals, which need none.
     no_layout: Layout,
@@ -127,6 +182,9 @@ struct Known {
     /// Index of the name in `LineCompiler::symbols`.
     name_id: u32,
     meaning: Meaning,
+    /// Where the value starts in a line read as a plain literal (after
+    /// `Name = `); 0 for other lines.
+    value_at: u32,
 }
 
 enum Meaning {
@@ -159,13 +217,15 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             cache,
             parser: Parser::new(options),
             literals,
-            lines: HashMap::with_capacity_and_hasher(4096, LineHash::default()),
+            lines: std::collections::HashSet::with_capacity_and_hasher(4096, Default::default()),
+            seed: LineHash::default(),
             known: Vec::new(),
             names: Table::default(),
             symbols: Vec::new(),
             compiled: Table::default(),
             layouts: Table::default(),
             order: Vec::new(),
+            previous: Vec::new(),
             key: Vec::new(),
             no_layout: Arc::new(AdLayout::default()),
         })
@@ -180,12 +240,27 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
         }
         self.order.clear();
         self.key.clear();
-        for &line in lines {
-            let i = match self.lines.get(line) {
-                Some(&i) => i,
-                None => self.learn(line)?,
+        for (k, &line) in lines.iter().enumerate() {
+            let same_as_previous = self
+                .previous
+                .get(k)
+                .filter(|&&(previous, _)| previous == line);
+            let i = match same_as_previous {
+                Some(&(_, i)) => i,
+                None => {
+                    use std::hash::BuildHasher;
+                    let key = LineKey {
+                        hash: self.seed.hash_one(line) as u32,
+                        index: 0,
+                        line,
+                    };
+                    match self.lines.get(&key) {
+                        Some(known) => known.index,
+                        None => self.learn(key, self.previous.get(k).copied())?,
+                    }
+                }
             };
-            self.order.push(i);
+            self.order.push((line, i));
             self.key.push(self.known[i as usize].name_id);
         }
         let layout = match self.layouts.get(&self.key[..]) {
@@ -194,7 +269,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
         };
         let address = Arc::as_ptr(&layout) as usize;
         let mut definitions = Vec::with_capacity(self.order.len());
-        for &i in &self.order {
+        for &(_, i) in &self.order {
             let known = &self.known[i as usize];
             let definition = match &known.meaning {
                 Meaning::Literal(definition) => definition.clone(),
@@ -212,16 +287,28 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             };
             definitions.push(definition);
         }
+        std::mem::swap(&mut self.order, &mut self.previous);
         // Each definition is named as its line, whose name made the slot.
         AdBody::with_layout_of_names(layout, definitions).ok()
     }
 
     /// Reads a line not met before; its index in `known`.
-    fn learn(&mut self, line: &'t [u8]) -> Option<u32> {
+    fn learn(&mut self, key: LineKey<'t>, hint: Option<(&'t [u8], u32)>) -> Option<u32> {
+        let line = key.line;
+        if let Some(i) = hint.and_then(|(like, i)| self.learn_like(key, like, i)) {
+            return Some(i);
+        }
         let text = std::str::from_utf8(line).ok()?;
-        let (name, expr) = match self.literals.then(|| plain_literal(text)).flatten() {
-            Some((name, literal)) => (self.parser.intern(name), Expr::literal(literal)),
-            None => self.parser.parse_old_line(text).ok()?,
+        let (name, expr, value_at) = match self.literals.then(|| plain_literal(text)).flatten() {
+            Some((name, literal, value_at)) => (
+                self.parser.intern(name),
+                Expr::literal(literal),
+                u32::try_from(value_at).unwrap_or(0),
+            ),
+            None => {
+                let (name, expr) = self.parser.parse_old_line(text).ok()?;
+                (name, expr, 0)
+            }
         };
         let meaning = match expr.kind {
             ExprKind::Literal(_) => Meaning::Literal(
@@ -240,13 +327,56 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
                 id
             }
         };
+        self.remember(key, name, name_id, meaning, value_at)
+    }
+
+    /// Reads a new line that starts as the plain literal line `like`
+    /// does, up to its value (`Name = "slot1@a"` after `Name = "slot2@a"`),
+    /// as [`plain_literal`] would, but taking the name from `like`: no
+    /// interning, no looking up its spelling. `None` to read it in full.
+    fn learn_like(&mut self, key: LineKey<'t>, like_line: &[u8], like: u32) -> Option<u32> {
+        let like = &self.known[like as usize];
+        let value_at = like.value_at as usize;
+        if value_at == 0 || key.line.get(..value_at)? != like_line.get(..value_at)? {
+            return None;
+        }
+        let mut value = &key.line[value_at..];
+        while let [rest @ .., b' ' | b'\t'] = value {
+            value = rest;
+        }
+        // The name and `=` are ASCII: the line is UTF-8 if its value is.
+        let literal = literal(std::str::from_utf8(value).ok()?)?;
+        let (name, name_id) = (like.name.clone(), like.name_id);
+        let definition = self
+            .compiler
+            .definition(&name, &Expr::literal(literal), &self.no_layout)
+            .ok()?;
+        self.remember(
+            key,
+            name,
+            name_id,
+            Meaning::Literal(definition),
+            value_at as u32,
+        )
+    }
+
+    /// Records a line's meaning; its index in `known`.
+    fn remember(
+        &mut self,
+        key: LineKey<'t>,
+        name: Name,
+        name_id: u32,
+        meaning: Meaning,
+        value_at: u32,
+    ) -> Option<u32> {
         let i = u32::try_from(self.known.len()).ok()?;
         self.known.push(Known {
             name,
             name_id,
             meaning,
+            value_at,
         });
-        self.lines.insert(line, i);
+        self.lines.insert(LineKey { index: i, ..key });
         Some(i)
     }
 
@@ -254,18 +384,17 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     /// path gets it; `None` when a name is given twice (the parser keeps
     /// the last definition in the first one's place).
     fn new_layout(&mut self) -> Option<Layout> {
+        // One index per spelling: a name given twice is an index twice.
+        let mut sorted = self.key.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+            return None;
+        }
         let symbols: Vec<Symbol> = self
             .key
             .iter()
             .map(|&id| self.symbols[id as usize].clone())
             .collect();
-        let mut seen: Table<&str, ()> = Table::default();
-        if !symbols
-            .iter()
-            .all(|s| seen.insert(s.as_str(), ()).is_none())
-        {
-            return None;
-        }
         let layout = self.cache.layout(symbols);
         self.layouts.insert(self.key[..].into(), layout.clone());
         Some(layout)
@@ -274,6 +403,7 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
     /// Starts over with empty tables.
     fn forget(&mut self) {
         self.lines.clear();
+        self.previous.clear();
         self.known.clear();
         self.names.clear();
         self.symbols.clear();
@@ -286,8 +416,9 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
 /// literal the parser reads without question: a decimal integer of at
 /// most 18 characters, a decimal real without exponent, a string without
 /// backslashes, `true`, `false`, `undefined` or `error`. `None` for
-/// anything else, which the parser reads.
-fn plain_literal(line: &str) -> Option<(&str, Literal)> {
+/// anything else, which the parser reads. With the name, the literal and
+/// where the value starts.
+fn plain_literal(line: &str) -> Option<(&str, Literal, usize)> {
     let bytes = line.as_bytes();
     let blank = |b: u8| b == b' ' || b == b'\t';
     let mut i = 0;
@@ -318,7 +449,7 @@ fn plain_literal(line: &str) -> Option<(&str, Literal)> {
     while end > i && blank(bytes[end - 1]) {
         end -= 1;
     }
-    Some((name, literal(&line[i..end])?))
+    Some((name, literal(&line[i..end])?, i))
 }
 
 /// The literal that is all of `text`, for the forms [`plain_literal`]
@@ -413,7 +544,7 @@ mod tests {
             "_a1 = 1",
         ];
         for line in read {
-            let (name, lit) = plain_literal(line).unwrap_or_else(|| panic!("{line:?}"));
+            let (name, lit, _) = plain_literal(line).unwrap_or_else(|| panic!("{line:?}"));
             let (parsed_name, expr) = parser.parse_old_line(line).expect(line);
             assert_eq!(name, parsed_name.as_str(), "{line:?}");
             assert_eq!(Expr::literal(lit), expr, "{line:?}");

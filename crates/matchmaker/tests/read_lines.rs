@@ -226,8 +226,19 @@ fn odd_ads_read_the_same() {
         "A = 1.0\nB = 1.00\nC = 1.000\n",
         "Requirements = Memory > 1024 && Cpus >= 1\nMemory = 1\n",
         "Requirements = Memory > 1024  &&  Cpus >= 1\nMemory = 1\nCpus = 1\n",
+        // New values after the names of the good ad's lines at the same
+        // places (a new line read with the name of the line before it).
+        "MyType = \"Job\"\nCpus =  9\nMemory = 2049 \t\nRequirements = 1\nRank = \"x\\\"y\"\n",
+        "MyType = 1 + 1\nCpus = 9K\nMemory = -\nRequirements = \"r\"\nRank = TRUE\n",
+        "MyTypes = 1\nCpu = 9\nmemory = 2049\nRequirements= 2\nRank =3\n",
+        "MyType = \"Machine\"\nCpus = 8\nMemory = 2048\nCpus = 2\nRank = -1.5\n",
     ];
-    let not_utf8: &[&[u8]] = &[b"A = \"bad \xff byte\"\n", b"\xff = 1\n", b"A = 1 \xc3\n"];
+    let not_utf8: &[&[u8]] = &[
+        b"A = \"bad \xff byte\"\n",
+        b"\xff = 1\n",
+        b"A = 1 \xc3\n",
+        b"MyType = \"\xff\"\nCpus = 9\n",
+    ];
     let cases = odd
         .iter()
         .map(|c| c.as_bytes())

@@ -12,7 +12,7 @@
 
 use crate::ast::AdExpr;
 use crate::parser::{ParseOptions, Parser};
-use crate::read::{AdError, AdReader, BOM, Format, after_blank_line, parallel_part_size};
+use crate::read::{AdError, AdReader, BOM, Format, after_blank_line};
 
 /// Makes an ad from its lines, or declines (`None`) to leave it to the
 /// parser. The lines exclude comments and line ends, nothing else.
@@ -51,11 +51,22 @@ pub fn read_old_ads<'t, S, U: Send>(
     read_old_ads_in_parts(
         text,
         options,
-        parallel_part_size(text.len()),
+        line_part_size(text.len()),
         init,
         from_lines,
         map,
     )
+}
+
+/// The size of the parts a text is read in: two per thread, fewer than
+/// the parser's reader takes, since each part learns the lines of the
+/// file anew (a line met in one part is new to the next).
+fn line_part_size(len: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
+        return usize::MAX;
+    }
+    (len / (threads * 2)).max(256 << 10)
 }
 
 /// [`read_old_ads`] with parts of about `part_size` bytes (for tests:
