@@ -229,7 +229,7 @@ fn a_command_line_without_files_is_a_usage_error() {
 /// parse or do not compile, with the lines of the whole file.
 #[test]
 fn a_large_file_lists_its_first_bad_ads_in_file_order() {
-    let d = dir("large");
+    let d = Scratch::new("check-large");
     let mut text = String::new();
     let mut line = 1;
     let mut bad_lines = Vec::new();
@@ -250,8 +250,8 @@ fn a_large_file_lists_its_first_bad_ads_in_file_order() {
         line += 1;
     }
     assert!(text.len() > 1 << 20);
-    let file = write(&d, "large.ads", &text);
-    let out = classad(&["check", &file]);
+    let file = d.file("large.ads", &text);
+    let out = classad(["check", &file]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text_of(&out.stderr);
     let listed: Vec<usize> = stderr

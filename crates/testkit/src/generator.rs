@@ -1898,6 +1898,7 @@ mod tests {
                 max_depth: 5,
                 calls: true,
                 text: true,
+                library: false,
             },
         );
         let texts: Vec<String> = (0..3000).map(|_| g.next_text()).collect();
