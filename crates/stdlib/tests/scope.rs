@@ -214,3 +214,26 @@ fn failed_element_in_parentheses_is_error() {
         ("[a = {a.a}].a", "{ undefined }"),
     ]);
 }
+
+// A subscript keeps whatever value an element's failed evaluation left
+// (HTCondor's list iterator ignores the failure), so a function or an
+// operator one step up sees a value: `isError(b[0])` at the bottom of the
+// recursion is true, and every level above it false. A selection whose base
+// fails leaves its value UNDEFINED whatever the base is. Values from the
+// oracle (HTCondor 25.14).
+#[test]
+fn subscript_swallows_failed_element() {
+    check(&[
+        ("[ b = { isError(b[0]) } ].b[0]", "false"),
+        ("[ b = { b[0] is 1 } ].b[0]", "false"),
+        ("[ b = { b[0] =?= 1 } ].b[0]", "false"),
+        ("[ b = { isUndefined(b[0]) } ].b[0]", "false"),
+        ("[ b = { ifThenElse(isError(b[0]), 1, 2) } ].b[0]", "2"),
+        ("[ b = { isError(b[0][0]) } ].b[0]", "true"),
+        ("[ b = { isError(c) }; c = b[0] ].c", "false"),
+        ("[ b = { b[0] + 1 } ].b[0]", "error"),
+        ("[ a = {a[0].a}].a[0]", "undefined"),
+        ("[ a = {(a[0] + 1).a}].a[0]", "undefined"),
+        ("[ a = {a.a[0]}].a[0]", "error"),
+    ]);
+}

@@ -142,18 +142,9 @@ fn empty_root_expr() -> &'static AdExpr {
 fn selection_chain(expr: &Expr) -> bool {
     match &expr.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
-        ExprKind::Select { base, .. } => {
-            // The selection's own failure passes through parentheses
-            // around its base.
-            let mut base = &**base;
-            while let ExprKind::Paren(inner) = &base.kind {
-                base = inner;
-            }
-            matches!(
-                base.kind,
-                ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
-            ) || selection_chain(base)
-        }
+        // A failed base leaves the selection's value untouched, whatever
+        // the base (`[a = {a[0].a}].a[0]` is UNDEFINED).
+        ExprKind::Select { .. } => true,
         // HTCondor's parentheses make a failed evaluation ERROR
         // (`OperationParens`): `[a = {(a.a)}].a` is `{ error }`, while
         // `[a = {(a).a}].a` is `{ undefined }` (the selection fails).
@@ -865,8 +856,13 @@ impl<'a> Reference<'a> {
                 match &base {
                     RValue::List(items) => items.get(i).cloned().unwrap_or(RValue::Error),
                     RValue::Lazy(list) if i < list.items.len() => {
+                        // The element's failure stops here: its value is
+                        // one the next step can test.
                         let scope = list.scope.clone();
-                        self.element(list, i, &scope)
+                        let failures = self.depth_failures;
+                        let value = self.element(list, i, &scope);
+                        self.depth_failures = failures;
+                        value
                     }
                     _ => RValue::Error,
                 }

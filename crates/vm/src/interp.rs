@@ -158,18 +158,10 @@ fn selection_chain(expr: &classad_syntax::Expr) -> bool {
     use classad_syntax::ExprKind;
     match &expr.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => true,
-        ExprKind::Select { base, .. } => {
-            // The selection's own failure passes through parentheses
-            // around its base.
-            let mut base = &**base;
-            while let ExprKind::Paren(inner) = &base.kind {
-                base = inner;
-            }
-            matches!(
-                base.kind,
-                ExprKind::Ad(_) | ExprKind::List(_) | ExprKind::Literal(_)
-            ) || selection_chain(base)
-        }
+        // A selection whose base fails leaves the value untouched, whatever
+        // the base is: `[a = {a[0].a}].a[0]` and `[a = {(a[0] + 1).a}].a[0]`
+        // are UNDEFINED.
+        ExprKind::Select { .. } => true,
         // HTCondor's parentheses make a failed evaluation ERROR
         // (`OperationParens`): `[a = {(a.a)}].a` is `{ error }`, while
         // `[a = {(a).a}].a` is `{ undefined }` (the selection fails).
@@ -1019,7 +1011,16 @@ impl Vm {
                     .unwrap_or(Value::Error)
             }
             (Value::LazyList(list), Value::Int(i)) => match usize::try_from(*i as i32) {
-                Ok(i) if i < list.items.len() => self.list_element(env, list, i, &list.scope),
+                Ok(i) if i < list.items.len() => {
+                    // HTCondor's subscript ignores whether the element's
+                    // evaluation failed and keeps the value it left: the
+                    // failure stops here, a value the next step can test
+                    // (`[b = {isError(b[0])}].b[0]` is false).
+                    let failures = self.depth_failures;
+                    let value = self.list_element(env, list, i, &list.scope);
+                    self.depth_failures = failures;
+                    value
+                }
                 _ => Value::Error,
             },
             (Value::Ad(ad), Value::Str(key)) => {
