@@ -18,7 +18,7 @@ use classad::syntax::{
     AdExpr, AdReader, ParseError, ParseOptions, Parser, Span, read_ads_parallel_map,
 };
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Mutex, PoisonError};
@@ -127,25 +127,9 @@ enum Checked {
     Failed(AdExpr, CompileError),
 }
 
-/// A set of [`expression_hash`]es, which are already well mixed.
-type HashSet64 = HashSet<u64, BuildHasherDefault<Identity>>;
-
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
+/// A set of [`expression_hash`]es, which are already well mixed: the VM's
+/// pass-through hasher for precomputed hashes serves.
+type HashSet64 = HashSet<u64, BuildHasherDefault<classad::vm::ad::SymbolHasher>>;
 
 fn check_file(path: &PathBuf) -> Report {
     let file = path.display().to_string();
