@@ -15,10 +15,8 @@ use classad_syntax::{BinaryOp, UnaryOp, fast, unparse, unparse_old};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn spans(expr: &Expr, out: &mut Vec<(u32, u32)>) {
-    out.push((expr.span.start, expr.span.end));
-    expr.for_each_child(|c| spans(c, out));
-}
+mod common;
+use common::spans;
 
 /// Trees equal, spans equal (equality of trees ignores spans) and names
 /// spelt the same (equality of names is exact already).

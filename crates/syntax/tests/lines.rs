@@ -5,22 +5,12 @@
 //! are the lines the reader parses, and no others.
 
 use classad_syntax::lines::read_old_ads_in_parts;
-use classad_syntax::{AdError, AdExpr, AdReader, Expr, Format, ParseOptions, Parser};
+use classad_syntax::{AdError, AdExpr, AdReader, Format, ParseOptions, Parser};
 use proptest::prelude::*;
 use std::path::Path;
 
-fn spans(expr: &Expr, out: &mut Vec<(u32, u32)>) {
-    out.push((expr.span.start, expr.span.end));
-    expr.for_each_child(|c| spans(c, out));
-}
-
-fn ad_spans(ad: &AdExpr) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    for (_, e) in &ad.attributes {
-        spans(e, &mut out);
-    }
-    out
-}
+mod common;
+use common::ad_spans;
 
 fn sequential(text: &[u8]) -> (Format, Vec<Result<AdExpr, AdError>>) {
     let parser = Parser::new(ParseOptions::default());

@@ -4,21 +4,11 @@
 //! order, wherever the parts are cut, on good and broken input alike.
 
 use classad_syntax::read::read_ads_in_parts;
-use classad_syntax::{AdError, AdExpr, AdReader, Expr, ParseOptions, Parser};
+use classad_syntax::{AdError, AdExpr, AdReader, ParseOptions, Parser};
 use proptest::prelude::*;
 
-fn spans(expr: &Expr, out: &mut Vec<(u32, u32)>) {
-    out.push((expr.span.start, expr.span.end));
-    expr.for_each_child(|c| spans(c, out));
-}
-
-fn ad_spans(ad: &AdExpr) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    for (_, e) in &ad.attributes {
-        spans(e, &mut out);
-    }
-    out
-}
+mod common;
+use common::ad_spans;
 
 fn sequential(text: &[u8]) -> Vec<Result<AdExpr, AdError>> {
     let parser = Parser::new(ParseOptions::default());
