@@ -1700,31 +1700,26 @@ impl Num {
 /// `left op right` for two numbers and a comparison operator, as [`apply`]
 /// has it; None for anything else.
 fn compare_numbers(op: classad::syntax::BinaryOp, left: Num, right: Num) -> Option<bool> {
-    use classad::syntax::BinaryOp as B;
     match (left, right) {
         (Num::Other, _) | (_, Num::Other) => None,
-        (Num::Int(a), Num::Int(b)) => Some(match op {
-            B::Less => a < b,
-            B::LessEqual => a <= b,
-            B::Greater => a > b,
-            B::GreaterEqual => a >= b,
-            B::Equal => a == b,
-            B::NotEqual => a != b,
-            _ => return None,
-        }),
-        _ => {
-            let (a, b) = (left.real(), right.real());
-            Some(match op {
-                B::Less => a < b,
-                B::LessEqual => a <= b,
-                B::Greater => a > b,
-                B::GreaterEqual => a >= b,
-                B::Equal => a == b,
-                B::NotEqual => a != b,
-                _ => return None,
-            })
-        }
+        (Num::Int(a), Num::Int(b)) => compare(op, a, b),
+        _ => compare(op, left.real(), right.real()),
     }
+}
+
+/// `a op b` for a comparison operator (IEEE rules for reals: NaN is
+/// unordered and unequal); None for any other operator.
+fn compare<T: PartialOrd>(op: classad::syntax::BinaryOp, a: T, b: T) -> Option<bool> {
+    use classad::syntax::BinaryOp as B;
+    Some(match op {
+        B::Less => a < b,
+        B::LessEqual => a <= b,
+        B::Greater => a > b,
+        B::GreaterEqual => a >= b,
+        B::Equal => a == b,
+        B::NotEqual => a != b,
+        _ => return None,
+    })
 }
 
 /// The value of the attribute in `slot` of `ad` when it is a literal that
