@@ -95,6 +95,38 @@ pub fn find_arg<'c>(command: &'c clap::Command, name: &str) -> Option<&'c clap::
     })
 }
 
+/// Reads each of `files` in order with `read` (`-` is standard input,
+/// named `<stdin>` in messages): a file that cannot be opened is reported
+/// and counts as a failure, and the files after it are still read.
+/// `Ok(whether every file was opened and read well)`, or the exit status
+/// when writing the output failed (which ends the command).
+pub fn read_inputs(
+    command: &str,
+    files: &[String],
+    mut read: impl FnMut(&mut dyn std::io::BufRead, &str) -> std::io::Result<bool>,
+) -> Result<bool, ExitCode> {
+    let mut all_ok = true;
+    for file in files {
+        let result = if file == "-" {
+            read(&mut std::io::stdin().lock(), "<stdin>")
+        } else {
+            match std::fs::File::open(file) {
+                Ok(f) => read(&mut std::io::BufReader::with_capacity(1 << 16, f), file),
+                Err(e) => {
+                    eprintln!("classad {command}: cannot open {file}: {e}");
+                    all_ok = false;
+                    continue;
+                }
+            }
+        };
+        match result {
+            Ok(ok) => all_ok &= ok,
+            Err(e) => return Err(output_failed(command, &e)),
+        }
+    }
+    Ok(all_ok)
+}
+
 /// The status of a command whose output failed: quiet for a closed pipe,
 /// a message otherwise.
 pub fn output_failed(command: &str, error: &std::io::Error) -> ExitCode {

@@ -16,8 +16,7 @@
 //! read, 2 for a bad command line.
 
 use classad::syntax::{self, AdError, AdExpr, AdReader, Format, ParseOptions, Parser};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
 /// A form of ads, as `--from` and `--to` name it.
@@ -229,47 +228,18 @@ pub fn run(args: ConvertArgs) -> ExitCode {
     } else {
         options.files
     };
-    let mut all_ok = true;
-    for file in &files {
-        let result = if file == "-" {
-            convert(
-                io::stdin().lock(),
-                "<stdin>",
-                options.from,
-                &parser,
-                &mut output,
-            )
-        } else {
-            match File::open(file) {
-                Ok(f) => convert(
-                    BufReader::with_capacity(1 << 16, f),
-                    file,
-                    options.from,
-                    &parser,
-                    &mut output,
-                ),
-                Err(e) => {
-                    eprintln!("classad convert: cannot open {file}: {e}");
-                    all_ok = false;
-                    continue;
-                }
-            }
-        };
-        match result {
-            Ok(ok) => all_ok &= ok,
-            Err(e) => return output_failed(&e),
-        }
-    }
+    let all_ok = match crate::args::read_inputs("convert", &files, |input, origin| {
+        convert(input, origin, options.from, &parser, &mut output)
+    }) {
+        Ok(all_ok) => all_ok,
+        Err(status) => return status,
+    };
     if let Err(e) = output.finish() {
-        return output_failed(&e);
+        return crate::args::output_failed("convert", &e);
     }
     if all_ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     }
-}
-
-fn output_failed(error: &io::Error) -> ExitCode {
-    crate::args::output_failed("convert", error)
 }

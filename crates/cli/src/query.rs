@@ -32,8 +32,7 @@ use classad::syntax::{
     self, AdError, AdExpr, AdReader, Expr, ExprKind, Format, Name, ParseOptions, Parser,
 };
 use classad::{AdRef, Program, Value, Vm};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
 /// Filter and project ads like condor_q and condor_status.
@@ -417,39 +416,12 @@ fn run(request: Request) -> ExitCode {
         direct: BufWriter::with_capacity(1 << 16, io::stdout()),
     };
     let parser = Parser::new(ParseOptions::default());
-    let mut all_ok = true;
-    for file in &files {
-        let result = if file == "-" {
-            read(
-                io::stdin().lock(),
-                "<stdin>",
-                &parser,
-                &mut sink,
-                &mut columns,
-                &separators,
-            )
-        } else {
-            match File::open(file) {
-                Ok(f) => read(
-                    BufReader::with_capacity(1 << 16, f),
-                    file,
-                    &parser,
-                    &mut sink,
-                    &mut columns,
-                    &separators,
-                ),
-                Err(e) => {
-                    eprintln!("classad query: cannot open {file}: {e}");
-                    all_ok = false;
-                    continue;
-                }
-            }
-        };
-        match result {
-            Ok(ok) => all_ok &= ok,
-            Err(e) => return crate::args::output_failed("query", &e),
-        }
-    }
+    let all_ok = match crate::args::read_inputs("query", &files, |input, origin| {
+        read(input, origin, &parser, &mut sink, &mut columns, &separators)
+    }) {
+        Ok(all_ok) => all_ok,
+        Err(status) => return status,
+    };
     if let Err(e) = sink.finish(&columns, &separators) {
         return crate::args::output_failed("query", &e);
     }
