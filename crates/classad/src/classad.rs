@@ -881,6 +881,15 @@ pub fn value_to_expr(value: &Value) -> Expr {
             call("relTime", vec![lit(Literal::Integer(*r as i64))])
         }
         Value::RelTime(r) => call("relTime", vec![lit(Literal::Real(*r))]),
+        // A real written as a relative time, as HTCondor's parser reads
+        // `relTime("01:01")`.
+        Value::RelTimeLiteral(r) => match classad_vm::print::rel_time_literal_text(*r) {
+            Some(text) => call(
+                "relTime",
+                vec![lit(Literal::String(text.into_bytes().into_boxed_slice()))],
+            ),
+            None => lit(Literal::Real(*r)),
+        },
         Value::List(items) | Value::SharedList(items) => {
             Expr::new(ExprKind::List(items.iter().map(value_to_expr).collect()))
         }

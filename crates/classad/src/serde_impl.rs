@@ -201,7 +201,7 @@ fn value_to_json(value: Value, depth: usize) -> serde_json::Value {
         Value::Undefined | Value::Error => J::Null,
         Value::Bool(b) => J::Bool(b),
         Value::Int(i) => J::from(i),
-        Value::Real(r) | Value::RelTime(r) => J::from(r),
+        Value::Real(r) | Value::RelTime(r) | Value::RelTimeLiteral(r) => J::from(r),
         Value::AbsTime(t) => J::from(t.secs),
         Value::Str(s) => J::String(String::from_utf8_lossy(&s).into_owned()),
         Value::List(items) | Value::SharedList(items) => J::Array(

@@ -29,7 +29,7 @@ fn to_int(value: &Value) -> Value {
         Value::Undefined => Value::Undefined,
         Value::Bool(b) => Value::Int(i64::from(*b)),
         Value::Int(i) => Value::Int(*i),
-        Value::Real(r) => Value::Int(double_to_i64(*r)),
+        Value::Real(r) | Value::RelTimeLiteral(r) => Value::Int(double_to_i64(*r)),
         Value::AbsTime(t) => Value::Int(t.secs),
         Value::RelTime(r) => Value::Int(rel_secs(*r)),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, |r| Value::Int(double_to_i64(r))),
@@ -47,7 +47,7 @@ fn to_real(value: &Value) -> Value {
         Value::Undefined => Value::Undefined,
         Value::Bool(b) => Value::Real(f64::from(u8::from(*b))),
         Value::Int(i) => Value::Real(*i as f64),
-        Value::Real(r) => Value::Real(*r),
+        Value::Real(r) | Value::RelTimeLiteral(r) => Value::Real(*r),
         Value::AbsTime(t) => Value::Real(t.secs as f64),
         Value::RelTime(r) => Value::Real(rel_secs(*r) as f64),
         Value::Str(s) => c_strtod(s).map_or(Value::Error, Value::Real),
@@ -78,7 +78,7 @@ fn to_bool(value: &Value) -> Value {
         Value::Undefined => Value::Undefined,
         Value::Bool(b) => Value::Bool(*b),
         Value::Int(i) => Value::Bool(*i != 0),
-        Value::Real(r) => Value::Bool(*r != 0.0),
+        Value::Real(r) | Value::RelTimeLiteral(r) => Value::Bool(*r != 0.0),
         Value::RelTime(r) => Value::Bool(rel_secs(*r) != 0),
         Value::Str(s) => {
             let s = c_str(s);

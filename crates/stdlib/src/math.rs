@@ -33,7 +33,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
 pub(crate) fn to_real(value: &Value) -> Option<f64> {
     match value {
         Value::Int(i) => Some(*i as f64),
-        Value::Real(r) => Some(*r),
+        Value::Real(r) | Value::RelTimeLiteral(r) => Some(*r),
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
         Value::Str(s) => c_strtod(s),
         // A relative time counts in whole seconds here, read as a C `int`

@@ -152,7 +152,9 @@ impl Harness {
             (Value::Undefined, RValue::Undefined) | (Value::Error, RValue::Error) => Ok(()),
             (Value::Bool(a), RValue::Bool(b)) if a == b => Ok(()),
             (Value::Int(a), RValue::Int(b)) if a == b => Ok(()),
-            (Value::Real(a), RValue::Real(b)) | (Value::RelTime(a), RValue::RelTime(b))
+            (Value::Real(a), RValue::Real(b))
+            | (Value::RelTime(a), RValue::RelTime(b))
+            | (Value::RelTimeLiteral(a), RValue::RelTimeLiteral(b))
                 if same_real(*a, *b) =>
             {
                 Ok(())

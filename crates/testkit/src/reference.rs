@@ -187,6 +187,9 @@ pub enum RValue<'a> {
     AbsTime(AbsTime),
     /// relative time, seconds
     RelTime(f64),
+    /// a relative time's literal in a list a selection made: its whole
+    /// seconds, a real where it is used, written as a relative time
+    RelTimeLiteral(f64),
     /// list of values (forced, or a list of literals)
     List(Rc<Vec<RValue<'a>>>),
     /// list literal not evaluated yet
@@ -254,6 +257,7 @@ impl<'a> RValue<'a> {
             RValue::Str(s) => Value::Str(Arc::from(&s[..])),
             RValue::AbsTime(t) => Value::AbsTime(*t),
             RValue::RelTime(r) => Value::RelTime(*r),
+            RValue::RelTimeLiteral(r) => Value::RelTimeLiteral(*r),
             RValue::List(_) | RValue::Lazy(_) => Value::List(Arc::from(Vec::new())),
             RValue::Ad(ad) if ad.detached => Value::Ad(classad_vm::AdValue::detached(Arc::new(
                 classad_vm::AdBody::new(),
@@ -273,6 +277,7 @@ impl<'a> RValue<'a> {
             Value::Str(s) => RValue::Str(Rc::from(&s[..])),
             Value::AbsTime(t) => RValue::AbsTime(t),
             Value::RelTime(r) => RValue::RelTime(r),
+            Value::RelTimeLiteral(r) => RValue::RelTimeLiteral(r),
             Value::Error
             | Value::List(_)
             | Value::SharedList(_)
@@ -854,7 +859,7 @@ impl<'a> Reference<'a> {
                     return RValue::Error;
                 };
                 match &base {
-                    RValue::List(items) => items.get(i).cloned().unwrap_or(RValue::Error),
+                    RValue::List(items) => items.get(i).map_or(RValue::Error, element_value),
                     RValue::Lazy(list) if i < list.items.len() => {
                         // The element's failure stops here: its value is
                         // one the next step can test.
@@ -934,7 +939,7 @@ impl<'a> Reference<'a> {
                 if forced {
                     values = values
                         .into_iter()
-                        .map(|v| self.force(v, Some(scope)))
+                        .map(|v| plain(self.force(v, Some(scope))))
                         .collect();
                 }
                 let vm_args: Vec<Value> = values.iter().map(|v| self.vm_value(v)).collect();
@@ -1064,11 +1069,31 @@ fn literal<'a>(lit: &Literal) -> RValue<'a> {
     }
 }
 
+/// The value of a list's element where it is used: a relative time's
+/// literal is a real.
+fn element_value<'a>(value: &RValue<'a>) -> RValue<'a> {
+    match value {
+        RValue::RelTimeLiteral(secs) => RValue::Real(*secs),
+        other => other.clone(),
+    }
+}
+
+/// A forced value as a strict function reads it: every relative time's
+/// literal in its lists a real.
+fn plain(value: RValue<'_>) -> RValue<'_> {
+    match value {
+        RValue::RelTimeLiteral(secs) => RValue::Real(secs),
+        RValue::List(items) => RValue::List(Rc::new(items.iter().cloned().map(plain).collect())),
+        other => other,
+    }
+}
+
 /// HTCondor makes each value a selection over a list yields a literal; a
-/// relative time's is its whole seconds as a C `int`, read as a real.
+/// relative time's is its whole seconds as a C `int`, a real where it is
+/// used but written as a relative time.
 fn selected_literal(value: RValue<'_>) -> RValue<'_> {
     match value {
-        RValue::RelTime(secs) => RValue::Real(f64::from(
+        RValue::RelTime(secs) => RValue::RelTimeLiteral(f64::from(
             if secs > -2_147_483_649.0 && secs < 2_147_483_648.0 {
                 secs as i32
             } else {

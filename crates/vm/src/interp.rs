@@ -261,7 +261,9 @@ impl CallContext<'_> {
     /// `scope` (ad literals among them keep the ad they were written in).
     pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
         match value {
-            Value::List(items) | Value::SharedList(items) => Some(items.to_vec()),
+            Value::List(items) | Value::SharedList(items) => {
+                Some(items.iter().map(Value::element_value).collect())
+            }
             Value::LazyList(list) => Some(
                 (0..list.items.len())
                     .map(|i| self.vm.list_element(self.env, list, i, scope))
@@ -910,7 +912,23 @@ impl Vm {
     /// written). A list that contains itself (its forcing reached again) is
     /// left lazy there.
     pub(crate) fn force(&mut self, env: Env<'_>, here: Option<&AdRef>, value: Value) -> Value {
+        self.force_elements(env, here, value, false)
+    }
+
+    /// [`Vm::force`], and with `plain` every relative time's literal in a
+    /// list made its value, a real: what a strict function reads of the
+    /// elements (`sum({[a = relTime(2)]}.a)` is 2.0). Anything that only
+    /// keeps or prints the list keeps the literals, which print as relative
+    /// times.
+    fn force_elements(
+        &mut self,
+        env: Env<'_>,
+        here: Option<&AdRef>,
+        value: Value,
+        plain: bool,
+    ) -> Value {
         match value {
+            Value::RelTimeLiteral(secs) if plain => Value::Real(secs),
             Value::LazyList(list) => {
                 let key = (
                     Arc::as_ptr(&list.items) as *const u8 as usize,
@@ -931,7 +949,7 @@ impl Vm {
                 let items: Vec<Value> = (0..list.items.len())
                     .map(|i| {
                         let item = self.list_element(env, &list, i, here.unwrap_or(&list.scope));
-                        let item = self.force(env, here, item);
+                        let item = self.force_elements(env, here, item, plain);
                         self.count_copy(&item);
                         item
                     })
@@ -940,13 +958,12 @@ impl Vm {
                 self.forcing.pop();
                 Value::List(items.into())
             }
-            Value::SharedList(items) => self.force(env, here, Value::List(items)),
+            Value::SharedList(items) => self.force_elements(env, here, Value::List(items), plain),
             Value::List(items)
-                if items.iter().any(|v| {
-                    matches!(
-                        v,
-                        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
-                    )
+                if items.iter().any(|v| match v {
+                    Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => true,
+                    Value::RelTimeLiteral(_) => plain,
+                    _ => false,
                 }) =>
             {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES) {
@@ -954,7 +971,7 @@ impl Vm {
                 }
                 let items: Vec<Value> = items
                     .iter()
-                    .map(|v| self.force(env, here, v.clone()))
+                    .map(|v| self.force_elements(env, here, v.clone(), plain))
                     .collect();
                 Value::List(items.into())
             }
@@ -1007,8 +1024,7 @@ impl Vm {
                 usize::try_from(i)
                     .ok()
                     .and_then(|i| items.get(i))
-                    .cloned()
-                    .unwrap_or(Value::Error)
+                    .map_or(Value::Error, Value::element_value)
             }
             (Value::LazyList(list), Value::Int(i)) => match usize::try_from(*i as i32) {
                 Ok(i) if i < list.items.len() => {
@@ -1219,7 +1235,12 @@ impl Vm {
                                 arg,
                                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
                             ) {
-                                *arg = self.force(env, Some(scope), std::mem::take(arg));
+                                *arg = self.force_elements(
+                                    env,
+                                    Some(scope),
+                                    std::mem::take(arg),
+                                    true,
+                                );
                             }
                         }
                     }
@@ -1336,8 +1357,11 @@ fn unary_op(aux: u8) -> UnaryOp {
 /// A value as HTCondor stores it in the list a selection over a list
 /// builds: each value becomes a literal, and a relative time's literal is
 /// its whole seconds as a C `int` (truncated; out of range or NaN is the
-/// minimum `int`), which evaluates as a real (`{[a = relTime(90.7)]}.a` is
-/// `{ 90.0 }`). `evalInEachContext` stores its values the same way.
+/// minimum `int`), which evaluates as a real (`{[a = relTime(90.7)]}.a[0]`
+/// is 90.0) but is written as a relative time (`string({[a =
+/// relTime(90.7)]}.a)` is `"{ relTime(\"01:30\") }"`): a
+/// [`Value::RelTimeLiteral`]. `evalInEachContext` stores its values the
+/// same way.
 pub fn selected_literal(value: Value) -> Value {
     match value {
         Value::RelTime(secs) => {
@@ -1346,7 +1370,7 @@ pub fn selected_literal(value: Value) -> Value {
             } else {
                 i32::MIN
             };
-            Value::Real(f64::from(whole))
+            Value::RelTimeLiteral(f64::from(whole))
         }
         other => other,
     }

@@ -170,6 +170,14 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
                 }
             }
         },
+        Value::RelTimeLiteral(secs) => match style.times {
+            TimeForm::HtcondorLiteral | TimeForm::HtcondorValue => {
+                out.push_str("relTime(\"");
+                write_rel_time_value(*secs, out);
+                out.push_str("\")");
+            }
+            TimeForm::RoundTrip => write_rel_time_literal(*secs, out),
+        },
         Value::List(items) | Value::SharedList(items) => {
             out.push_str("{ ");
             for (i, item) in items.iter().enumerate() {
@@ -210,6 +218,45 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
             }
             out.push_str(" ]");
         }
+    }
+}
+
+/// A relative time's literal ([`Value::RelTimeLiteral`]) as text that
+/// reads back to the same value, a real that is written as a relative
+/// time: `relTime("...")` of [`rel_time_literal_text`], or the real itself
+/// where the seconds are not whole (HTCondor never makes such a literal).
+pub fn write_rel_time_literal(secs: f64, out: &mut String) {
+    match rel_time_literal_text(secs) {
+        Some(text) => {
+            out.push_str("relTime(\"");
+            out.push_str(&text);
+            out.push_str("\")");
+        }
+        None => out.push_str(&format_real_new(secs)),
+    }
+}
+
+/// The string of a `relTime("...")` that reads back to `secs` seconds:
+/// HTCondor's `[-][D+][HH:][MM:]SS` where that reads back (every whole
+/// number of seconds in a C `int` but its minimum, whose text HTCondor
+/// garbles), else the seconds; `None` if they are not a whole number.
+///
+/// ```
+/// use classad_vm::print::rel_time_literal_text;
+/// assert_eq!(rel_time_literal_text(61.0).as_deref(), Some("01:01"));
+/// assert_eq!(rel_time_literal_text(-2147483648.0).as_deref(), Some("-2147483648"));
+/// assert_eq!(rel_time_literal_text(1.5), None);
+/// ```
+pub fn rel_time_literal_text(secs: f64) -> Option<String> {
+    if secs.fract() != 0.0 || secs.abs() >= 9.0e15 {
+        return None;
+    }
+    if secs > -2_147_483_648.0 && secs < 2_147_483_648.0 {
+        let mut text = String::new();
+        write_rel_time_value(secs, &mut text);
+        Some(text)
+    } else {
+        Some(format!("{}", secs as i64))
     }
 }
 

@@ -32,6 +32,15 @@ pub enum Value {
     AbsTime(AbsTime),
     /// A relative time in seconds.
     RelTime(f64),
+    /// Only ever an element of a list: the literal HTCondor stores for a
+    /// relative time where it makes a list of values (a selection over a
+    /// list, `evalInEachContext`), holding its whole seconds (see
+    /// [`crate::interp::selected_literal`]). It evaluates to those seconds
+    /// as a real, which is what a subscript, a selection or a function
+    /// gets (`{[a = relTime(3.5)]}.a[0]` is 3.0; see
+    /// [`Value::element_value`]), but is written as a relative time
+    /// (`string({[a = relTime(3.5)]}.a)` is `"{ relTime(\"03\") }"`).
+    RelTimeLiteral(f64),
     /// A list of values.
     List(Arc<[Value]>),
     /// A list a function made (`split`, `splitUserName`, `splitSlotName`,
@@ -104,7 +113,7 @@ impl Value {
             Value::Error => ValueType::Error,
             Value::Bool(_) => ValueType::Bool,
             Value::Int(_) => ValueType::Int,
-            Value::Real(_) => ValueType::Real,
+            Value::Real(_) | Value::RelTimeLiteral(_) => ValueType::Real,
             Value::Str(_) => ValueType::Str,
             Value::AbsTime(_) => ValueType::AbsTime,
             Value::RelTime(_) => ValueType::RelTime,
@@ -127,7 +136,7 @@ impl Value {
     pub fn as_number(&self) -> Option<f64> {
         match *self {
             Value::Int(i) => Some(i as f64),
-            Value::Real(r) => Some(r),
+            Value::Real(r) | Value::RelTimeLiteral(r) => Some(r),
             Value::Bool(b) => Some(f64::from(u8::from(b))),
             _ => None,
         }
@@ -179,7 +188,7 @@ impl Value {
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::Int(i) => Some(i as f64),
-            Value::Real(r) => Some(r),
+            Value::Real(r) | Value::RelTimeLiteral(r) => Some(r),
             _ => None,
         }
     }
@@ -205,6 +214,21 @@ impl Value {
             _ => None,
         }
     }
+
+    /// The value of a list element where it is used: a relative time's
+    /// literal is its seconds as a real, anything else itself.
+    ///
+    /// ```
+    /// use classad_vm::Value;
+    /// assert_eq!(Value::RelTimeLiteral(3.0).element_value(), Value::Real(3.0));
+    /// assert_eq!(Value::RelTime(3.0).element_value(), Value::RelTime(3.0));
+    /// ```
+    pub fn element_value(&self) -> Value {
+        match *self {
+            Value::RelTimeLiteral(secs) => Value::Real(secs),
+            ref other => other.clone(),
+        }
+    }
 }
 
 /// Values are equal when they have the same type and equal contents:
@@ -224,7 +248,9 @@ impl PartialEq for Value {
             (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) => a == b,
-            (Value::Real(a), Value::Real(b)) | (Value::RelTime(a), Value::RelTime(b)) => a == b,
+            (Value::Real(a), Value::Real(b))
+            | (Value::RelTime(a), Value::RelTime(b))
+            | (Value::RelTimeLiteral(a), Value::RelTimeLiteral(b)) => a == b,
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
             (Value::List(a), Value::List(b)) | (Value::SharedList(a), Value::SharedList(b)) => {
