@@ -9,6 +9,8 @@
 //!   characters as `\u001B` (upper-case hex); `/`, DEL and non-ASCII raw;
 //! * `true`, `false`; `null` for UNDEFINED;
 //! * lists as arrays, nested ad literals as objects;
+//! * a relative time's literal (`relTime("01:01")`) as the real it
+//!   evaluates to (`61.0`): HTCondor's writer takes a literal's value;
 //! * everything else, ERROR and non-finite reals included, as the string
 //!   `"\/Expr(<one-line new-syntax unparse>)\/"`.
 //!
@@ -34,6 +36,7 @@
 use crate::ast::{AdExpr, Expr, ExprKind, Literal, Span};
 use crate::diag::{ParseError, describe_found};
 use crate::parser::Parser;
+use crate::time::rel_time_literal_seconds;
 use crate::unparse::{format_real_old, unparse};
 use std::fmt::Write as _;
 
@@ -154,6 +157,16 @@ impl JsonWriter {
     }
 
     fn value(&mut self, expr: &Expr, out: &mut String) {
+        if let ExprKind::Call { name, args } = &expr.kind
+            && let [arg] = args.as_slice()
+            && let ExprKind::Literal(Literal::String(text)) = &arg.kind
+            && let Some(secs) = rel_time_literal_seconds(name.as_str(), text)
+        {
+            // HTCondor's writer takes a relative time's literal for the
+            // real it evaluates to.
+            let real = Expr::new(ExprKind::Literal(Literal::Real(secs)));
+            return self.value(&real, out);
+        }
         match &expr.kind {
             ExprKind::Literal(lit) => match lit {
                 Literal::Integer(i) => {

@@ -382,6 +382,19 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The seconds of `relTime("...")` of a literal string (`name` and the
+/// string's bytes): HTCondor's parser makes it a relative time's literal,
+/// which its JSON and XML writers write as the real it evaluates to
+/// (`relTime("01:01")` is `61.0` in JSON). `None` for another function or
+/// a string that is not a relative time.
+pub fn rel_time_literal_seconds(name: &str, text: &[u8]) -> Option<f64> {
+    if name.eq_ignore_ascii_case("relTime") {
+        read_rel_time(text)
+    } else {
+        None
+    }
+}
+
 /// The canonical text of `absTime("...")` / `relTime("...")` of a literal
 /// string, as HTCondor unparses the constant its parser made of it; `None`
 /// when the string is not a time (or `name` is another function).

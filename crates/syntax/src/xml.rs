@@ -17,8 +17,12 @@
 //! * an ad is `<c>`, each attribute `<a n="name">`; integers `<i>`, reals
 //!   `<r>` (`%1.15E`, `0.0`, `NaN`, `INF`, `-INF`), strings `<s>`,
 //!   booleans `<b v="t"/>` / `<b v="f"/>`, `<un/>`, `<er/>`, lists `<l>`,
-//!   time literals `<at>` / `<rt>` with HTCondor's canonical text, and
-//!   every other expression `<e>` with its one-line new-syntax text;
+//!   absolute time literals `<at>` with HTCondor's canonical text, a
+//!   relative time's literal (`relTime("01:01")`) as the real it evaluates
+//!   to (`<r>6.100000000000000E+01</r>`: HTCondor 25's writer takes a
+//!   literal's value, and that literal's value is a real, as its JSON
+//!   writer shows), and every other expression `<e>` with its one-line
+//!   new-syntax text;
 //! * text is escaped as HTCondor escapes it: `&`, `<`, `>` as entities;
 //!   in `<s>` the string's ClassAd escapes without quotes (`\\`, `\n`,
 //!   octal for bytes outside printable ASCII), a `"` left as it is; in `n`
@@ -44,7 +48,7 @@
 use crate::ast::{AdExpr, Expr, ExprKind, Literal, Name, Span};
 use crate::diag::ParseError;
 use crate::parser::{Parser, decode_new_escapes};
-use crate::time::canonical_time_call;
+use crate::time::{canonical_time_call, rel_time_literal_seconds};
 use crate::unparse::{format_c_exponent, unparse};
 use std::fmt::Write as _;
 
@@ -233,18 +237,26 @@ impl XmlWriter {
             }
             ExprKind::Ad(ad) => self.ad(ad, indent, out),
             ExprKind::Call { name, args } => {
-                if let [arg] = args.as_slice()
-                    && let ExprKind::Literal(Literal::String(text)) = &arg.kind
+                let text = match args.as_slice() {
+                    [arg] => match &arg.kind {
+                        ExprKind::Literal(Literal::String(text)) => Some(text),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                // A relative time's literal is written as the real it
+                // evaluates to, as HTCondor's writer takes its value.
+                if let Some(secs) = text.and_then(|t| rel_time_literal_seconds(name.as_str(), t)) {
+                    let _ = write!(out, "<r>{}</r>", format_real_xml(secs));
+                    return;
+                }
+                if let Some(text) = text
+                    && name.eq_ignore_case("absTime")
                     && let Some(canonical) = canonical_time_call(name.as_str(), text)
                 {
                     // `absTime("` and `")` around the canonical text.
                     let inner = &canonical[9..canonical.len() - 2];
-                    let tag = if name.eq_ignore_case("absTime") {
-                        "at"
-                    } else {
-                        "rt"
-                    };
-                    let _ = write!(out, "<{tag}>{inner}</{tag}>");
+                    let _ = write!(out, "<at>{inner}</at>");
                     return;
                 }
                 self.expression(expr, out);
@@ -1017,8 +1029,7 @@ mod tests {
         let ad = round_trip(
             r#"[i = -3; r = 2.5; z = 0.0; s = "a\"b\\c<&>\n"; t = true; f = false;
                 u = undefined; e = error; l = {1, "x", {}}; c = [d = 1];
-                at = absTime("2004-01-01T00:00:00-00:00"); rt = relTime("3+01:14:16.123");
-                x = a.b + f(1, "&") >= 2]"#,
+                at = absTime("2004-01-01T00:00:00-00:00"); x = a.b + f(1, "&") >= 2]"#,
         );
         assert_eq!(
             ad_to_xml_compact(&ad),
@@ -1027,8 +1038,36 @@ mod tests {
              <a n=\"t\"><b v=\"t\"/></a><a n=\"f\"><b v=\"f\"/></a><a n=\"u\"><un/></a>\
              <a n=\"e\"><er/></a><a n=\"l\"><l><i>1</i><s>x</s><l></l></l></a>\
              <a n=\"c\"><c><a n=\"d\"><i>1</i></a></c></a>\
-             <a n=\"at\"><at>2004-01-01T00:00:00-00:00</at></a><a n=\"rt\"><rt>3+01:14:16.123</rt></a>\
+             <a n=\"at\"><at>2004-01-01T00:00:00-00:00</at></a>\
              <a n=\"x\"><e>a.b + f(1,\"&amp;\") &gt;= 2</e></a></c>"
+        );
+    }
+
+    // HTCondor 25's writer takes a literal's value, and a relative time's
+    // literal evaluates to a real (its JSON writer, which the oracle runs,
+    // writes `relTime("01:01")` as 61.0): so the real, read back as one.
+    // A relative time that is not a literal string stays an expression.
+    #[test]
+    fn a_relative_time_literal_is_written_as_its_real() {
+        let ad = parse_ad(
+            r#"[rt = relTime("3+01:14:16.123"); l = {relTime("01:01"), relTime("")};
+                n = relTime(61); bad = relTime("x" + "y")]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            ad_to_xml_compact(&ad),
+            "<c><a n=\"rt\"><r>2.636561230000000E+05</r></a>\
+             <a n=\"l\"><l><r>6.100000000000000E+01</r><r>0.0</r></l></a>\
+             <a n=\"n\"><e>relTime(61)</e></a>\
+             <a n=\"bad\"><e>relTime(\"x\" + \"y\")</e></a></c>"
+        );
+        let mut xml = String::new();
+        write_ad_xml(&ad, false, &mut xml);
+        let back = parse_xml_ad(&parser(), &xml).unwrap();
+        assert_eq!(
+            unparse_ad(&back),
+            "[ rt = 2.636561230000000E+05; l = { 6.100000000000000E+01,0.0 }; \
+             n = relTime(61); bad = relTime(\"x\" + \"y\") ]"
         );
     }
 

@@ -33,6 +33,22 @@ fn json_writer_matches_printjson() {
     assert_eq!(ad_to_json(&AdExpr::new()), "{\n}");
 }
 
+/// A relative time's literal (`relTime("...")` of a literal string) is
+/// written as the real it evaluates to, an absolute time's as an
+/// expression: HTCondor 25's `printJson()` of this ad (the oracle), in
+/// the ad's order.
+#[test]
+fn json_writes_a_relative_time_literal_as_its_real() {
+    let ad = parse_ad(
+        r#"[z = relTime("1.5"); y = relTime(""); x = {relTime("01:01"), absTime("2020-01-01T00:00:00Z")}; w = relTime("-2147483649"); v = relTime("1d")]"#,
+    )
+    .unwrap();
+    assert_eq!(
+        ad_to_json_compact(&ad),
+        r#"{"z": 1.5,"y": 0.0,"x": [61.0,"\/Expr(absTime(\"2020-01-01T00:00:00-00:00\"))\/"],"w": -2147483649.0,"v": 86400.0}"#
+    );
+}
+
 #[test]
 fn json_compact_form() {
     let ad = parse_ad(r#"[a = 1; b = {1, "x"}; c = [d = undefined]; e = {}; f = a + 1]"#).unwrap();
