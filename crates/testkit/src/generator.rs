@@ -1199,6 +1199,34 @@ impl Generator {
         }
     }
 
+    /// A list whose elements HTCondor makes literals of values: a
+    /// selection over a list of ads, or `evalInEachContext` (a relative
+    /// time's literal is a real that prints as a relative time; class 2 of
+    /// tests/gen/known_bugs.txt, since fixed).
+    fn literal_list(&mut self, d: u32) -> Expr {
+        let ads: Vec<Expr> = (0..1 + self.rng.below(3))
+            .map(|_| {
+                let value = match self.rng.below(4) {
+                    0 | 1 => self.rel_time(d.min(1)),
+                    2 => self.abs_time(d.min(1)),
+                    _ => self.leaf(Ty::Real),
+                };
+                let mut ad = AdExpr::new();
+                ad.insert(name("P"), value);
+                node(ExprKind::Ad(Box::new(ad)))
+            })
+            .collect();
+        let list = node(ExprKind::List(ads));
+        if self.rng.chance(50) {
+            select(list, "P")
+        } else {
+            call(
+                "evalInEachContext",
+                vec![node(ExprKind::Attribute(name("P"))), list],
+            )
+        }
+    }
+
     /// A relative time: of seconds, of a literal string, or computed.
     fn rel_time(&mut self, d: u32) -> Expr {
         match self.rng.below(4) {
@@ -1662,10 +1690,11 @@ impl Generator {
         let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
         match (ty, self.rng.below(4)) {
             (Ty::Str, _) | (Ty::Any, 0) => {
-                let arg = match self.rng.below(4) {
+                let arg = match self.rng.below(5) {
                     0 => self.real_expr(d),
                     1 => self.list_expr(d),
                     2 => self.ad_literal(d.min(1)),
+                    3 => self.literal_list(d),
                     _ => {
                         let ty = *self.rng.pick(&TYPES[..6]);
                         self.typed(ty, d)
