@@ -201,14 +201,15 @@ fn ads_of_a_list_made_by_selection_have_no_parent_scope() {
 }
 
 // `evalInEachContext` stores each value as a literal, as a selection over
-// a list does: a relative time becomes its whole seconds, a real (found by
-// the generated difftest, seed 352).
+// a list does: a relative time becomes its whole seconds, a real where it
+// is used (found by the generated difftest, seed 352) that is written as a
+// relative time (class 2 of tests/gen/known_bugs.txt).
 #[test]
 fn eval_in_each_context_stores_relative_times_as_whole_seconds() {
     check(&[
         (
             "evalInEachContext(relTime(90.7), {[a = 1]})",
-            "{ 9.000000000000000E+01 }",
+            r#"{ relTime("01:30") }"#,
         ),
         (
             "evalInEachContext(relTime(-3.5), {[a = 1]})[0]",
@@ -222,5 +223,66 @@ fn eval_in_each_context_stores_relative_times_as_whole_seconds() {
             "evalInEachContext(absTime(90), {[a = 1]})[0]",
             "absTime(\"1970-01-01T00:01:30-00:00\")",
         ),
+    ]);
+}
+
+// Class 2 of tests/gen/known_bugs.txt: HTCondor's literal for a relative
+// time that a selection over a list or `evalInEachContext` stores is a
+// real where it is used (a subscript, `join`, a strict function) but is
+// written as a relative time of its whole seconds wherever the list is
+// written (`string`, `strcat`, `toUpper`, nested in another list).
+#[test]
+fn a_relative_time_stored_in_a_list_is_written_as_a_relative_time() {
+    check(&[
+        (
+            "string(evalInEachContext(P, {[P = relTime(61.5)]}))",
+            r#""{ relTime(\"01:01\") }""#,
+        ),
+        (
+            r#"string({[a = relTime(3.5)], [a = 2.5], [a = "s"], [a = absTime(7200, 3600)]}.a)"#,
+            r#""{ relTime(\"03\"),2.500000000000000E+00,\"s\",absTime(\"1970-01-01T03:00:00+01:00\") }""#,
+        ),
+        (
+            "toUpper({[a = relTime(3.5)]}.a)",
+            r#""{ RELTIME(\"03\") }""#,
+        ),
+        (
+            "string({[a = relTime(-2147483648.7)], [a = relTime(-0.7)]}.a)",
+            r#""{ relTime(\"--24855+-3:-14:-8\"),relTime(\"00\") }""#,
+        ),
+        (
+            "string(evalInEachContext(P, {[P = evalInEachContext(Q, {[Q = relTime(1.5)]})]}))",
+            r#""{ { relTime(\"01\") } }""#,
+        ),
+        (
+            "[x = {[a = relTime(3.5)]}.a; y = {x}; z = string(y[0])].z",
+            r#""{ relTime(\"03\") }""#,
+        ),
+        (
+            "string(eval(string({[a = relTime(3.5)]}.a)))",
+            r#""{ relTime(\"03\") }""#,
+        ),
+        (
+            r#"join(",", {[a = relTime(1.5)], [a = {[b = relTime(1.5)]}.b]}.a)"#,
+            r#""1.000000000000000E+00,{ relTime(\"01\") }""#,
+        ),
+        (
+            "string({[a = relTime(3.5)]}.a[0])",
+            r#""3.000000000000000E+00""#,
+        ),
+        (
+            "sum(evalInEachContext(P, {[P = relTime(3.5)], [P = relTime(2)]}))",
+            "5.000000000000000E+00",
+        ),
+        (
+            "isReal(evalInEachContext(P, {[P = relTime(3.5)]})[0])",
+            "true",
+        ),
+        ("member(3, {[a = relTime(3.5)]}.a)", "true"),
+        (
+            "identicalMember(relTime(3), {[a = relTime(3.5)]}.a)",
+            "false",
+        ),
+        ("{[a = relTime(3.5)]}.a[0] + relTime(1)", "error"),
     ]);
 }

@@ -337,4 +337,41 @@ mod tests {
              absTime(\"1970-01-05T04:00:00+100:00\") }"
         );
     }
+
+    // Class 2 of tests/gen/known_bugs.txt: the literal HTCondor stores for
+    // a relative time in a list of values is written as a relative time of
+    // its whole seconds (`string(evalInEachContext(P, {[P = relTime(61.5)]}))`
+    // is `"{ relTime(\"01:01\") }"` in HTCondor 25.14); ours reads back, so
+    // the minimum `int`, which HTCondor garbles, is written as its seconds.
+    #[test]
+    fn a_relative_time_literal_is_written_as_a_relative_time() {
+        let values = Value::List(
+            vec![
+                Value::RelTimeLiteral(61.0),
+                Value::RelTimeLiteral(-3.0),
+                Value::RelTimeLiteral(90061.0),
+                Value::RelTimeLiteral(-2_147_483_648.0),
+            ]
+            .into(),
+        );
+        assert_eq!(
+            text(&values, Style::HTCONDOR),
+            "{ relTime(\"01:01\"),relTime(\"-03\"),relTime(\"1+01:01:01\"),\
+             relTime(\"--24855+-3:-14:-8\") }"
+        );
+        assert_eq!(
+            text(&values, Style::HTCONDOR_VALUE),
+            text(&values, Style::HTCONDOR)
+        );
+        assert_eq!(
+            text(&values, Style::EXACT),
+            "{ relTime(\"01:01\"),relTime(\"-03\"),relTime(\"1+01:01:01\"),\
+             relTime(\"-2147483648\") }"
+        );
+        // Not a whole number (HTCondor never makes one): the real.
+        assert_eq!(
+            text(&Value::RelTimeLiteral(1.5), Style::EXACT),
+            "1.500000000000000E+00"
+        );
+    }
 }

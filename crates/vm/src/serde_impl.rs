@@ -57,6 +57,8 @@ impl Serialize for Tree<'_> {
 /// let list = Value::List(vec![Value::Int(1), Value::string("x"), Value::Undefined].into());
 /// assert_eq!(serde_json::to_string(&list).unwrap(), r#"[1,"x",null]"#);
 /// assert_eq!(serde_json::to_string(&Value::Error).unwrap(), r#""/Expr(error)/""#);
+/// let selected = Value::List(vec![Value::RelTimeLiteral(61.0)].into());
+/// assert_eq!(serde_json::to_string(&selected).unwrap(), "[61.0]");
 /// ```
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -64,11 +66,13 @@ impl Serialize for Value {
             Value::Undefined => s.serialize_none(),
             Value::Bool(b) => s.serialize_bool(*b),
             Value::Int(i) => s.serialize_i64(*i),
-            Value::Real(r) if r.is_finite() => s.serialize_f64(*r),
+            // A relative time's literal is written as the real it
+            // evaluates to, as HTCondor's JSON writer does.
+            Value::Real(r) | Value::RelTimeLiteral(r) if r.is_finite() => s.serialize_f64(*r),
             Value::Str(bytes) if std::str::from_utf8(bytes).is_ok() => {
                 s.serialize_str(std::str::from_utf8(bytes).unwrap_or_default())
             }
-            Value::List(items) => {
+            Value::List(items) | Value::SharedList(items) => {
                 let mut seq = s.serialize_seq(Some(items.len()))?;
                 for item in items.iter() {
                     seq.serialize_element(item)?;
