@@ -294,12 +294,14 @@ fn ad_list(
     }
 }
 
-/// `expr` (what [`dereference`] found for it) evaluated in `ad`.
+/// `expr` (what [`dereference`] found for it) evaluated in `ad`; a list
+/// value is left as written when `as_written`.
 fn evaluate_in_ad(
     context: &mut CallContext<'_>,
     found: &Found,
     arg: &LazyArg,
     item: &Value,
+    as_written: bool,
 ) -> Value {
     let ad = match item {
         Value::Ad(ad) => ad,
@@ -309,15 +311,15 @@ fn evaluate_in_ad(
     if !context.charge(CONTEXT_STEPS) {
         return Value::Error;
     }
-    match found {
-        Found::Definition(program, written_in) => {
-            context.evaluate_in_context(program, ad, written_in)
-        }
-        Found::Value(value) => value.clone(),
-        Found::Nothing => {
-            let written_in = context.scope.clone();
-            context.evaluate_in_context(&arg.program, ad, &written_in)
-        }
+    let (program, written_in) = match found {
+        Found::Definition(program, written_in) => (program, written_in.clone()),
+        Found::Value(value) => return value.clone(),
+        Found::Nothing => (&arg.program, context.scope.clone()),
+    };
+    if as_written {
+        context.evaluate_in_context_as_written(program, ad, &written_in)
+    } else {
+        context.evaluate_in_context(program, ad, &written_in)
     }
 }
 
@@ -335,13 +337,16 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         Ok(items) => items,
         Err(value) => return value.unwrap_or(Value::Undefined),
     };
-    // HTCondor stores each value as a literal: a relative time becomes its
-    // whole seconds, a real (`evalInEachContext(relTime(90.7), {[a = 1]})`
-    // is `{ 90.0 }`).
+    // HTCondor stores each value as a literal (a relative time's is its
+    // whole seconds, a real written as a relative time:
+    // `evalInEachContext(relTime(90.7), {[a = 1]})` is `{ relTime("01:30") }`)
+    // and copies a list as it holds it, unevaluated.
     let values: Vec<Value> = items
         .iter()
         .map(|item| {
-            classad_vm::interp::selected_literal(evaluate_in_ad(context, &found, &args[0], item))
+            classad_vm::interp::selected_literal(evaluate_in_ad(
+                context, &found, &args[0], item, true,
+            ))
         })
         .collect();
     Value::SharedList(values.into())
@@ -359,7 +364,7 @@ fn count_matches(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     let mut count = 0;
     for item in &items {
         if matches!(item, Value::Ad(_))
-            && truth(&evaluate_in_ad(context, &found, &args[0], item)) == Some(true)
+            && truth(&evaluate_in_ad(context, &found, &args[0], item, false)) == Some(true)
         {
             count += 1;
         }

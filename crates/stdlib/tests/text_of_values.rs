@@ -286,3 +286,33 @@ fn a_relative_time_stored_in_a_list_is_written_as_a_relative_time() {
         ("{[a = relTime(3.5)]}.a[0] + relTime(1)", "error"),
     ]);
 }
+
+// `evalInEachContext` copies a list value into its result as HTCondor holds
+// it, unevaluated: the result prints it as written (found while fixing
+// class 2 of tests/gen/known_bugs.txt; HTCondor 25.14's values).
+#[test]
+fn eval_in_each_context_keeps_a_list_value_as_written() {
+    check(&[
+        (
+            "string(evalInEachContext(P, {[P = {1+1}]}))",
+            r#""{ { 1 + 1 } }""#,
+        ),
+        (
+            "string(evalInEachContext(P, {[P = {Q}; Q = 5]}))",
+            r#""{ { Q } }""#,
+        ),
+        (
+            "string(evalInEachContext(P, {[P = {relTime(1.5)}]}))",
+            r#""{ { relTime(1.500000000000000E+00) } }""#,
+        ),
+        (
+            "[t = {P + 1}; r = string(evalInEachContext(t, {[P = 1], [P = 2]}))].r",
+            r#""{ { P + 1 },{ P + 1 } }""#,
+        ),
+        (
+            "string(evalInEachContext(P, {[P = evalInEachContext(Q, {[Q = {1+1}]})]}))",
+            r#""{ { { 1 + 1 } } }""#,
+        ),
+        ("size(evalInEachContext(P, {[P = {1+1}], [P = {}]}))", "2"),
+    ]);
+}

@@ -381,6 +381,30 @@ impl CallContext<'_> {
         ad: &AdRef,
         written_in: &AdRef,
     ) -> Value {
+        self.run_in_context(program, ad, written_in, true)
+    }
+
+    /// [`CallContext::evaluate_in_context`], leaving a list as written
+    /// (its elements unevaluated): `evalInEachContext` copies a list value
+    /// into its result as HTCondor holds it, so that it prints as written
+    /// (`string(evalInEachContext(P, {[P = {1 + 1}]}))` is
+    /// `"{ { 1 + 1 } }"`).
+    pub fn evaluate_in_context_as_written(
+        &mut self,
+        program: &Program,
+        ad: &AdRef,
+        written_in: &AdRef,
+    ) -> Value {
+        self.run_in_context(program, ad, written_in, false)
+    }
+
+    fn run_in_context(
+        &mut self,
+        program: &Program,
+        ad: &AdRef,
+        written_in: &AdRef,
+        force: bool,
+    ) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
@@ -391,7 +415,11 @@ impl CallContext<'_> {
             .replace((program as *const Program as usize, written_in.clone()));
         let value = self.vm.run(self.env, program, ad);
         self.vm.literal_parent = saved;
-        let value = self.vm.force(self.env, Some(ad), value);
+        let value = if force {
+            self.vm.force(self.env, Some(ad), value)
+        } else {
+            value
+        };
         self.vm.depth -= 1;
         value
     }
