@@ -1075,15 +1075,35 @@ fn from_text(text: String) -> Vec<u8> {
     }
 }
 
-/// Whether `pattern` (no options) matches somewhere in `target`: `None`
-/// when the pattern is invalid or the match fails, for other families.
-pub(crate) fn matches_anywhere(
+/// Whether `pattern`, ignoring case, has a match in `target` that is not
+/// empty: `unresolved`'s search (PCRE2_CASELESS, and PCRE2_NOTEMPTY, so
+/// `""` matches nothing). An empty match at one place moves the search on
+/// to the next character (PCRE2 would first try the pattern's other ways
+/// of matching there: `"|x"` differs, which no name needs).
+pub(crate) fn matches_not_empty_caseless(
     context: &mut CallContext<'_>,
     pattern: &[u8],
     target: &[u8],
 ) -> Option<bool> {
-    let compiled = compile(context, pattern, 0)?;
-    search(context, &compiled, target)
+    let compiled = compile(context, pattern, CASELESS)?;
+    if past_match_limit(context, &compiled, c_string(target)) {
+        return None;
+    }
+    let text = to_text(c_string(target));
+    compiled.run(context, &text, text.len(), |regex| {
+        let mut start = 0;
+        while start <= text.len() {
+            match regex.find_from_pos(&text, start)? {
+                None => return Ok(false),
+                Some(found) if found.end() > found.start() => return Ok(true),
+                Some(found) => match text[found.start()..].chars().next() {
+                    Some(c) => start = found.start() + c.len_utf8(),
+                    None => return Ok(false),
+                },
+            }
+        }
+        Ok(false)
+    })
 }
 
 /// Frames of the match-limit model charged as one step (measured: a frame
