@@ -520,9 +520,7 @@ fn user_map(_: &mut CallContext<'_>, args: &[Value]) -> Value {
             return Value::string(group);
         }
     }
-    groups
-        .first()
-        .map_or_else(fallback, Value::string)
+    groups.first().map_or_else(fallback, Value::string)
 }
 
 #[cfg(test)]
