@@ -123,6 +123,11 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         Some(Value::Str(pattern)) => Some(pattern),
         Some(_) => return Value::Error,
     };
+    if let Some(pattern) = &pattern
+        && !crate::regex::compiles_caseless(context, pattern)
+    {
+        return Value::Error;
+    }
     let mut names = BTreeMap::new();
     let root = context.scope.root();
     let complete = match found {

@@ -1075,6 +1075,12 @@ fn from_text(text: String) -> Vec<u8> {
     }
 }
 
+/// Whether `pattern` compiles with the caseless option (`unresolved`
+/// refuses an invalid pattern before it looks for names).
+pub(crate) fn compiles_caseless(context: &mut CallContext<'_>, pattern: &[u8]) -> bool {
+    compile(context, pattern, CASELESS).is_some()
+}
+
 /// Whether `pattern`, ignoring case, has a match in `target` that is not
 /// empty: `unresolved`'s search (PCRE2_CASELESS, and PCRE2_NOTEMPTY, so
 /// `""` matches nothing). An empty match at one place moves the search on
