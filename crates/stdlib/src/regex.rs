@@ -507,6 +507,32 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                         continue;
                     }
                     'X' => out.push_str(r"(?:\r\n|(?s:.))"),
+                    // PCRE2 refuses these (without its ALT_BSUX option).
+                    'u' | 'U' | 'L' | 'l' | 'F' => return None,
+                    // Any character but a newline, whatever the options;
+                    // `\N{U+hh}` names a character only in UTF mode.
+                    'N' if chars[i + 2..].starts_with(&['{', 'U', '+']) => return None,
+                    'N' => out.push_str("[^\n]"),
+                    // A Unicode property ignores the caseless option in
+                    // PCRE2 (`\p{Lu}` never matches `a`); the engine's
+                    // case folding would widen it.
+                    'p' | 'P' => {
+                        let mut end = i + 2;
+                        if chars.get(end) == Some(&'{') {
+                            end = chars[end..]
+                                .iter()
+                                .position(|&c| c == '}')
+                                .map_or(chars.len(), |p| end + p + 1);
+                        } else {
+                            end = (end + 1).min(chars.len());
+                        }
+                        out.push_str("(?-i:");
+                        out.extend(&chars[i..end]);
+                        out.push(')');
+                        i = end;
+                        last = Last::Item;
+                        continue;
+                    }
                     _ => {
                         out.push('\\');
                         out.push(next);
@@ -514,9 +540,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                 }
                 i += 2;
                 // An escape's own braces (`\x{41}`, `\p{L}`, `\g{1}`).
-                if matches!(next, 'x' | 'o' | 'p' | 'P' | 'g' | 'k' | 'N')
-                    && chars.get(i) == Some(&'{')
-                {
+                if matches!(next, 'x' | 'o' | 'g' | 'k') && chars.get(i) == Some(&'{') {
                     let end = chars[i..]
                         .iter()
                         .position(|&c| c == '}')
@@ -698,6 +722,11 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
     }
     let mut out = String::from("[");
     let mut j = start + 1;
+    // A class with a Unicode property and no letter of its own is kept
+    // out of the caseless option, as PCRE2 keeps properties (a class that
+    // has both is left to the engine).
+    let mut property = false;
+    let mut letters = false;
     // `\E` (and empty `\Q\E`) may come before the `^`; one `^` negates.
     let mut negated = false;
     loop {
@@ -736,6 +765,9 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
         match c {
             ']' => {
                 out.push(']');
+                if property && !letters {
+                    out = format!("(?-i:{out})");
+                }
                 return Some((out, j + 1));
             }
             '[' if matches!(chars.get(j + 1), Some(':' | '.' | '='))
@@ -778,7 +810,9 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
                         j = end;
                     }
                     'E' => j += 2,
+                    'u' | 'U' | 'L' | 'l' | 'F' | 'N' => return None,
                     'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' | 'p' | 'P' => {
+                        property |= matches!(next, 'p' | 'P');
                         if range == Range::Started {
                             return None;
                         }
@@ -830,6 +864,7 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
             }
             _ => {
                 out.push(c);
+                letters |= c.is_alphabetic();
                 range = literal(range);
                 j += 1;
             }
