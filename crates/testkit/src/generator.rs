@@ -201,7 +201,7 @@ const STRINGS: [&[u8]; 19] = [
 
 /// Attribute names of generated ads; case variants refer to the same one.
 /// Values at the edges of their types, for [`GenOptions::odd`].
-const ODD_VALUES: [&str; 48] = [
+const ODD_VALUES: [&str; 55] = [
     "0",
     "1",
     "-1",
@@ -250,6 +250,13 @@ const ODD_VALUES: [&str; 48] = [
     "relTime(90)",
     "relTime(-1.5)",
     "x",
+    "split(\"a b\")",
+    "[l = {1}][\"l\"]",
+    "{split(\"a\"), {1}}",
+    "\"\\\\N+\"",
+    "\"\\\\p{Lu}\"",
+    "\"\\\\u0041\"",
+    "\"[[:alpha:]]\\\\d?\"",
 ];
 
 /// Names for the ads of `unresolved` in [`GenOptions::odd`].
