@@ -2,8 +2,10 @@
 # Runs generated expressions (crates/testkit, `gen-exprs`) through the
 # oracle: three files of expressions without function calls, one with
 # calls, one with the `--text` forms (values as text, subscripted ads,
-# selection chains) and one with the `--library` forms (the wider library,
-# arguments that are references, MY./TARGET. in lists), each compared by ../shared/oracle/difftest.py with
+# selection chains), one with the `--library` forms (the wider library,
+# arguments that are references, MY./TARGET. in lists) and, with ODD_SEEDS,
+# files of the `--odd` forms (every builtin with arguments at the edges of
+# every type), each compared by ../shared/oracle/difftest.py with
 # `classad eval --batch` (`--strict` too with MODE=strict). The generated
 # files and JSON reports go to $OUT (not to git).
 #
@@ -14,7 +16,8 @@
 # /tmp/classad-gen), COUNT (default 10000), DEPTH (default 4), ORACLE
 # (default ../shared/oracle next to the repository), SEEDS (default
 # "101 102 103"), CALL_SEEDS (default "201"), TEXT_SEEDS (default "301"),
-# LIBRARY_SEEDS (default "401"), MODE (htcondor or strict, default
+# LIBRARY_SEEDS (default "401"), ODD_SEEDS (default none), MODE (htcondor
+# or strict, default
 # htcondor). From a git worktree set ORACLE to the shared oracle's path.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,6 +30,7 @@ SEEDS=${SEEDS:-101 102 103}
 CALL_SEEDS=${CALL_SEEDS:-201}
 TEXT_SEEDS=${TEXT_SEEDS:-301}
 LIBRARY_SEEDS=${LIBRARY_SEEDS:-401}
+ODD_SEEDS=${ODD_SEEDS:-}
 MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
@@ -58,5 +62,9 @@ done
 for seed in $LIBRARY_SEEDS; do
     "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --library > "$OUT/library-$seed.txt"
     run "$OUT/library-$seed.txt"
+done
+for seed in $ODD_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --odd > "$OUT/odd-$seed.txt"
+    run "$OUT/odd-$seed.txt"
 done
 exit $status

@@ -48,18 +48,12 @@ pub(crate) fn builtins() -> Vec<Builtin> {
             }
             member(&a[0], &a[1], true)
         }),
-        builtin("anyCompare", 3, 3, true, |c, a| {
-            if !charge_comparisons(c, &a[2], &a[1]) {
-                return Value::Error;
-            }
-            list_compare(a, false)
-        }),
-        builtin("allCompare", 3, 3, true, |c, a| {
-            if !charge_comparisons(c, &a[2], &a[1]) {
-                return Value::Error;
-            }
-            list_compare(a, true)
-        }),
+        // Lists kept as they come: a list an element or the third argument
+        // evaluates to keeps its kind (a literal's or a function's), which
+        // `is`/`isnt` tell apart (`allCompare("isnt", {split("a")}, {1})`
+        // is true in HTCondor).
+        crate::builtin_keeping_lists("anyCompare", 3, 3, true, |c, a| list_compare(c, a, false)),
+        crate::builtin_keeping_lists("allCompare", 3, 3, true, |c, a| list_compare(c, a, true)),
         builtin("size", 1, 1, true, size),
         // The compiler compiles the three-argument form inline (its branches
         // are lazy); every other arity is ERROR. This entry is the strict
@@ -132,7 +126,7 @@ fn member(item: &Value, list: &Value, identical: bool) -> Value {
 /// with false (for both functions, as HTCondor does), one that is ERROR
 /// (or any other non-boolean) stops it with ERROR; otherwise `anyCompare`
 /// is true at the first true and `allCompare` false at the first false.
-fn list_compare(args: &[Value], all: bool) -> Value {
+fn list_compare(context: &mut CallContext<'_>, args: &[Value], all: bool) -> Value {
     let op = match &args[0] {
         Value::Undefined => return Value::Undefined,
         Value::Str(s) => match &**s {
@@ -148,13 +142,24 @@ fn list_compare(args: &[Value], all: bool) -> Value {
         },
         _ => return Value::Error,
     };
-    let elements = match &args[1] {
-        Value::Undefined => return Value::Undefined,
-        Value::List(elements) => elements,
-        _ => return Value::Error,
+    if args[1].is_undefined() {
+        return Value::Undefined;
+    }
+    let Some(elements) = context.list_elements(&args[1]) else {
+        return Value::Error;
     };
-    for element in elements.iter() {
-        match ops::binary(op, element.clone(), args[2].clone()) {
+    // Comparing the string with each string of the list.
+    if let Value::Str(item) = &args[2] {
+        let bytes: usize = elements
+            .iter()
+            .map(|e| e.as_str_bytes().map_or(0, |s| s.len().min(item.len())))
+            .sum();
+        if !context.charge_bytes(bytes) {
+            return Value::Error;
+        }
+    }
+    for element in elements {
+        match ops::binary(op, element, args[2].clone()) {
             Value::Bool(true) if !all => return Value::Bool(true),
             Value::Bool(false) if all => return Value::Bool(false),
             Value::Bool(_) => {}

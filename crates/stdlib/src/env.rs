@@ -30,8 +30,10 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     ]
 }
 
+/// The blanks of HTCondor's argument and environment syntaxes (not
+/// vertical tab or form feed, which are word characters there).
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// Splits V2 text into words; `None` for an unterminated quote.
@@ -102,15 +104,23 @@ fn quote_v2(word: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// An environment: names to values, written sorted by name.
-type Env = BTreeMap<Vec<u8>, Vec<u8>>;
+/// An environment: names to values, written sorted by name. A name
+/// without a value is an unexpanded `$$(...)` macro kept as written.
+type Env = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 
-/// Adds `NAME=value`; false when there is no `=` or no name.
+/// Adds `NAME=value`, or an entry without `=` that holds `$$` (HTCondor's
+/// `Env::SetEnvWithErrorMessage` keeps such a macro verbatim); false when
+/// there is no name or no `=` otherwise.
 fn env_insert(env: &mut Env, entry: &[u8]) -> bool {
     match entry.iter().position(|&b| b == b'=') {
-        Some(0) | None => false,
+        Some(0) => false,
+        None if entry.windows(2).any(|w| w == b"$$") => {
+            env.insert(entry.to_vec(), None);
+            true
+        }
+        None => false,
         Some(eq) => {
-            env.insert(entry[..eq].to_vec(), entry[eq + 1..].to_vec());
+            env.insert(entry[..eq].to_vec(), Some(entry[eq + 1..].to_vec()));
             true
         }
     }
@@ -123,30 +133,42 @@ fn env_v2_text(env: &Env) -> Value {
             out.push(b' ');
         }
         let mut entry = name.clone();
-        entry.push(b'=');
-        entry.extend_from_slice(value);
+        if let Some(value) = value {
+            entry.push(b'=');
+            entry.extend_from_slice(value);
+        }
         quote_v2(&entry, &mut out);
     }
     Value::Str(out.into())
 }
 
-/// `envV1ToV2(env)`: a V1 environment (`A=1;B=2`) in V2 syntax. UNDEFINED
-/// stays UNDEFINED; an entry without a name and `=`, or a non-string, is
-/// ERROR.
+/// `envV1ToV2(env)`: a V1 environment (`A=1;B=2`) in V2 syntax, read as
+/// HTCondor's `Env::MergeFromV1AutoDelim`: a first character that is one
+/// of `!#$%&*+,-/:;<>?@^`|~` and 0x1F names the delimiter (`|A=1|B=2`),
+/// else it is `;`; a newline also ends an entry; blanks before an entry
+/// are dropped. UNDEFINED stays UNDEFINED; an entry without a name and
+/// `=`, or a non-string, is ERROR.
 fn env_v1_to_v2(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     if !context.reserve(crate::budget::string_bytes(args).saturating_mul(3)) {
         return Value::Error;
     }
-    let text = match &args[0] {
+    let mut text = match &args[0] {
         Value::Undefined => return Value::Undefined,
         Value::Str(text) => crate::convert::c_str(text),
         _ => return Value::Error,
     };
+    let mut delimiter = b';';
+    if let Some(&first) = text.first()
+        && b"!#$%&*+,-/:;<>?@^`|~\x1f".contains(&first)
+    {
+        delimiter = first;
+        text = &text[1..];
+    }
     let mut env = Env::new();
-    for entry in text.split(|&b| b == b';') {
+    for entry in text.split(|&b| b == delimiter || b == b'\n') {
         let start = entry
             .iter()
-            .position(|&b| !is_space(b))
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .unwrap_or(entry.len());
         let entry = &entry[start..];
         if !entry.is_empty() && !env_insert(&mut env, entry) {
@@ -469,39 +491,36 @@ fn map_lookup(name: &str, input: &str) -> Option<String> {
 /// first group, else `default` (or UNDEFINED). UNDEFINED arguments give
 /// UNDEFINED; other non-strings ERROR.
 fn user_map(_: &mut CallContext<'_>, args: &[Value]) -> Value {
-    let mut texts = Vec::with_capacity(args.len());
-    for arg in args {
-        match arg {
-            Value::Str(s) => {
-                texts.push(String::from_utf8_lossy(crate::convert::c_str(s)).into_owned())
-            }
-            Value::Undefined if texts.len() >= 2 => texts.push(String::new()),
-            Value::Undefined => return Value::Undefined,
-            _ => return Value::Error,
-        }
-    }
-    let mapped = map_lookup(&texts[0], &texts[1]);
+    // HTCondor's userMap_func: the fourth argument, of any type, is the
+    // answer whenever no group is chosen; the preferred group counts only
+    // when it is a string; only an ERROR map name or user is ERROR.
+    let fallback = || args.get(3).cloned().unwrap_or(Value::Undefined);
+    let (map_name, user) = match (&args[0], &args[1]) {
+        (Value::Str(m), Value::Str(u)) => (
+            String::from_utf8_lossy(crate::convert::c_str(m)).into_owned(),
+            String::from_utf8_lossy(crate::convert::c_str(u)).into_owned(),
+        ),
+        (Value::Error, _) | (_, Value::Error) => return Value::Error,
+        _ => return fallback(),
+    };
+    let Some(mapped) = map_lookup(&map_name, &user) else {
+        return fallback();
+    };
     if args.len() == 2 {
-        return mapped.map_or(Value::Undefined, Value::string);
+        return Value::string(mapped);
     }
     let groups: Vec<&str> = mapped
-        .as_deref()
-        .unwrap_or("")
         .split(',')
         .map(str::trim)
         .filter(|g| !g.is_empty())
         .collect();
-    let preferred = &texts[2];
-    if let Some(group) = groups.iter().find(|g| g.eq_ignore_ascii_case(preferred)) {
-        return Value::string(group);
+    if let Value::Str(preferred) = &args[2] {
+        let preferred = String::from_utf8_lossy(crate::convert::c_str(preferred));
+        if let Some(group) = groups.iter().find(|g| g.eq_ignore_ascii_case(&preferred)) {
+            return Value::string(group);
+        }
     }
-    if let Some(first) = groups.first() {
-        return Value::string(first);
-    }
-    match (args.get(3), texts.get(3)) {
-        (Some(Value::Str(_)), Some(default)) => Value::string(default),
-        _ => Value::Undefined,
-    }
+    groups.first().map_or_else(fallback, Value::string)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use crate::lazy_builtin;
 use classad_syntax::{Expr, ExprKind};
 use classad_vm::ops::truth;
 use classad_vm::{AdRef, Builtin, CallContext, LazyArg, Program, Symbol, Value};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
@@ -32,14 +32,17 @@ const EVAL_STEPS: u64 = 2_000;
 const CONTEXT_STEPS: u64 = 64;
 
 /// `eval(s)`: `s` parsed as an expression and evaluated where the call
-/// is; a value that is not a string is returned as it is; UNDEFINED, ERROR
-/// and text that does not parse are ERROR.
+/// is. A value that is not a string is first turned into text as
+/// `string()` does (HTCondor's eval converts its argument so), then read
+/// back: `eval(relTime(-1.5))` reads `"-01"`, the integer -1, and
+/// `eval(absTime(0))` reads text that does not parse. The text is read as
+/// the mode reads (strict mode lexes `010` as 10). UNDEFINED, ERROR and
+/// text that does not parse are ERROR.
 fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     let value = context.evaluate_as_written(&args[0].program);
-    let text = match value {
-        Value::Str(text) => text,
-        Value::Undefined | Value::Error => return Value::Error,
-        other => return other,
+    let text = match crate::convert::to_text(&value) {
+        Ok(text) => text,
+        Err(_) => return Value::Error,
     };
     // Reading and compiling the text: about a thousand instructions' worth
     // plus some per byte (an `eval` of a string that evaluates itself
@@ -47,45 +50,17 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     if !context.charge(EVAL_STEPS + 32 * text.len() as u64) {
         return Value::Error;
     }
-    let Ok(expr) = classad_syntax::parse_expression(&String::from_utf8_lossy(&text)) else {
+    let parser = classad_syntax::Parser::new(classad_syntax::ParseOptions {
+        strict: context.vm.options().strict,
+        ..classad_syntax::ParseOptions::default()
+    });
+    let Ok(expr) = parser.parse_expression(&String::from_utf8_lossy(&text)) else {
         return Value::Error;
     };
     let registry = crate::shared_registry();
     match classad_compiler::Compiler::new(&registry).compile(&expr) {
         Ok(program) => context.evaluate_as_written(&program),
         Err(_) => Value::Error,
-    }
-}
-
-/// The source of the attribute an argument refers to: `name` through the
-/// scope chain, `base.name` in the ad `base` evaluates to. `Err(())` when
-/// the argument is not an attribute reference (which is ERROR).
-fn referenced_source(
-    context: &mut CallContext<'_>,
-    arg: &LazyArg,
-) -> Result<Option<Arc<Expr>>, ()> {
-    match &arg.source.kind {
-        ExprKind::Attribute(name) => Ok(context.attribute_source(name.as_str())),
-        ExprKind::Select { base, name } => {
-            let registry = crate::shared_registry();
-            let Ok(program) = classad_compiler::Compiler::new(&registry).compile(base) else {
-                return Ok(None);
-            };
-            match context.evaluate(&program) {
-                Value::Ad(ad) => {
-                    let mut current = Some(&ad);
-                    while let Some(scope) = current {
-                        if let Some(attribute) = scope.body.get(name.as_str()) {
-                            return Ok(Some(attribute.source.clone()));
-                        }
-                        current = scope.parent.as_ref();
-                    }
-                    Ok(None)
-                }
-                _ => Ok(None),
-            }
-        }
-        _ => Err(()),
     }
 }
 
@@ -112,42 +87,85 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 }
 
 /// `unresolved(attr)`: the attributes the expression of `attr` refers to
-/// that are not defined, comma-separated: unscoped and `MY.` names first,
-/// then `TARGET.` names, each group sorted as HTCondor's `std::set` sorts.
+/// that are not defined, comma-separated, as HTCondor's `hasRefs` finds
+/// them (`ClassAd::_GetExternalReferences` with full names):
+/// - `attr` must be written as an attribute reference (else ERROR) and
+///   must be found (else UNDEFINED, before the pattern is looked at);
+/// - a name is looked up from the ad being searched outwards: defined, its
+///   expression is searched in turn from the ad that defines it; not
+///   defined, it is listed. `self`/`MY`, `parent`, `root` name ads, whose
+///   attributes are all searched; `.name` is looked up in the root;
+/// - `base.name` evaluates `base`: an ad is searched for `name`, UNDEFINED
+///   lists `base.name` as written (`TARGET.x` outside a match is `x`: a
+///   leading `TARGET.` is dropped), anything else fails the search;
+/// - everything else is searched part by part, nested ads and lists too
+///   (their names looked up in the ad being searched, not the literal);
+/// - a failed search (a base that is not an ad, a circular definition)
+///   lists nothing. Names are kept once ignoring case, sorted ignoring
+///   case (so `TARGET.` names sort by their `TARGET.` spelling).
 ///
-/// `unresolved(attr, pattern)`: whether any of those names matches the
-/// regular expression `pattern`.
+/// `unresolved(attr, pattern)`: whether any of those names has a
+/// non-empty match of the regular expression `pattern`, ignoring case;
+/// ERROR when `pattern` is not a string or not a valid pattern.
 fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
+    if !matches!(
+        args[0].source.kind,
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. }
+    ) {
+        return Value::Error;
+    }
+    let (found, current) = dereference(context, &args[0].source);
+    if let Found::Nothing = found {
+        return Value::Undefined;
+    }
     let pattern = match args.get(1).map(|arg| context.evaluate(&arg.program)) {
         None => None,
         Some(Value::Str(pattern)) => Some(pattern),
-        Some(Value::Undefined) => return Value::Undefined,
         Some(_) => return Value::Error,
     };
-    let source = match referenced_source(context, &args[0]) {
-        Ok(Some(source)) => source,
-        Ok(None) => return Value::string(""),
-        Err(()) => return Value::Error,
+    if let Some(pattern) = &pattern
+        && !crate::regex::compiles_caseless(context, pattern)
+    {
+        return Value::Error;
+    }
+    let mut names = BTreeMap::new();
+    let root = context.scope.root();
+    let complete = match found {
+        Found::Definition(_, found_in, source) => external_references(
+            context,
+            &source,
+            &found_in,
+            &root,
+            &mut names,
+            REFERENCE_DEPTH,
+        ),
+        Found::Value(Value::Ad(named)) => ad_references(
+            context,
+            &named,
+            &current,
+            &root,
+            &mut names,
+            REFERENCE_DEPTH,
+        ),
+        Found::Value(_) | Found::Nothing => true,
     };
-    let mut own = BTreeSet::new();
-    let mut target = BTreeSet::new();
-    collect_references(&source, &mut own, &mut target);
-    let own: Vec<&String> = own
-        .iter()
-        .filter(|name| context.attribute_source(name).is_none())
-        .collect();
-    let names: Vec<&str> = own
-        .into_iter()
-        .chain(target.iter())
-        .map(String::as_str)
-        .collect();
+    if !complete {
+        names.clear();
+    }
+    let names = names.into_values().map(|name| match name.get(..7) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("target.") => name[7..].to_string(),
+        _ => name,
+    });
     match pattern {
-        None => Value::string(names.join(",")),
+        None => Value::string(names.collect::<Vec<_>>().join(",")),
         Some(pattern) => {
             let mut any = false;
             for name in names {
-                match crate::regex::matches_anywhere(context, &pattern, name.as_bytes()) {
-                    Some(true) => any = true,
+                match crate::regex::matches_not_empty_caseless(context, &pattern, name.as_bytes()) {
+                    Some(true) => {
+                        any = true;
+                        break;
+                    }
                     Some(false) => {}
                     None => return Value::Error,
                 }
@@ -157,22 +175,110 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     }
 }
 
-fn collect_references(expr: &Expr, own: &mut BTreeSet<String>, target: &mut BTreeSet<String>) {
-    match &expr.kind {
-        ExprKind::Attribute(name) => {
-            own.insert(name.as_str().to_string());
-        }
-        ExprKind::Select { base, name } => match &base.kind {
-            ExprKind::Attribute(b) if b.eq_ignore_case("target") => {
-                target.insert(name.as_str().to_string());
-            }
-            ExprKind::Attribute(b) if b.eq_ignore_case("my") => {
-                own.insert(name.as_str().to_string());
-            }
-            _ => collect_references(base, own, target),
-        },
-        _ => expr.for_each_child(|child| collect_references(child, own, target)),
+/// Levels the search of `unresolved` may go down (definitions followed,
+/// arguments, elements): HTCondor's search shares the evaluation's depth
+/// of about 400; a circular definition fails either way.
+const REFERENCE_DEPTH: u32 = 300;
+
+fn evaluate_in(context: &mut CallContext<'_>, expr: &Expr, scope: &AdRef) -> Value {
+    let registry = crate::shared_registry();
+    match classad_compiler::Compiler::new(&registry).compile(expr) {
+        Ok(program) => context.evaluate_as_written_in(&program, scope),
+        Err(_) => Value::Error,
     }
+}
+
+/// Adds to `names` (keyed ignoring case, first spelling kept) the
+/// references of `expr` searched from `ad`; false when the search fails.
+fn external_references(
+    context: &mut CallContext<'_>,
+    expr: &Expr,
+    ad: &AdRef,
+    root: &AdRef,
+    names: &mut BTreeMap<String, String>,
+    depth: u32,
+) -> bool {
+    let Some(depth) = depth.checked_sub(1) else {
+        return false;
+    };
+    // `self` inside an attribute it reaches branches at every level.
+    if !context.charge(8) {
+        return false;
+    }
+    let strict = context.vm.options().strict;
+    let mut add = |name: String| {
+        names.entry(name.to_ascii_lowercase()).or_insert(name);
+    };
+    let (found, current) = match &expr.kind {
+        ExprKind::Literal(_) => return true,
+        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_str(), root, strict),
+        ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_str(), root, strict),
+        ExprKind::Select { base, name } => match evaluate_in(context, base, ad) {
+            Value::Undefined => {
+                add(format!(
+                    "{}.{}",
+                    crate::convert::htcondor_text(base, false),
+                    name.as_str()
+                ));
+                return true;
+            }
+            Value::Ad(selected) => lookup_in_scope(&selected, name.as_str(), root, strict),
+            _ => return false,
+        },
+        ExprKind::Ad(literal) => {
+            return literal
+                .attributes
+                .iter()
+                .all(|(_, value)| external_references(context, value, ad, root, names, depth));
+        }
+        _ => {
+            let mut children = Vec::new();
+            expr.for_each_child(|child| children.push(child));
+            return children
+                .into_iter()
+                .all(|child| external_references(context, child, ad, root, names, depth));
+        }
+    };
+    match found {
+        Found::Definition(_, found_in, source) => {
+            external_references(context, &source, &found_in, root, names, depth)
+        }
+        Found::Value(Value::Ad(named)) => {
+            ad_references(context, &named, &current, root, names, depth)
+        }
+        Found::Value(_) => true,
+        Found::Nothing => {
+            if let ExprKind::Attribute(name)
+            | ExprKind::RootAttribute(name)
+            | ExprKind::Select { name, .. } = &expr.kind
+            {
+                add(name.as_str().to_string());
+            }
+            true
+        }
+    }
+}
+
+/// The references of every attribute of `named` (an ad that `self`,
+/// `parent` or `root` names), searched from `ad`.
+fn ad_references(
+    context: &mut CallContext<'_>,
+    named: &AdRef,
+    ad: &AdRef,
+    root: &AdRef,
+    names: &mut BTreeMap<String, String>,
+    depth: u32,
+) -> bool {
+    let sources: Vec<Arc<Expr>> = named
+        .body
+        .attributes()
+        .iter()
+        .filter_map(|definition| named.body.get(definition.name().as_str()))
+        .map(|attribute| attribute.source.clone())
+        .collect();
+    sources
+        .iter()
+        .all(|source| external_references(context, source, ad, root, names, depth))
 }
 
 /// `debug(expr)`: the value of `expr`; with `CLASSAD_DEBUG` set in the
@@ -194,7 +300,7 @@ fn debug(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 enum Found {
     /// An attribute's definition and the ad it is written in: its
     /// expression is evaluated in each ad.
-    Definition(Arc<Program>, AdRef),
+    Definition(Arc<Program>, AdRef, Arc<Expr>),
     /// A value (an ad for `self`, `parent`, `root`; a list for a selection
     /// over a list): the same in each ad.
     Value(Value),
@@ -206,13 +312,15 @@ enum Found {
 /// `start`: each ad outward, the special names taken at the first ad that
 /// lacks the name. Returns what was found and the ad the lookup ended in,
 /// which HTCondor leaves as the current ad of the caller's evaluation.
-fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef) -> (Found, AdRef) {
+/// `MY` names the ad only with old-ClassAd semantics (not `strict`).
+fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef, strict: bool) -> (Found, AdRef) {
     let symbol = Symbol::transient(name);
     let mut current = start.clone();
     loop {
         if let Some(slot) = current.body.slot(&symbol) {
-            let program = current.body.attribute(slot).program.clone();
-            return (Found::Definition(program, current.clone()), current);
+            let attribute = current.body.attribute(slot);
+            let (program, source) = (attribute.program.clone(), attribute.source.clone());
+            return (Found::Definition(program, current.clone(), source), current);
         }
         let parent = if Arc::ptr_eq(&current, root) {
             None
@@ -220,7 +328,8 @@ fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef) -> (Found, AdRef) {
             current.parent.clone()
         };
         let special = match symbol.as_str() {
-            "self" | "my" => Some(Some(Value::Ad(current.clone()))),
+            "self" => Some(Some(Value::Ad(current.clone()))),
+            "my" if !strict => Some(Some(Value::Ad(current.clone()))),
             "parent" => Some(parent.clone().map(Value::Ad)),
             "root" | "toplevel" => Some(Some(Value::Ad(root.clone()))),
             _ => None,
@@ -236,27 +345,28 @@ fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef) -> (Found, AdRef) {
 /// HTCondor's dereference of an attribute reference (`name`, `.name`,
 /// `base.name`), and the ad its lookup leaves current.
 fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
+    let strict = context.vm.options().strict;
     let here = context.scope.clone();
     let root = here.root();
     match &source.kind {
         ExprKind::Attribute(name) => {
-            let (found, current) = lookup_in_scope(&here, name.as_str(), &root);
+            let (found, current) = lookup_in_scope(&here, name.as_str(), &root, strict);
             match (found, context.target().cloned()) {
                 (Found::Nothing, Some(target)) => {
                     let target_root = target.root();
-                    lookup_in_scope(&target, name.as_str(), &target_root)
+                    lookup_in_scope(&target, name.as_str(), &target_root, strict)
                 }
                 (found, _) => (found, current),
             }
         }
-        ExprKind::RootAttribute(name) => lookup_in_scope(&root, name.as_str(), &root),
+        ExprKind::RootAttribute(name) => lookup_in_scope(&root, name.as_str(), &root, strict),
         ExprKind::Select { base, name } => {
             let registry = crate::shared_registry();
             let Ok(program) = classad_compiler::Compiler::new(&registry).compile(base) else {
                 return (Found::Nothing, here);
             };
             match context.evaluate_as_written(&program) {
-                Value::Ad(ad) => lookup_in_scope(&ad, name.as_str(), &root),
+                Value::Ad(ad) => lookup_in_scope(&ad, name.as_str(), &root, strict),
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {
@@ -312,7 +422,7 @@ fn evaluate_in_ad(
         return Value::Error;
     }
     let (program, written_in) = match found {
-        Found::Definition(program, written_in) => (program, written_in.clone()),
+        Found::Definition(program, written_in, _) => (program, written_in.clone()),
         Found::Value(value) => return value.clone(),
         Found::Nothing => (&arg.program, context.scope.clone()),
     };

@@ -507,6 +507,32 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                         continue;
                     }
                     'X' => out.push_str(r"(?:\r\n|(?s:.))"),
+                    // PCRE2 refuses these (without its ALT_BSUX option).
+                    'u' | 'U' | 'L' | 'l' | 'F' => return None,
+                    // Any character but a newline, whatever the options;
+                    // `\N{U+hh}` names a character only in UTF mode.
+                    'N' if chars[i + 2..].starts_with(&['{', 'U', '+']) => return None,
+                    'N' => out.push_str("[^\n]"),
+                    // A Unicode property ignores the caseless option in
+                    // PCRE2 (`\p{Lu}` never matches `a`); the engine's
+                    // case folding would widen it.
+                    'p' | 'P' => {
+                        let mut end = i + 2;
+                        if chars.get(end) == Some(&'{') {
+                            end = chars[end..]
+                                .iter()
+                                .position(|&c| c == '}')
+                                .map_or(chars.len(), |p| end + p + 1);
+                        } else {
+                            end = (end + 1).min(chars.len());
+                        }
+                        out.push_str("(?-i:");
+                        out.extend(&chars[i..end]);
+                        out.push(')');
+                        i = end;
+                        last = Last::Item;
+                        continue;
+                    }
                     _ => {
                         out.push('\\');
                         out.push(next);
@@ -514,9 +540,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                 }
                 i += 2;
                 // An escape's own braces (`\x{41}`, `\p{L}`, `\g{1}`).
-                if matches!(next, 'x' | 'o' | 'p' | 'P' | 'g' | 'k' | 'N')
-                    && chars.get(i) == Some(&'{')
-                {
+                if matches!(next, 'x' | 'o' | 'g' | 'k') && chars.get(i) == Some(&'{') {
                     let end = chars[i..]
                         .iter()
                         .position(|&c| c == '}')
@@ -698,6 +722,11 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
     }
     let mut out = String::from("[");
     let mut j = start + 1;
+    // A class with a Unicode property and no letter of its own is kept
+    // out of the caseless option, as PCRE2 keeps properties (a class that
+    // has both is left to the engine).
+    let mut property = false;
+    let mut letters = false;
     // `\E` (and empty `\Q\E`) may come before the `^`; one `^` negates.
     let mut negated = false;
     loop {
@@ -736,6 +765,9 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
         match c {
             ']' => {
                 out.push(']');
+                if property && !letters {
+                    out = format!("(?-i:{out})");
+                }
                 return Some((out, j + 1));
             }
             '[' if matches!(chars.get(j + 1), Some(':' | '.' | '='))
@@ -778,7 +810,9 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
                         j = end;
                     }
                     'E' => j += 2,
+                    'u' | 'U' | 'L' | 'l' | 'F' | 'N' => return None,
                     'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' | 'p' | 'P' => {
+                        property |= matches!(next, 'p' | 'P');
                         if range == Range::Started {
                             return None;
                         }
@@ -830,6 +864,7 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
             }
             _ => {
                 out.push(c);
+                letters |= c.is_alphabetic();
                 range = literal(range);
                 j += 1;
             }
@@ -1075,15 +1110,41 @@ fn from_text(text: String) -> Vec<u8> {
     }
 }
 
-/// Whether `pattern` (no options) matches somewhere in `target`: `None`
-/// when the pattern is invalid or the match fails, for other families.
-pub(crate) fn matches_anywhere(
+/// Whether `pattern` compiles with the caseless option (`unresolved`
+/// refuses an invalid pattern before it looks for names).
+pub(crate) fn compiles_caseless(context: &mut CallContext<'_>, pattern: &[u8]) -> bool {
+    compile(context, pattern, CASELESS).is_some()
+}
+
+/// Whether `pattern`, ignoring case, has a match in `target` that is not
+/// empty: `unresolved`'s search (PCRE2_CASELESS, and PCRE2_NOTEMPTY, so
+/// `""` matches nothing). An empty match at one place moves the search on
+/// to the next character (PCRE2 would first try the pattern's other ways
+/// of matching there: `"|x"` differs, which no name needs).
+pub(crate) fn matches_not_empty_caseless(
     context: &mut CallContext<'_>,
     pattern: &[u8],
     target: &[u8],
 ) -> Option<bool> {
-    let compiled = compile(context, pattern, 0)?;
-    search(context, &compiled, target)
+    let compiled = compile(context, pattern, CASELESS)?;
+    if past_match_limit(context, &compiled, c_string(target)) {
+        return None;
+    }
+    let text = to_text(c_string(target));
+    compiled.run(context, &text, text.len(), |regex| {
+        let mut start = 0;
+        while start <= text.len() {
+            match regex.find_from_pos(&text, start)? {
+                None => return Ok(false),
+                Some(found) if found.end() > found.start() => return Ok(true),
+                Some(found) => match text[found.start()..].chars().next() {
+                    Some(c) => start = found.start() + c.len_utf8(),
+                    None => return Ok(false),
+                },
+            }
+        }
+        Ok(false)
+    })
 }
 
 /// Frames of the match-limit model charged as one step (measured: a frame

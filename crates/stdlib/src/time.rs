@@ -211,14 +211,17 @@ fn civil(local: i64) -> Tm {
 
 /// HTCondor's `day_numbers`: weekday and day of the year of a (possibly
 /// out-of-range) date, with C's truncating division, so that dates before
-/// year 1 get a negative weekday as they do in HTCondor.
+/// year 1 get a negative weekday as they do in HTCondor. Its arithmetic is
+/// C `int`: past about year 5,880,000 (either way) the day count wraps, and
+/// the weekday with it (`formatTime(1e15, "%w")` is `-5` there).
 fn day_numbers(year: i64, month: i64, day: i64) -> (i64, i64) {
+    let (year, month, day) = (year as i32, month as i32, day as i32);
     let fixed = fixed_from_gregorian(year, month, day);
     let jan1 = fixed_from_gregorian(year, 1, 1);
-    (fixed.wrapping_rem(7), fixed.wrapping_sub(jan1))
+    (i64::from(fixed % 7), i64::from(fixed.wrapping_sub(jan1)))
 }
 
-fn fixed_from_gregorian(year: i64, month: i64, day: i64) -> i64 {
+fn fixed_from_gregorian(year: i32, month: i32, day: i32) -> i32 {
     let leap = year % 4 == 0 && ![100, 200, 300].contains(&(year % 400));
     let adjustment = if month <= 2 {
         0

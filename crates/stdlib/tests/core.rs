@@ -122,3 +122,21 @@ fn size() {
         (r#"size()"#, r#"error"#),
     ]);
 }
+
+/// Class: the kind of a list in anyCompare/allCompare. HTCondor's `is` and
+/// `isnt` tell a list literal from a list a function made (different kinds
+/// are not identical, one kind is ERROR); the elements and the third
+/// argument must keep their kind when the function receives them.
+#[test]
+fn list_compare_keeps_the_kind_of_a_list() {
+    check(&[
+        (r#"allCompare("isnt", {split("a b")}, {1})"#, "true"),
+        (r#"allCompare("isnt", {{1}}, split("c"))"#, "true"),
+        (r#"allCompare("isnt", {split("a b")}, split("c"))"#, "error"),
+        (r#"anyCompare("is", {{"a"}}, {1})"#, "error"),
+        (
+            r#"[x = {1}; r = allCompare("isnt", {split("a b")}, x)].r"#,
+            "true",
+        ),
+    ]);
+}

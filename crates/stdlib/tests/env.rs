@@ -139,6 +139,45 @@ fn user_map() {
         ),
         (r#"userMap("nomap", "alice")"#, "undefined"),
         (r#"userMap(undefined, "alice")"#, "undefined"),
-        (r#"userMap("groups", 5)"#, "error"),
+        (r#"userMap("groups", 5)"#, "undefined"),
+        (r#"userMap("groups", alice)"#, "undefined"),
+        (r#"userMap("groups", error)"#, "error"),
+        (r#"userMap("groups", "alice", 7)"#, r#""staff""#),
+    ]);
+}
+
+/// Class: userMap's fallback. HTCondor's answer, when no group is chosen,
+/// is the fourth argument whatever its type, and a map name or user that
+/// is not a string is UNDEFINED unless one of them is ERROR (checked with
+/// the oracle, which has no maps).
+#[test]
+fn user_map_fourth_argument_of_any_type() {
+    check(&[
+        ("userMap(2, 3)", "undefined"),
+        (r#"userMap("m", "u", error)"#, "undefined"),
+        (r#"userMap("m", "u", "g", 1.5)"#, "1.500000000000000E+00"),
+        (r#"userMap("m", "u", "g", [a = 1])"#, "[ a = 1 ]"),
+        (r#"userMap(undefined, "u", "g", {1})"#, "{ 1 }"),
+        (r#"userMap(1, error, 3, "d")"#, "error"),
+        (r#"userMap("m", "u", "g", error)"#, "error"),
+    ]);
+}
+
+/// Class: V1 environments with another delimiter. HTCondor's
+/// `MergeFromV1AutoDelim` takes a leading punctuation character as the
+/// delimiter, ends entries at newlines too, and keeps a `$$` macro
+/// without `=`; its V2 blanks are space, tab, newline and return only.
+#[test]
+fn env_v1_delimiter_and_v2_blanks() {
+    check(&[
+        (r#"envV1ToV2(",")"#, r#""""#),
+        (r#"envV1ToV2("|a=b|c=d")"#, r#""a=b c=d""#),
+        (r#"envV1ToV2(",a=b,c=d;e")"#, r#""a=b c=d;e""#),
+        (r#"envV1ToV2("a=b\nc=d")"#, r#""a=b c=d""#),
+        (r#"envV1ToV2(".a=b")"#, r#"".a=b""#),
+        (r#"envV1ToV2("a$$b;c=d")"#, r#""a$$b c=d""#),
+        (r#"mergeEnvironment("$$(X)")"#, r#""$$(X)""#),
+        (r#"mergeEnvironment("a=b\013c=d")"#, r#""a=b\vc=d""#),
+        (r#"argsToList("a\014b c", 1)"#, r#"{ "a\fb","c" }"#),
     ]);
 }

@@ -309,3 +309,21 @@ fn character_classes_follow_pcre2() {
         ("regexp(\"[\\\\Q]a\\\\E]x\", \"]x\")", "true"),
     ]);
 }
+
+/// Class: escapes of PCRE2's dialect the engine reads otherwise. `\u`
+/// (and `\U`, `\L`, `\l`, `\F`) is refused; `\N` is any character but a
+/// newline; a Unicode property ignores the caseless option.
+#[test]
+fn pcre2_escapes_n_u_and_caseless_properties() {
+    check(&[
+        (r#"regexp("\\u0041", "A")"#, "error"),
+        (r#"regexp("[\\u0041]", "A")"#, "error"),
+        (r#"regexps("\\N+", "ab\nc", "[\\0]")"#, r#""[ab]""#),
+        (r#"regexp("a\\Nb", "a\nb", "s")"#, "false"),
+        (r#"regexp("\\N{2}", "ab")"#, "true"),
+        (r#"regexp("[\\N]", "a")"#, "error"),
+        (r#"regexp("\\p{Lu}", "a", "i")"#, "false"),
+        (r#"regexp("[\\p{Lu}]", "a", "i")"#, "false"),
+        (r#"regexp("\\p{L}", "A", "i")"#, "true"),
+    ]);
+}

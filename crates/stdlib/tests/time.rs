@@ -714,3 +714,26 @@ fn root_of_an_ad_a_function_made_is_the_root_of_the_evaluation() {
         ("splitTime(relTime(3)).self.Hours", "0"),
     ]);
 }
+
+/// Class: the weekday of far years. HTCondor counts days from year 1 in a
+/// C int, so past about year 5,880,000 either way the count wraps and the
+/// weekday with it (a negative `%w`, `?` for `%a`).
+#[test]
+fn weekday_of_far_years_wraps_as_a_c_int() {
+    if !run_in_zone("weekday_of_far_years_wraps_as_a_c_int", "UTC") {
+        return;
+    }
+    check(&[
+        (
+            r#"formatTime(185542587187199, "%w %a %U %j %Y")"#,
+            r#""-6 ? 29 193 5881580""#,
+        ),
+        (r#"formatTime(1000000000000000, "%w %u")"#, r#""-5 2""#),
+        (r#"formatTime(-1000000000000000, "%w %a")"#, r#""6 Sat""#),
+        (r#"formatTime(67767976233316800, "%w %U")"#, r#""-4 53""#),
+        (
+            r#"formatTime(-185542587187200, "%w %Y")"#,
+            r#""-4 -5877641""#,
+        ),
+    ]);
+}

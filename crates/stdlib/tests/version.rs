@@ -91,3 +91,15 @@ fn versioncmp() {
         (r#"versioncmp("1")"#, r#"error"#),
     ]);
 }
+
+/// Class: lists in the version functions. HTCondor converts them as
+/// `string()` does, as written, not evaluated.
+#[test]
+fn version_functions_read_lists_as_written() {
+    check(&[
+        (r#"versioncmp({x}, "{ x }")"#, "0"),
+        (r#"versioncmp({isString(target)}, {c.parent}.a)"#, "-12"),
+        (r#"versionEQ({1 + 1}, "{ 1 + 1 }")"#, "true"),
+        (r#"version_in_range({x}, "{ w }", "{ y }")"#, "true"),
+    ]);
+}

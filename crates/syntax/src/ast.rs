@@ -467,7 +467,8 @@ impl AdExpr {
 
     /// Defines `name`; an earlier definition of the same name (ignoring
     /// case) gets the new expression and keeps its place and spelling.
-    pub fn insert(&mut self, name: Name, expr: Expr) {
+    /// Returns the expression so replaced.
+    pub fn insert(&mut self, name: Name, expr: Expr) -> Option<Expr> {
         use std::collections::hash_map::Entry;
         if self.index.len() != self.attributes.len() {
             self.index = self
@@ -479,7 +480,9 @@ impl AdExpr {
         }
         let len = self.attributes.len();
         match self.index.entry(Folded(name.clone())) {
-            Entry::Occupied(e) if *e.get() < len => self.attributes[*e.get()].1 = expr,
+            Entry::Occupied(e) if *e.get() < len => {
+                return Some(std::mem::replace(&mut self.attributes[*e.get()].1, expr));
+            }
             Entry::Occupied(mut e) => {
                 *e.get_mut() = len;
                 self.attributes.push((name, expr));
@@ -489,6 +492,7 @@ impl AdExpr {
                 self.attributes.push((name, expr));
             }
         }
+        None
     }
 
     /// Frees the name index, which only [`AdExpr::insert`] uses (and

@@ -295,13 +295,24 @@ impl<'p, 's> Scanner<'p, 's> {
                             let (name, fold) = self.definition_name(builder.guess())?;
                             let value = self.definition_value()?;
                             depth = depth.max(value.depth);
-                            builder.define(name, fold, true, value.expr);
+                            if builder
+                                .define(name, fold, true, value.expr)
+                                .is_some_and(|r| crate::time::invalid_time_literal(&r).is_some())
+                            {
+                                return None;
+                            }
                         }
                         None => {
                             let name = self.attribute_name()?;
                             let value = self.definition_value()?;
                             depth = depth.max(value.depth);
-                            ad.insert(name, value.expr);
+                            if ad
+                                .insert(name, value.expr)
+                                .is_some_and(|r| crate::time::invalid_time_literal(&r).is_some())
+                            {
+                                // The grammar reports it.
+                                return None;
+                            }
                         }
                     }
                     defined = true;

@@ -180,7 +180,13 @@ impl AdBuilder {
     /// the name is an identifier that is not a reserved word); an
     /// earlier definition of the same name gets the new expression and
     /// keeps its place and spelling (as [`AdExpr::insert`] does).
-    pub(crate) fn define(&mut self, name: Name, fold: u32, plain: bool, expr: Expr) {
+    pub(crate) fn define(
+        &mut self,
+        name: Name,
+        fold: u32,
+        plain: bool,
+        expr: Expr,
+    ) -> Option<Expr> {
         self.definitions += 1;
         let fold_index = fold as usize;
         if fold_index >= self.seen.len() {
@@ -188,13 +194,13 @@ impl AdBuilder {
         }
         let (stamp, at) = self.seen[fold_index];
         if stamp == self.stamp {
-            self.attributes[at as usize].1 = expr;
-            return;
+            return Some(std::mem::replace(&mut self.attributes[at as usize].1, expr));
         }
         let at = u32::try_from(self.attributes.len()).unwrap_or(u32::MAX);
         self.seen[fold_index] = (self.stamp, at);
         self.attributes.push((name, expr));
         self.folds.push((fold, plain));
+        None
     }
 
     /// The ad built (without its name index), its names kept as the
@@ -636,6 +642,22 @@ impl<'p, 's> Builder<'p, 's> {
         ParseError::new(self.source, span, message)
     }
 
+    /// Refuses a definition that a later one of the same name replaced if
+    /// it holds a time literal that is not a time: HTCondor's parser read
+    /// it before the replacement.
+    fn check_replaced(&self, replaced: &Expr, span: Span) -> Result<()> {
+        match crate::time::invalid_time_literal(replaced) {
+            Some(text) => Err(self.error(
+                span,
+                format!(
+                    "`{}` is not a valid time",
+                    String::from_utf8_lossy(text).escape_default()
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn node(&self, kind: ExprKind, span: Span, depth: usize) -> Result<Built> {
         if depth > self.parser.options.max_depth {
             return Err(self.error(
@@ -836,9 +858,12 @@ impl<'p, 's> Builder<'p, 's> {
                 let mut depth = 0;
                 let mut ad = AdExpr::new();
                 for def in pair.into_inner() {
+                    let def_span = span_of(&def);
                     let (name, value) = self.definition(def)?;
                     depth = depth.max(value.depth);
-                    ad.insert(name, value.expr);
+                    if let Some(replaced) = ad.insert(name, value.expr) {
+                        self.check_replaced(&replaced, def_span)?;
+                    }
                 }
                 self.node(ExprKind::Ad(Box::new(ad)), span, depth + 1)
             }
@@ -917,8 +942,11 @@ impl<'p, 's> Builder<'p, 's> {
     fn ad_body(&self, pair: Pair<'_, Rule>) -> Result<AdExpr> {
         let mut ad = AdExpr::new();
         for def in pair.into_inner() {
+            let def_span = span_of(&def);
             let (name, value) = self.definition(def)?;
-            ad.insert(name, value.expr);
+            if let Some(replaced) = ad.insert(name, value.expr) {
+                self.check_replaced(&replaced, def_span)?;
+            }
         }
         Ok(ad)
     }

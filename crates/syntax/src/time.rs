@@ -414,6 +414,36 @@ pub fn canonical_time_call(name: &str, text: &[u8]) -> Option<String> {
     Some(out)
 }
 
+/// The text of the first `absTime("...")`/`relTime("...")` of a literal
+/// string in `expr` that is not a time. HTCondor reads these literals while
+/// parsing, so one refuses the whole text, even in a definition a later
+/// one of the same name replaces (`[A = relTime("x"); a = 1]`).
+pub fn invalid_time_literal(expr: &crate::Expr) -> Option<&[u8]> {
+    use crate::{ExprKind, Literal};
+    if let ExprKind::Call { name, args } = &expr.kind
+        && let [arg] = args.as_slice()
+        && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
+    {
+        let valid = if name.eq_ignore_case("relTime") {
+            read_rel_time(bytes).is_some()
+        } else if name.eq_ignore_case("absTime") {
+            read_abs_time(bytes).is_some()
+        } else {
+            true
+        };
+        if !valid {
+            return Some(bytes);
+        }
+    }
+    let mut found = None;
+    expr.for_each_child(|child| {
+        if found.is_none() {
+            found = invalid_time_literal(child);
+        }
+    });
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

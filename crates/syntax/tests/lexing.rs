@@ -170,3 +170,26 @@ fn spaced_elvis_is_the_postfix_token() {
     }
     assert!(parse("1 ? /* c */ 2 : 3").is_ok());
 }
+
+/// Class: a time literal in a replaced definition. HTCondor reads
+/// `relTime("...")`/`absTime("...")` of a literal string while parsing, so
+/// one that is not a time refuses the text even when a later definition of
+/// the same name replaces it (the compiler, which checks the others, never
+/// sees it).
+#[test]
+fn replaced_definition_with_a_bad_time_literal_is_refused() {
+    for text in [
+        r#"[A = relTime("=="); a = 1].a"#,
+        r#"[A = {absTime("x")}; a = 1]"#,
+        r#"[A = 1; a = relTime("=="); A = 2].a"#,
+    ] {
+        let error = classad_syntax::parse_expression(text).expect_err(text);
+        assert!(
+            error.message.contains("is not a valid time"),
+            "{text}: {}",
+            error.message
+        );
+    }
+    assert!(classad_syntax::parse_expression(r#"[A = relTime("1:00"); a = 1].a"#).is_ok());
+    assert!(classad_syntax::parse_ad(r#"[A = relTime("=="); a = 1]"#).is_err());
+}

@@ -102,7 +102,9 @@ fn same(text: &[u8], part_size: usize) {
                 .ok()
                 .and_then(|l| parser.parse_old_line(l).ok());
             match parsed {
-                Some((name, expr)) => ad.insert(name, expr),
+                Some((name, expr)) => {
+                    ad.insert(name, expr);
+                }
                 None => {
                     failed = true;
                     break;

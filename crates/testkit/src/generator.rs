@@ -93,6 +93,14 @@ pub struct GenOptions {
     /// through nested ads, subscripted ads), `MY.`/`TARGET.` in lists of
     /// nested ads. Implies `calls`.
     pub library: bool,
+    /// Whether to generate calls of every builtin with odd arguments, as a
+    /// tester who did not write this library would: values of every type
+    /// at their edges (64-bit extremes, infinities, `-0.0`, escapes and
+    /// bytes that are not ASCII, delimiters, lists, ads, times) in every
+    /// position and arity, `eval` of values that are not strings,
+    /// `unresolved` of references through ads, `userMap` and
+    /// `envV1ToV2` with odd texts, times of far years. Implies `calls`.
+    pub odd: bool,
 }
 
 impl Default for GenOptions {
@@ -102,6 +110,7 @@ impl Default for GenOptions {
             calls: false,
             text: false,
             library: false,
+            odd: false,
         }
     }
 }
@@ -191,6 +200,172 @@ const STRINGS: [&[u8]; 19] = [
 ];
 
 /// Attribute names of generated ads; case variants refer to the same one.
+/// Values at the edges of their types, for [`GenOptions::odd`].
+const ODD_VALUES: [&str; 55] = [
+    "0",
+    "1",
+    "-1",
+    "2",
+    "63",
+    "64",
+    "-64",
+    "9223372036854775807",
+    "(-9223372036854775807 - 1)",
+    "4294967296",
+    "1.5",
+    "-2.5",
+    "-0.0",
+    "1e308",
+    "1e-320",
+    "real(\"INF\")",
+    "real(\"-INF\")",
+    "real(\"NaN\")",
+    "\"\"",
+    "\"abc\"",
+    "\"ABC\"",
+    "\" 12 \"",
+    "\"0x10\"",
+    "\"1e400\"",
+    "\"-0\"",
+    "\"a,b,,c\"",
+    "\"\\303\\251\"",
+    "\"\\n\"",
+    "\"%d %s\"",
+    "\"a.*\"",
+    "\"(a\"",
+    "\"u@d@h\"",
+    "\"A=1 B=2\"",
+    "\"|a=b|c=d\"",
+    "true",
+    "false",
+    "undefined",
+    "error",
+    "{}",
+    "{1, \"a\"}",
+    "{undefined, 1}",
+    "[]",
+    "[a = 1; b = a + 1]",
+    "absTime(0)",
+    "absTime(\"2020-02-29T12:34:56-05:00\")",
+    "relTime(90)",
+    "relTime(-1.5)",
+    "x",
+    "split(\"a b\")",
+    "[l = {1}][\"l\"]",
+    "{split(\"a\"), {1}}",
+    "\"\\\\N+\"",
+    "\"\\\\p{Lu}\"",
+    "\"\\\\u0041\"",
+    "\"[[:alpha:]]\\\\d?\"",
+];
+
+/// Names for the ads of `unresolved` in [`GenOptions::odd`].
+const ODD_NAMES: [&str; 12] = [
+    "A",
+    "B",
+    "c",
+    "d",
+    "e",
+    "MY",
+    "self",
+    "parent",
+    "root",
+    "TARGET",
+    "super",
+    "undefined",
+];
+
+/// Every builtin HTCondor 25.14 has, for [`GenOptions::odd`] (the ones
+/// that read the clock or a random source left out).
+const BUILTINS: [&str; 86] = [
+    "absTime",
+    "allCompare",
+    "anyCompare",
+    "argsToList",
+    "avg",
+    "bool",
+    "ceil",
+    "ceiling",
+    "countMatches",
+    "debug",
+    "envV1ToV2",
+    "eval",
+    "evalInEachContext",
+    "floor",
+    "formatTime",
+    "getDayOfMonth",
+    "getDayOfWeek",
+    "getDayOfYear",
+    "getDays",
+    "getHours",
+    "getMinutes",
+    "getMonth",
+    "getSeconds",
+    "getYear",
+    "identicalMember",
+    "ifThenElse",
+    "int",
+    "interval",
+    "isAbsTime",
+    "isBoolean",
+    "isClassAd",
+    "isError",
+    "isInteger",
+    "isList",
+    "isReal",
+    "isRelTime",
+    "isString",
+    "isUndefined",
+    "join",
+    "listToArgs",
+    "max",
+    "member",
+    "mergeEnvironment",
+    "min",
+    "pow",
+    "quantize",
+    "real",
+    "regexp",
+    "regexpMember",
+    "regexps",
+    "relTime",
+    "replace",
+    "replaceall",
+    "round",
+    "size",
+    "split",
+    "splitSlotName",
+    "splitTime",
+    "splitUserName",
+    "strcat",
+    "strcmp",
+    "stricmp",
+    "string",
+    "stringListAvg",
+    "stringListIMember",
+    "stringListISubsetMatch",
+    "stringListMax",
+    "stringListMember",
+    "stringListMin",
+    "stringListSize",
+    "stringListSubsetMatch",
+    "stringListSum",
+    "stringListsIntersect",
+    "stringList_regexpMember",
+    "substr",
+    "sum",
+    "toLower",
+    "toUpper",
+    "unparse",
+    "unresolved",
+    "userHome",
+    "userMap",
+    "versionEQ",
+    "versionGE",
+    "versioncmp",
+    "version_in_range",
+];
+
 const NAMES: [&str; 7] = ["a", "b", "c", "x", "y", "A", "B"];
 /// Names with a special meaning, in various cases.
 const SPECIALS: [&str; 9] = [
@@ -570,6 +745,7 @@ impl Generator {
             5 if self.options.calls => return self.call(ty, d),
             6 | 7 if self.options.text => return self.text_form(ty, d),
             8..=10 if self.options.library => return self.library_form(ty, d),
+            11..=13 if self.options.odd => return self.odd_form(d),
             _ => {}
         }
         match ty {
@@ -1685,6 +1861,125 @@ impl Generator {
         }
     }
 
+    /// A value at an edge of its type, as a literal or a short expression.
+    fn odd_value(&mut self) -> Expr {
+        let text = *self.rng.pick(&ODD_VALUES);
+        classad_syntax::parse_expression(text).unwrap_or_else(|_| lit(Literal::Undefined))
+    }
+
+    /// An argument for [`Generator::odd_form`]: mostly an odd value,
+    /// sometimes a generated expression of any type.
+    fn odd_argument(&mut self, d: u32) -> Expr {
+        if self.rng.chance(25) {
+            self.typed(Ty::Any, d.min(1))
+        } else {
+            self.odd_value()
+        }
+    }
+
+    /// The forms of [`GenOptions::odd`].
+    fn odd_form(&mut self, d: u32) -> Expr {
+        match self.rng.below(8) {
+            0..=2 => {
+                let function = *self.rng.pick(&BUILTINS);
+                let mut n = self.rng.below(5);
+                // Without arguments these read the clock.
+                if n == 0 && matches!(function, "absTime" | "formatTime") {
+                    n = 1;
+                }
+                let args = (0..n).map(|_| self.odd_argument(d)).collect();
+                call(function, args)
+            }
+            3 => {
+                let arg = self.odd_argument(d);
+                call("eval", vec![arg])
+            }
+            4 => {
+                // unresolved(A) in an ad whose attributes refer to each
+                // other, outward, through bases of every kind.
+                let mut ad = AdExpr::new();
+                for n in ["A", "B", "c"] {
+                    let value = match self.rng.below(6) {
+                        0 => node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES)))),
+                        1 => select(
+                            node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES)))),
+                            self.rng.pick_str(&ODD_NAMES),
+                        ),
+                        2 => node(ExprKind::RootAttribute(name(self.rng.pick_str(&ODD_NAMES)))),
+                        3 => {
+                            let inner = self.odd_value();
+                            select(inner, self.rng.pick_str(&ODD_NAMES))
+                        }
+                        _ => {
+                            let l = node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES))));
+                            let r = node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES))));
+                            binary(BinaryOp::Add, l, r)
+                        }
+                    };
+                    ad.insert(name(n), value);
+                }
+                let reference = match self.rng.below(4) {
+                    0 => node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES)))),
+                    1 => node(ExprKind::RootAttribute(name("A"))),
+                    2 => select(node(ExprKind::Attribute(name("MY"))), "B"),
+                    _ => node(ExprKind::Attribute(name("A"))),
+                };
+                let mut args = vec![reference];
+                if self.rng.chance(40) {
+                    let pattern = self
+                        .rng
+                        .pick_str(&["", "a", "A", "^b$", "(", "c|", "x*", ".", "TARGET"]);
+                    args.push(lit(Literal::String(pattern.as_bytes().into())));
+                }
+                ad.insert(name("res"), call("unresolved", args));
+                select(node(ExprKind::Ad(Box::new(ad))), "res")
+            }
+            5 => {
+                let n = 2 + self.rng.below(3);
+                let args = (0..n).map(|_| self.odd_argument(d)).collect();
+                call("userMap", args)
+            }
+            6 => {
+                let prefix = self
+                    .rng
+                    .pick_str(&["", "|", ",", ";", "*", "!", " ", ".", "\n"]);
+                let mut text = prefix.to_string();
+                for i in 0..self.rng.below(4) {
+                    if i > 0 {
+                        text.push_str(self.rng.pick_str(&[";", "|", ",", "\n", " ; "]));
+                    }
+                    text.push_str(
+                        self.rng.pick_str(&[
+                            "A=1", "b=x y", "$$(M)", "c", "=d", "e=", "\x0bf=1", "a$$b",
+                        ]),
+                    );
+                }
+                let function = self.rng.pick_str(&["envV1ToV2", "mergeEnvironment"]);
+                call(
+                    function,
+                    vec![lit(Literal::String(text.into_bytes().into()))],
+                )
+            }
+            _ => {
+                // Far years, within the 32-bit years HTCondor computes
+                // (beyond them its dates are garbage: docs/differences.md).
+                let magnitude = 1i64 << (40 + self.rng.below(16));
+                let secs = (self.rng.next_u64() % magnitude as u64) as i64;
+                let secs = if self.rng.chance(50) { -secs } else { secs };
+                let format = self
+                    .rng
+                    .pick_str(&["%w %a %U %W %u %j %Y", "%c", "%V %G %g"]);
+                call(
+                    "formatTime",
+                    vec![
+                        lit(Literal::Integer(secs)),
+                        lit(Literal::String(format.as_bytes().into())),
+                    ],
+                )
+            }
+        }
+    }
+
     /// The forms of [`GenOptions::text`].
     fn text_form(&mut self, ty: Ty, d: u32) -> Expr {
         let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
@@ -1909,6 +2204,7 @@ mod tests {
                 calls: true,
                 text: true,
                 library: false,
+                odd: false,
             },
         );
         for _ in 0..300 {
@@ -1928,6 +2224,7 @@ mod tests {
                 calls: true,
                 text: true,
                 library: false,
+                odd: false,
             },
         );
         let texts: Vec<String> = (0..3000).map(|_| g.next_text()).collect();
@@ -1949,6 +2246,7 @@ mod tests {
                 calls: true,
                 text: false,
                 library: true,
+                odd: false,
             },
         );
         let mut texts = String::new();

@@ -86,6 +86,7 @@ fn generated_expressions_with_calls_agree() {
                 calls: true,
                 text: false,
                 library: false,
+                odd: false,
             },
             RefOptions::default(),
         )
@@ -103,6 +104,7 @@ fn generated_library_expressions_agree() {
                 calls: true,
                 text: false,
                 library: true,
+                odd: false,
             },
         );
         let mut harness = Harness::new(RefOptions::default());
@@ -137,6 +139,7 @@ fn deeper_expressions_agree() {
                 calls: true,
                 text: false,
                 library: false,
+                odd: false,
             },
             RefOptions::default(),
         )
@@ -152,6 +155,7 @@ fn run_matches(seed: u64, strict: bool) -> (usize, Vec<(Mismatch, Option<&'stati
             calls: true,
             text: false,
             library: false,
+            odd: false,
         },
     );
     let mut harness = Harness::new(RefOptions {
@@ -232,6 +236,7 @@ fn explore() {
                 calls: true,
                 text: false,
                 library: false,
+                odd: false,
             },
             RefOptions::default(),
         );

@@ -1,11 +1,13 @@
-//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library]`:
+//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd]`:
 //! prints N generated ClassAd expressions, one a line, for the oracle
 //! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called;
 //! `--text` adds the forms of `GenOptions::text` (values as text, lists and
 //! ads in string functions, subscripted ads, selection chains, the elvis
 //! token spelled with white space inside); `--library` the forms of
 //! `GenOptions::library` (the wider library, arguments that are
-//! references, `MY.`/`TARGET.` in lists).
+//! references, `MY.`/`TARGET.` in lists); `--odd` the forms of
+//! `GenOptions::odd` (every builtin with arguments at the edges of every
+//! type).
 //!
 //! `gen-exprs --classify` reads expressions from standard input and prints,
 //! for each, the known VM bug it may run into
@@ -17,7 +19,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library]");
+    eprintln!(
+        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd]"
+    );
     ExitCode::from(2)
 }
 
@@ -62,6 +66,12 @@ fn main() -> ExitCode {
             ("--library", _) => {
                 options.calls = true;
                 options.library = true;
+                i += 1;
+                continue;
+            }
+            ("--odd", _) => {
+                options.calls = true;
+                options.odd = true;
                 i += 1;
                 continue;
             }

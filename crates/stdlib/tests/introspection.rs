@@ -1,0 +1,51 @@
+//! eval and unresolved (more in `tests/corpus/functions_introspection.txt`).
+//! Expected values agree with HTCondor 25.14 (checked with the oracle).
+
+use classad::evaluate_str;
+
+fn check(cases: &[(&str, &str)]) {
+    for (expr, expected) in cases {
+        let value = evaluate_str(expr).unwrap_or_else(|e| panic!("{expr}: {e:?}"));
+        assert_eq!(format!("{value:?}"), *expected, "{expr}");
+    }
+}
+
+/// Class: eval of a value that is not a string. HTCondor converts the
+/// value to a string as `string()` does and parses that.
+#[test]
+fn eval_reads_the_text_of_a_value() {
+    check(&[
+        ("eval(relTime(-1.5))", "-1"),
+        ("eval(relTime(2.5))", "error"),
+        ("eval(absTime(0))", "error"),
+        ("eval(1.5)", "1.500000000000000E+00"),
+        ("eval(true)", "true"),
+        ("eval([a = 1; b = a]).b", "1"),
+        ("eval(undefined)", "error"),
+    ]);
+}
+
+/// Class: unresolved as HTCondor's hasRefs: a reference that finds nothing
+/// is UNDEFINED; defined names are followed; `base.name` with an UNDEFINED
+/// base is listed whole; the pattern ignores case and matches no empty
+/// text.
+#[test]
+fn unresolved_follows_definitions() {
+    check(&[
+        ("unresolved(x)", "undefined"),
+        ("unresolved(.x)", "undefined"),
+        ("unresolved(2)", "error"),
+        ("[A = B + 1; B = C; res = unresolved(A)].res", r#""C""#),
+        ("[A = B + 1; B = A; res = unresolved(A)].res", r#""""#),
+        ("[A = y.z.w + q; res = unresolved(A)].res", r#""q,y.z.w""#),
+        (
+            "[A = Zed + alpha + target.Beta + TARGET.aa; res = unresolved(A)].res",
+            r#""alpha,aa,Beta,Zed""#,
+        ),
+        ("[A = x + MY; res = unresolved(A)].res", r#""""#),
+        ("[A = \"s\".z + q; res = unresolved(A)].res", r#""""#),
+        (r#"[Q = abc; res = unresolved(Q, "B")].res"#, "true"),
+        (r#"[Q = abc; res = unresolved(Q, "")].res"#, "false"),
+        (r#"[Q = abc; res = unresolved(Q, "(")].res"#, "error"),
+    ]);
+}
