@@ -73,16 +73,18 @@ pub fn read_ad_text_by_parser(text: &[u8], origin: &str) -> AdFile {
 
 /// The good ads and the messages of the bad ones.
 fn collect(read: Vec<Result<Result<AdRef, String>, AdError>>, origin: &str) -> AdFile {
-    let mut ads = Vec::new();
-    let mut errors = Vec::new();
-    for (n, ad) in read.into_iter().enumerate() {
-        let n = n + 1;
-        match ad {
-            Ok(Ok(ad)) => ads.push((n, ad)),
-            Ok(Err(e)) => errors.push(format!("{origin}: ad {n}: {e}")),
-            Err(e) => errors.push(e.render(origin)),
-        }
-    }
+    let errors = (read.iter().enumerate())
+        .filter_map(|(n, ad)| match ad {
+            Ok(Ok(_)) => None,
+            Ok(Err(e)) => Some(format!("{origin}: ad {}: {e}", n + 1)),
+            Err(e) => Some(e.render(origin)),
+        })
+        .collect();
+    // Made in the place of `read` (the standard library reuses its block
+    // for a smaller element): no second block while both are alive.
+    let mut ads: Vec<(usize, AdRef)> = (read.into_iter().enumerate())
+        .filter_map(|(n, ad)| Some((n + 1, ad.ok()?.ok()?)))
+        .collect();
     ads.shrink_to_fit();
     AdFile { ads, errors }
 }
