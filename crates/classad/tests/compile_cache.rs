@@ -249,3 +249,19 @@ fn literals_are_found_after_the_table_grows() {
     // 3,000 each of i, r and s, two of t, one each of u and e.
     assert_eq!(cache.definitions(), 3 * 3000 + 2 + 2);
 }
+
+/// A cache made at the size of a text shares as one grown to it does.
+#[test]
+fn a_cache_made_for_a_text_size_shares_as_one_that_grows() {
+    for cache in [
+        CompileCache::for_pool_of(0),
+        CompileCache::for_pool_of(10 << 20),
+    ] {
+        let x = compile(&cache, r#"[a = 1; b = a + 1; n = "x"; r = 2.5]"#);
+        let y = compile(&cache, r#"[a = 1; b = a + 1; n = "y"; r = 2.5]"#);
+        assert!(shared(&x, &y, "a"));
+        assert!(shared(&x, &y, "b"));
+        assert!(!shared(&x, &y, "n"));
+        assert_eq!(cache.definitions(), 5);
+    }
+}

@@ -182,6 +182,24 @@ impl CompileCache {
         }
     }
 
+    /// [`CompileCache::for_pool`] for a pool read from a text of `bytes`
+    /// bytes, with its table of literals made at once at the size such a
+    /// text needs (pools hold one distinct definition per 250 to 400
+    /// bytes of text) instead of grown to it. Growing hashes every literal
+    /// again each time (a twentieth of reading a pool on one thread); and
+    /// a table made first, as one block, is given back to the system when
+    /// it is freed, where glibc leaves the steps of a table that grew in
+    /// its heap among the ads as holes.
+    pub fn for_pool_of(bytes: usize) -> CompileCache {
+        let per_shard = (bytes / 256 / SHARDS).min(CompileCache::POOL_CAPACITY / SHARDS);
+        CompileCache {
+            literal_definitions: std::array::from_fn(|_| {
+                Mutex::new(hashbrown::HashTable::with_capacity(per_shard))
+            }),
+            ..CompileCache::for_pool()
+        }
+    }
+
     /// Number of distinct definitions held.
     pub fn definitions(&self) -> usize {
         // Each definition that is not a literal is in `by_slots` once.
@@ -293,15 +311,13 @@ impl CompileCache {
                     .constant()
                     .is_some_and(|value| literal_is(lit, value))
         };
-        if let Some(definition) = lock(shard).find(hash, same) {
+        // Made under the lock: a literal's definition is quick to make,
+        // and the table is searched once.
+        let mut table = lock(shard);
+        if let Some(definition) = table.find(hash, same) {
             return Ok(definition.clone());
         }
         let definition = compile()?;
-        let mut table = lock(shard);
-        // Another thread may have made it meanwhile: share theirs.
-        if let Some(theirs) = table.find(hash, same) {
-            return Ok(theirs.clone());
-        }
         if table.len() >= self.capacity / SHARDS {
             table.clear();
         }

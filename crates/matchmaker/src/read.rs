@@ -40,7 +40,7 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
 pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>) -> AdFile {
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
-    let cache = classad::compiler::CompileCache::for_pool();
+    let cache = classad::compiler::CompileCache::for_pool_of(text.len());
     let registry = classad::stdlib::shared_registry();
     let options = ParseOptions::default();
     let compile = |ad: classad::syntax::AdExpr| {
