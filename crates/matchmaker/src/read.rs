@@ -53,7 +53,7 @@ pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>
             read_old_ads_in_parts(text, options, size, &new_compiler, &from_lines, &compile)
         }
     };
-    let read = read.unwrap_or_else(|| read_ads_parallel_map(text, options, &compile));
+    let read = read.unwrap_or_else(|| boxed_errors(read_ads_parallel_map(text, options, &compile)));
     collect(read, origin)
 }
 
@@ -66,13 +66,25 @@ pub fn read_ad_text_by_parser(text: &[u8], origin: &str) -> AdFile {
         classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
     };
     collect(
-        read_ads_parallel_map(text, ParseOptions::default(), &compile),
+        boxed_errors(read_ads_parallel_map(
+            text,
+            ParseOptions::default(),
+            &compile,
+        )),
         origin,
     )
 }
 
+type Read = Vec<Result<Result<AdRef, String>, Box<AdError>>>;
+
+/// The parser's results with their errors boxed, as the line reader gives
+/// them (in the place of the list: the standard library reuses its block).
+fn boxed_errors(read: Vec<Result<Result<AdRef, String>, AdError>>) -> Read {
+    read.into_iter().map(|ad| ad.map_err(Box::new)).collect()
+}
+
 /// The good ads and the messages of the bad ones.
-fn collect(read: Vec<Result<Result<AdRef, String>, AdError>>, origin: &str) -> AdFile {
+fn collect(read: Read, origin: &str) -> AdFile {
     let errors = (read.iter().enumerate())
         .filter_map(|(n, ad)| match ad {
             Ok(Ok(_)) => None,

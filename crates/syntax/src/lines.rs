@@ -27,7 +27,9 @@ pub type FromLines<'t, S, U> = dyn Fn(&mut S, &[&'t [u8]]) -> Option<U> + Sync;
 /// has finished goes on with that one's state (what it learned of the
 /// text, and its tables, which grow once instead of once per part).
 /// `None` when the text is not old syntax (found as
-/// [`crate::detect_format`] finds it).
+/// [`crate::detect_format`] finds it). Errors are boxed: they are rare,
+/// and an [`AdError`] (96 bytes) would make the list four times the size
+/// of a list of small results.
 ///
 /// ```
 /// use classad_syntax::{ParseOptions, lines::read_old_ads};
@@ -50,7 +52,7 @@ pub fn read_old_ads<'t, S: Send, U: Send>(
     init: &(dyn Fn() -> S + Sync),
     from_lines: &FromLines<'t, S, U>,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Option<Vec<Result<U, AdError>>> {
+) -> Option<Vec<Result<U, Box<AdError>>>> {
     read_old_ads_in_parts(
         text,
         options,
@@ -82,7 +84,7 @@ pub fn read_old_ads_in_parts<'t, S: Send, U: Send>(
     init: &(dyn Fn() -> S + Sync),
     from_lines: &FromLines<'t, S, U>,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Option<Vec<Result<U, AdError>>> {
+) -> Option<Vec<Result<U, Box<AdError>>>> {
     use rayon::prelude::*;
     let body = if text.starts_with(BOM) { BOM.len() } else { 0 };
     let first = text[body..].iter().find(|b| !b.is_ascii_whitespace());
@@ -137,8 +139,7 @@ pub fn read_old_ads_in_parts<'t, S: Send, U: Send>(
     for (part, line_count) in parts {
         let before = ads.len();
         ads.extend(part.into_iter().map(|ad| {
-            ad.map_err(|e| {
-                let mut e = *e;
+            ad.map_err(|mut e| {
                 e.ordinal += before;
                 e.first_line += lines_before;
                 e.error.line += lines_before;
@@ -150,8 +151,7 @@ pub fn read_old_ads_in_parts<'t, S: Send, U: Send>(
     Some(ads)
 }
 
-/// The ads of a part. Errors are rare and an [`AdError`] is 96 bytes:
-/// boxed, the list of a part is little more than its ads.
+/// The ads of a part (errors boxed, as [`read_old_ads`] gives them).
 type PartAds<U> = Vec<Result<U, Box<AdError>>>;
 
 /// The reading of one part of a text.
