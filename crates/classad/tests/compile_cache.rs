@@ -172,3 +172,96 @@ fn literals_of_different_kinds_do_not_share_an_entry() {
         }
     }
 }
+
+/// Ads of different layouts share a definition whose names have the same
+/// slots in both (its program is the same), and only those.
+#[test]
+fn definitions_are_shared_between_layouts_that_give_their_names_the_same_slots() {
+    let cache = CompileCache::for_pool();
+    // `a` in slot 0 in both; `z` only in y, after it.
+    let x = compile(&cache, "[a = 1; b = a + 1; c = TARGET.d > 2]");
+    let y = compile(&cache, "[a = 5; b = a + 1; c = TARGET.d > 2; z = 0]");
+    assert!(!Arc::ptr_eq(x.body.layout(), y.body.layout()));
+    assert!(shared(&x, &y, "b"));
+    assert!(shared(&x, &y, "c"));
+    assert!(matches!(value(&x, "b"), Value::Int(2)));
+    assert!(matches!(value(&y, "b"), Value::Int(6)));
+    // `a` in slot 1: a program of its own.
+    let w = compile(&cache, "[z = 0; a = 7; b = a + 1]");
+    assert!(!shared(&x, &w, "b"));
+    assert!(matches!(value(&w, "b"), Value::Int(8)));
+    // A name that one layout has and the other does not (read by name
+    // at run time in one, by slot in the other): not shared.
+    let u = compile(&cache, "[b = a + 1]");
+    let v = compile(&cache, "[b = a + 1; q = 1]");
+    assert!(shared(&u, &v, "b"));
+    assert!(!shared(&u, &x, "b"));
+    assert!(matches!(value(&u, "b"), Value::Undefined));
+    // The names inside a list and a nested ad count too.
+    let l1 = compile(&cache, "[a = 1; l = {a, 2 * a}; n = [p = a]]");
+    let l2 = compile(&cache, "[a = 3; l = {a, 2 * a}; n = [p = a]; z = 1]");
+    let l3 = compile(&cache, "[z = 1; a = 4; l = {a, 2 * a}; n = [p = a]]");
+    assert!(shared(&l1, &l2, "l"));
+    assert!(!shared(&l1, &l3, "l"));
+    let list = |ad: &AdRef| match value(ad, "l") {
+        Value::List(items) => items.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(list(&l2), ["3", "6"]);
+    assert_eq!(list(&l3), ["4", "8"]);
+    // One definition by slots for b in x and y, one in w, one in u and v.
+    let programs = |ads: &[&AdRef], name: &str| {
+        let mut seen: Vec<*const _> = ads
+            .iter()
+            .map(|ad| {
+                Arc::as_ptr(
+                    &ad.body.attributes()[ad.body.slot(&Symbol::new(name)).unwrap() as usize],
+                )
+            })
+            .collect();
+        seen.sort();
+        seen.dedup();
+        seen.len()
+    };
+    assert_eq!(programs(&[&x, &y, &w, &u, &v], "b"), 3);
+}
+
+/// Regression for the table of literal definitions, which keeps only the
+/// pointers and hashes a definition again from its value when it grows:
+/// that hash must be the one the literal was looked up by, or a literal
+/// kept before the table grew is not found after.
+#[test]
+fn literals_are_found_after_the_table_grows() {
+    let cache = CompileCache::for_pool();
+    let text = |i: usize| {
+        format!(
+            r#"[i = {i}; r = {i}.5; s = "v{i}"; t = {}; u = undefined; e = error]"#,
+            i.is_multiple_of(2)
+        )
+    };
+    let first: Vec<AdRef> = (0..3000).map(|i| compile(&cache, &text(i))).collect();
+    for (i, x) in first.iter().enumerate() {
+        let y = compile(&cache, &text(i));
+        for name in ["i", "r", "s", "t", "u", "e"] {
+            assert!(shared(x, &y, name), "{name} of ad {i}");
+        }
+    }
+    // 3,000 each of i, r and s, two of t, one each of u and e.
+    assert_eq!(cache.definitions(), 3 * 3000 + 2 + 2);
+}
+
+/// A cache made at the size of a text shares as one grown to it does.
+#[test]
+fn a_cache_made_for_a_text_size_shares_as_one_that_grows() {
+    for cache in [
+        CompileCache::for_pool_of(0),
+        CompileCache::for_pool_of(10 << 20),
+    ] {
+        let x = compile(&cache, r#"[a = 1; b = a + 1; n = "x"; r = 2.5]"#);
+        let y = compile(&cache, r#"[a = 1; b = a + 1; n = "y"; r = 2.5]"#);
+        assert!(shared(&x, &y, "a"));
+        assert!(shared(&x, &y, "b"));
+        assert!(!shared(&x, &y, "n"));
+        assert_eq!(cache.definitions(), 5);
+    }
+}

@@ -165,7 +165,7 @@ fn check_file(path: &PathBuf) -> Report {
     // for matching (one table of shared definitions for the whole file);
     // each thread gathers the hashes of the expressions it saw in a set
     // of its own, so that no thread waits on another.
-    let cache = CompileCache::for_pool();
+    let cache = CompileCache::for_pool_of(text.len());
     let registry = classad::stdlib::shared_registry();
     let sets: Vec<Mutex<HashSet64>> = (0..=rayon::current_num_threads())
         .map(|_| Mutex::default())

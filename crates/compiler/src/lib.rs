@@ -95,7 +95,8 @@ pub struct Compiler<'r> {
 /// an ad costs a pointer per attribute plus its own values, and a match
 /// over thousands of ads runs a few hot programs instead of thousands of
 /// cold copies. A definition that reads the ad's own attributes is shared
-/// only between ads of one layout (its program loads their slots).
+/// only between ads whose layouts give those attributes the same slots
+/// (its program loads them by slot).
 /// Bounded: it starts over past its capacity ([`CompileCache::CAPACITY`],
 /// or [`CompileCache::POOL_CAPACITY`] when made by [`CompileCache::for_pool`]).
 pub struct CompileCache {
@@ -105,18 +106,39 @@ pub struct CompileCache {
     literals: bool,
     /// Layouts by their symbols' addresses.
     layouts: Mutex<HashMap<Vec<usize>, Layout>>,
-    /// Definitions by a hash of their name, expression, layout and
-    /// registry, split in shards so that threads seldom wait; each is
-    /// compared in full before it is shared.
+    /// Definitions that are not literals, by a hash of their name,
+    /// expression, layout and registry, split in shards so that threads
+    /// seldom wait; each is compared in full before it is shared.
     definitions: [Mutex<HashMap<u64, Shared, BuildHasherDefault<SymbolHasher>>>; SHARDS],
+    /// The same definitions by what their programs depend on: name,
+    /// expression and registry, and the slot the layout gives each name
+    /// the expression reads. Layouts that differ elsewhere (a slot ad with
+    /// one more attribute after the ones an expression reads) then share
+    /// one program: a pool of 20,000 slot ads in 1,080 layouts has 13,400
+    /// definitions by layout and 2,900 by slots.
+    by_slots: [Mutex<HashMap<u64, BySlots, BuildHasherDefault<SymbolHasher>>>; SHARDS],
+    /// Literal definitions (with `literals`), by their name and value,
+    /// which are all a literal's definition depends on. Most of a pool's
+    /// definitions are literals, most of those its own to one ad, and the
+    /// table is freed after reading: its entries are only the pointer
+    /// (the hash is made again from the definition when the table grows),
+    /// so that it takes a quarter of what a table of [`Shared`] would.
+    literal_definitions: [Mutex<hashbrown::HashTable<Arc<Definition>>>; SHARDS],
 }
 
 /// A cached definition with what it was compiled for.
 struct Shared {
-    /// The address of the layout it was compiled in (0 when it reads no
-    /// attribute of its ad) and of the registry.
+    /// The address of the layout it was compiled in and of the registry.
     layout: usize,
     registry: usize,
+    definition: Arc<Definition>,
+}
+
+/// A cached definition with the slots of the names it reads.
+struct BySlots {
+    registry: usize,
+    /// See [`slots_read`].
+    slots: Box<[u32]>,
     definition: Arc<Definition>,
 }
 
@@ -129,6 +151,8 @@ impl Default for CompileCache {
             literals: false,
             layouts: Mutex::default(),
             definitions: std::array::from_fn(|_| Mutex::default()),
+            by_slots: std::array::from_fn(|_| Mutex::default()),
+            literal_definitions: std::array::from_fn(|_| Mutex::default()),
         }
     }
 }
@@ -158,9 +182,32 @@ impl CompileCache {
         }
     }
 
+    /// [`CompileCache::for_pool`] for a pool read from a text of `bytes`
+    /// bytes, with its table of literals made at once at the size such a
+    /// text needs (pools hold one distinct definition per 250 to 400
+    /// bytes of text) instead of grown to it. Growing hashes every literal
+    /// again each time (a twentieth of reading a pool on one thread); and
+    /// a table made first, as one block, is given back to the system when
+    /// it is freed, where glibc leaves the steps of a table that grew in
+    /// its heap among the ads as holes.
+    pub fn for_pool_of(bytes: usize) -> CompileCache {
+        let per_shard = (bytes / 256 / SHARDS).min(CompileCache::POOL_CAPACITY / SHARDS);
+        CompileCache {
+            literal_definitions: std::array::from_fn(|_| {
+                Mutex::new(hashbrown::HashTable::with_capacity(per_shard))
+            }),
+            ..CompileCache::for_pool()
+        }
+    }
+
     /// Number of distinct definitions held.
     pub fn definitions(&self) -> usize {
-        self.definitions.iter().map(|shard| lock(shard).len()).sum()
+        // Each definition that is not a literal is in `by_slots` once.
+        let others: usize = self.by_slots.iter().map(|shard| lock(shard).len()).sum();
+        let literals: usize = (self.literal_definitions.iter())
+            .map(|shard| lock(shard).len())
+            .sum();
+        others + literals
     }
 
     fn layout(&self, symbols: Vec<Symbol>) -> Layout {
@@ -180,6 +227,9 @@ impl CompileCache {
             for shard in &self.definitions {
                 lock(shard).clear();
             }
+            for shard in &self.by_slots {
+                lock(shard).clear();
+            }
         }
         layouts.insert(key, layout.clone());
         layout
@@ -189,6 +239,178 @@ impl CompileCache {
         // Middle bits: the table uses the low ones and the top seven.
         &self.definitions[(hash >> 32) as usize % SHARDS]
     }
+
+    /// The definition of `name` to `expr` (not a literal) in `layout`: the
+    /// one in the table for another layout that gives the names `expr`
+    /// reads the same slots (so that its program is the one `compile`
+    /// would make), or the one `compile` makes, then kept.
+    fn by_slots(
+        &self,
+        name: &Name,
+        expr: &Expr,
+        layout: &Layout,
+        registry: usize,
+        compile: impl FnOnce() -> Result<Arc<Definition>, CompileError>,
+    ) -> Result<Arc<Definition>, CompileError> {
+        let slots = slots_read(expr, layout);
+        let mut hasher = DEFINITION_HASHER.build_hasher();
+        hasher.write(name.as_str().as_bytes());
+        hasher.write_usize(registry);
+        hash_expr(expr, &mut hasher);
+        for &slot in &slots {
+            hasher.write_u32(slot);
+        }
+        let hash = hasher.finish();
+        let shard = &self.by_slots[(hash >> 32) as usize % SHARDS];
+        let same = |kept: &BySlots| {
+            kept.registry == registry
+                && kept.slots[..] == slots[..]
+                && kept.definition.name().as_str() == name.as_str()
+                && *kept.definition.source == *expr
+        };
+        if let Some(kept) = lock(shard).get(&hash)
+            && same(kept)
+        {
+            return Ok(kept.definition.clone());
+        }
+        let definition = compile()?;
+        let mut table = lock(shard);
+        if table.len() >= self.capacity / SHARDS {
+            table.clear();
+        }
+        match table.entry(hash) {
+            // Another thread compiled it meanwhile: share theirs.
+            Entry::Occupied(e) if same(e.get()) => Ok(e.get().definition.clone()),
+            // Two definitions with one hash: the first keeps the entry.
+            Entry::Occupied(_) => Ok(definition),
+            Entry::Vacant(e) => {
+                e.insert(BySlots {
+                    registry,
+                    slots: slots.into(),
+                    definition: definition.clone(),
+                });
+                Ok(definition)
+            }
+        }
+    }
+
+    /// The definition of `name` to the literal `lit`: the one in the
+    /// table, or the one `compile` makes, then kept.
+    fn literal_definition(
+        &self,
+        name: &Name,
+        lit: &Literal,
+        compile: impl FnOnce() -> Result<Arc<Definition>, CompileError>,
+    ) -> Result<Arc<Definition>, CompileError> {
+        let hash = literal_hash(name.as_str(), LiteralKey::of_literal(lit));
+        let shard = &self.literal_definitions[(hash >> 32) as usize % SHARDS];
+        // Compared by value, not by a tree made for the purpose.
+        let same = |definition: &Arc<Definition>| {
+            definition.name().as_str() == name.as_str()
+                && definition
+                    .constant()
+                    .is_some_and(|value| literal_is(lit, value))
+        };
+        // Made under the lock: a literal's definition is quick to make,
+        // and the table is searched once.
+        let mut table = lock(shard);
+        if let Some(definition) = table.find(hash, same) {
+            return Ok(definition.clone());
+        }
+        let definition = compile()?;
+        if table.len() >= self.capacity / SHARDS {
+            table.clear();
+        }
+        table.insert_unique(hash, definition.clone(), |kept| {
+            literal_hash(kept.name().as_str(), LiteralKey::of_definition(kept))
+        });
+        Ok(definition)
+    }
+}
+
+/// What compiling `expr` in `layout` asks of the layout: for each name the
+/// expression reads (every attribute reference, in a fixed order, those
+/// the compiler does not look up too), its slot plus one, or 0 when the
+/// layout has no such name. Two layouts that give the same answers get
+/// the same program, since the compiler asks a layout nothing else.
+fn slots_read(expr: &Expr, layout: &Layout) -> Vec<u32> {
+    let mut slots = Vec::new();
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        if let ExprKind::Attribute(name) = &e.kind {
+            let slot = layout.slot(&Symbol::new(name.as_str()));
+            slots.push(slot.map_or(0, |slot| slot.saturating_add(1)));
+        }
+        e.for_each_child(|child| stack.push(child));
+    }
+    slots
+}
+
+/// What a literal's definition is hashed by, besides its name: the same
+/// for a literal and for the value of its definition.
+#[derive(Clone, Copy)]
+enum LiteralKey<'a> {
+    Integer(i64),
+    Real(u64),
+    String(&'a [u8]),
+    Boolean(bool),
+    Undefined,
+    Error,
+    /// Not reached: a literal's definition holds one of the above.
+    Other,
+}
+
+impl LiteralKey<'_> {
+    fn of_literal(lit: &Literal) -> LiteralKey<'_> {
+        match lit {
+            Literal::Integer(i) => LiteralKey::Integer(*i),
+            Literal::Real(r) => LiteralKey::Real(r.to_bits()),
+            Literal::String(s) => LiteralKey::String(s),
+            Literal::Boolean(b) => LiteralKey::Boolean(*b),
+            Literal::Undefined => LiteralKey::Undefined,
+            Literal::Error => LiteralKey::Error,
+        }
+    }
+
+    fn of_definition(definition: &Definition) -> LiteralKey<'_> {
+        match definition.constant() {
+            Some(Value::Int(i)) => LiteralKey::Integer(*i),
+            Some(Value::Real(r)) => LiteralKey::Real(r.to_bits()),
+            Some(Value::Str(s)) => LiteralKey::String(s),
+            Some(Value::Bool(b)) => LiteralKey::Boolean(*b),
+            Some(Value::Undefined) => LiteralKey::Undefined,
+            Some(Value::Error) => LiteralKey::Error,
+            _ => LiteralKey::Other,
+        }
+    }
+}
+
+/// The hash of a literal definition of `name`.
+fn literal_hash(name: &str, key: LiteralKey<'_>) -> u64 {
+    let mut hasher = DEFINITION_HASHER.build_hasher();
+    hasher.write(name.as_bytes());
+    // Its kind first: hashers that widen every integer to one word (ahash
+    // does) would otherwise hash `false` as the integer 1.
+    match key {
+        LiteralKey::Integer(i) => {
+            hasher.write_u8(64);
+            hasher.write_i64(i);
+        }
+        LiteralKey::Real(bits) => {
+            hasher.write_u8(65);
+            hasher.write_u64(bits);
+        }
+        LiteralKey::String(s) => {
+            hasher.write_u8(66);
+            hasher.write_usize(s.len());
+            hasher.write(s);
+        }
+        LiteralKey::Boolean(b) => hasher.write_u8(67 + u8::from(b)),
+        LiteralKey::Undefined => hasher.write_u8(69),
+        LiteralKey::Error => hasher.write_u8(70),
+        LiteralKey::Other => hasher.write_u8(71),
+    }
+    hasher.finish()
 }
 
 /// The lock of a cache table; a thread that panicked while holding it left
@@ -310,12 +532,14 @@ impl<'r> Compiler<'r> {
         let Some(cache) = self.cache else {
             return compile();
         };
-        // A literal means the same in every layout.
-        let layout_key = match &expr.kind {
-            ExprKind::Literal(_) if !cache.literals => return compile(),
-            ExprKind::Literal(_) => 0,
-            _ => Arc::as_ptr(layout) as usize,
-        };
+        // A literal means the same in every layout and registry.
+        if let ExprKind::Literal(lit) = &expr.kind {
+            if !cache.literals {
+                return compile();
+            }
+            return cache.literal_definition(name, lit, compile);
+        }
+        let layout_key = Arc::as_ptr(layout) as usize;
         let registry_key = std::ptr::from_ref(self.registry) as usize;
         let mut hasher = DEFINITION_HASHER.build_hasher();
         hasher.write(name.as_str().as_bytes());
@@ -327,18 +551,14 @@ impl<'r> Compiler<'r> {
             shared.layout == layout_key
                 && shared.registry == registry_key
                 && shared.definition.name().as_str() == name.as_str()
-                && match (&expr.kind, shared.definition.constant()) {
-                    // Compared by value, not by a tree made for the purpose.
-                    (ExprKind::Literal(lit), Some(value)) => literal_is(lit, value),
-                    _ => *shared.definition.source == *expr,
-                }
+                && *shared.definition.source == *expr
         };
         if let Some(shared) = lock(cache.shard(hash)).get(&hash)
             && same(shared)
         {
             return Ok(shared.definition.clone());
         }
-        let definition = compile()?;
+        let definition = cache.by_slots(name, expr, layout, registry_key, compile)?;
         let mut shard = lock(cache.shard(hash));
         if shard.len() >= cache.capacity / SHARDS {
             shard.clear();

@@ -40,7 +40,7 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
 pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>) -> AdFile {
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
-    let cache = classad::compiler::CompileCache::for_pool();
+    let cache = classad::compiler::CompileCache::for_pool_of(text.len());
     let registry = classad::stdlib::shared_registry();
     let options = ParseOptions::default();
     let compile = |ad: classad::syntax::AdExpr| {
@@ -53,7 +53,7 @@ pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>
             read_old_ads_in_parts(text, options, size, &new_compiler, &from_lines, &compile)
         }
     };
-    let read = read.unwrap_or_else(|| read_ads_parallel_map(text, options, &compile));
+    let read = read.unwrap_or_else(|| boxed_errors(read_ads_parallel_map(text, options, &compile)));
     collect(read, origin)
 }
 
@@ -66,23 +66,37 @@ pub fn read_ad_text_by_parser(text: &[u8], origin: &str) -> AdFile {
         classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
     };
     collect(
-        read_ads_parallel_map(text, ParseOptions::default(), &compile),
+        boxed_errors(read_ads_parallel_map(
+            text,
+            ParseOptions::default(),
+            &compile,
+        )),
         origin,
     )
 }
 
+type Read = Vec<Result<Result<AdRef, String>, Box<AdError>>>;
+
+/// The parser's results with their errors boxed, as the line reader gives
+/// them (in the place of the list: the standard library reuses its block).
+fn boxed_errors(read: Vec<Result<Result<AdRef, String>, AdError>>) -> Read {
+    read.into_iter().map(|ad| ad.map_err(Box::new)).collect()
+}
+
 /// The good ads and the messages of the bad ones.
-fn collect(read: Vec<Result<Result<AdRef, String>, AdError>>, origin: &str) -> AdFile {
-    let mut ads = Vec::new();
-    let mut errors = Vec::new();
-    for (n, ad) in read.into_iter().enumerate() {
-        let n = n + 1;
-        match ad {
-            Ok(Ok(ad)) => ads.push((n, ad)),
-            Ok(Err(e)) => errors.push(format!("{origin}: ad {n}: {e}")),
-            Err(e) => errors.push(e.render(origin)),
-        }
-    }
+fn collect(read: Read, origin: &str) -> AdFile {
+    let errors = (read.iter().enumerate())
+        .filter_map(|(n, ad)| match ad {
+            Ok(Ok(_)) => None,
+            Ok(Err(e)) => Some(format!("{origin}: ad {}: {e}", n + 1)),
+            Err(e) => Some(e.render(origin)),
+        })
+        .collect();
+    // Made in the place of `read` (the standard library reuses its block
+    // for a smaller element): no second block while both are alive.
+    let mut ads: Vec<(usize, AdRef)> = (read.into_iter().enumerate())
+        .filter_map(|(n, ad)| Some((n + 1, ad.ok()?.ok()?)))
+        .collect();
     ads.shrink_to_fit();
     AdFile { ads, errors }
 }

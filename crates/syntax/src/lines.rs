@@ -22,9 +22,14 @@ pub type FromLines<'t, S, U> = dyn Fn(&mut S, &[&'t [u8]]) -> Option<U> + Sync;
 /// [`crate::read_ads_parallel_map`] does (the same results in the same
 /// order, with the same errors), but offering each ad's lines to
 /// `from_lines` first: only the ads it declines are parsed, then given
-/// to `map`. Each part of the text is read with one state made by `init`.
+/// to `map`. Each part of the text is read with a state made by `init`,
+/// at most one per part read at once: a part that starts after another
+/// has finished goes on with that one's state (what it learned of the
+/// text, and its tables, which grow once instead of once per part).
 /// `None` when the text is not old syntax (found as
-/// [`crate::detect_format`] finds it).
+/// [`crate::detect_format`] finds it). Errors are boxed: they are rare,
+/// and an [`AdError`] (96 bytes) would make the list four times the size
+/// of a list of small results.
 ///
 /// ```
 /// use classad_syntax::{ParseOptions, lines::read_old_ads};
@@ -41,13 +46,13 @@ pub type FromLines<'t, S, U> = dyn Fn(&mut S, &[&'t [u8]]) -> Option<U> + Sync;
 /// assert_eq!(counts[1].as_ref().unwrap_err().ordinal, 2);
 /// assert_eq!(counts[2].as_ref().ok(), Some(&0));
 /// ```
-pub fn read_old_ads<'t, S, U: Send>(
+pub fn read_old_ads<'t, S: Send, U: Send>(
     text: &'t [u8],
     options: ParseOptions,
     init: &(dyn Fn() -> S + Sync),
     from_lines: &FromLines<'t, S, U>,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Option<Vec<Result<U, AdError>>> {
+) -> Option<Vec<Result<U, Box<AdError>>>> {
     read_old_ads_in_parts(
         text,
         options,
@@ -72,14 +77,14 @@ fn line_part_size(len: usize) -> usize {
 /// [`read_old_ads`] with parts of about `part_size` bytes (for tests:
 /// small parts put boundaries everywhere).
 #[doc(hidden)]
-pub fn read_old_ads_in_parts<'t, S, U: Send>(
+pub fn read_old_ads_in_parts<'t, S: Send, U: Send>(
     text: &'t [u8],
     options: ParseOptions,
     part_size: usize,
     init: &(dyn Fn() -> S + Sync),
     from_lines: &FromLines<'t, S, U>,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Option<Vec<Result<U, AdError>>> {
+) -> Option<Vec<Result<U, Box<AdError>>>> {
     use rayon::prelude::*;
     let body = if text.starts_with(BOM) { BOM.len() } else { 0 };
     let first = text[body..].iter().find(|b| !b.is_ascii_whitespace());
@@ -97,22 +102,34 @@ pub fn read_old_ads_in_parts<'t, S, U: Send>(
         from = next.saturating_add(part_size);
     }
     let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
+    // States of parts that finished, for the parts that start later.
+    // Besides what they learned, their tables are kept whole: tables made
+    // anew for each part would grow in the allocator's heap among the ads
+    // (glibc takes blocks under its threshold there, and raises the
+    // threshold as soon as the first part's tables are freed), leaving
+    // holes it does not give back once they are freed.
+    let idle: std::sync::Mutex<Vec<(S, Parser)>> = std::sync::Mutex::default();
     let read = |k: usize| {
-        let parser = Parser::new(options);
+        let taken = idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let (state, parser) = taken.unwrap_or_else(|| (init(), Parser::new(options)));
         let mut part = Part {
             text,
             end: ends[k],
             parser: &parser,
-            state: init(),
+            state,
             from_lines,
             map,
             lines: Vec::new(),
             ads: Vec::new(),
         };
         let line_count = part.read(starts[k]);
-        (part.ads, line_count)
+        let Part { ads, state, .. } = part;
+        idle.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((state, parser));
+        (ads, line_count)
     };
-    let parts: Vec<(Vec<Result<U, AdError>>, usize)> = if starts.len() == 1 {
+    let parts: Vec<(PartAds<U>, usize)> = if starts.len() == 1 {
         vec![read(0)]
     } else {
         (0..starts.len()).into_par_iter().map(read).collect()
@@ -134,6 +151,9 @@ pub fn read_old_ads_in_parts<'t, S, U: Send>(
     Some(ads)
 }
 
+/// The ads of a part (errors boxed, as [`read_old_ads`] gives them).
+type PartAds<U> = Vec<Result<U, Box<AdError>>>;
+
 /// The reading of one part of a text.
 struct Part<'a, 't, S, U> {
     text: &'t [u8],
@@ -147,7 +167,7 @@ struct Part<'a, 't, S, U> {
     lines: Vec<&'t [u8]>,
     /// The ads read; an error's ordinal and lines count from the part's
     /// start.
-    ads: Vec<Result<U, AdError>>,
+    ads: PartAds<U>,
 }
 
 impl<'t, S, U> Part<'_, 't, S, U> {
@@ -210,7 +230,7 @@ impl<'t, S, U> Part<'_, 't, S, U> {
                     Some(Ok(ad)) => Ok((self.map)(ad)),
                     Some(Err(mut e)) => {
                         e.ordinal = self.ads.len() + 1;
-                        Err(e)
+                        Err(Box::new(e))
                     }
                     // Not reached: the text has a line that is neither
                     // blank nor a comment.
