@@ -202,6 +202,11 @@ pub struct AdReader<'p, R> {
     /// so that cutting cannot make reading quadratic.
     fresh: usize,
     resync_work: usize,
+    /// Set once `resync_work` has passed its bound: from then on an ad
+    /// also ends before a line that starts with `[` (where a cut would
+    /// have been made), so that a broken ad costs only its own lines and
+    /// the ads after it are still read.
+    line_cuts: bool,
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
     xml: Option<(String, XmlAdCursor)>,
@@ -348,6 +353,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             pending_used: 0,
             fresh: 0,
             resync_work: 0,
+            line_cuts: false,
             bom_checked: false,
             xml: None,
             ended_inside: false,
@@ -549,6 +555,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             }
             let mut used = 0;
             let mut event = None;
+            let line_cuts = self.line_cuts;
             let scan = &mut self.scan;
             // Line and column are brought up to date where an ad starts and
             // at the end of the chunk, not byte by byte.
@@ -562,6 +569,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     Normal => chunk[used..]
                         .iter()
                         .position(|&b| NEW_SPECIAL[usize::from(b)])
+                        .unwrap_or(chunk.len() - used),
+                    Str(q) if line_cuts => memchr::memchr3(q, b'\\', b'[', &chunk[used..])
                         .unwrap_or(chunk.len() - used),
                     Str(q) => {
                         memchr::memchr2(q, b'\\', &chunk[used..]).unwrap_or(chunk.len() - used)
@@ -580,6 +589,25 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     continue;
                 }
                 let b = chunk[used];
+                if line_cuts
+                    && b == b'['
+                    && scan.buf.len() > 1
+                    && scan.buf.last() == Some(&b'\n')
+                    && !matches!(
+                        scan.state,
+                        Outside
+                            | OutsideSlash
+                            | OutsideLineComment
+                            | OutsideBlockComment
+                            | OutsideBlockStar
+                            | Garbage
+                    )
+                {
+                    // The `[` is left for the next ad.
+                    scan.state = Outside;
+                    event = Some(Event::Ad);
+                    break;
+                }
                 // Bytes of an ad (and of garbage) are kept; an ad ends after
                 // its closing `]`, garbage before the next `[`.
                 match scan.state {
@@ -772,9 +800,11 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         ad.drop_index();
                         Ok(ad)
                     }
-                    Err(err) => match resync_point(&buf).filter(|_| {
+                    Err(err) => match resync_point(&buf).inspect(|_| {
                         self.resync_work += buf.len();
-                        self.resync_work <= RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20)
+                        if self.resync_work > RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20) {
+                            self.line_cuts = true;
+                        }
                     }) {
                         // An unterminated string or an unbalanced `[` ran
                         // the ad into the ones after it: it ends where a
@@ -1056,8 +1086,9 @@ fn advance(line: &mut usize, column: &mut usize, bytes: &[u8]) {
 }
 
 /// Bound on the bytes of broken ads read again after a cut, per byte of
-/// input (plus a mebibyte): past it a broken ad takes the rest of the
-/// input with it, as before cutting was done.
+/// input (plus a mebibyte): past it every line that starts with `[` ends
+/// the ad before it (`line_cuts`), so that broken ads stop costing the
+/// rest of the input each.
 const RESYNC_WORK_PER_BYTE: usize = 4;
 
 /// The UTF-8 byte-order mark.
