@@ -314,6 +314,9 @@ struct NewScan {
     depth: usize,
     /// Offset, line (1-based) and column (chars before it) of its start.
     start: (usize, usize, usize),
+    /// The text grew past `MAX_AD_BYTES`: only its first `SHOWN_BYTES`
+    /// are kept, and it is reported unread.
+    overflow: bool,
 }
 
 struct JsonDoc {
@@ -463,7 +466,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 // of the input, without a newline) is read through a copy.
                 self.line_buf.clear();
                 let start = self.offset;
-                match self.reader.read_until(b'\n', &mut self.line_buf) {
+                match read_line_within(&mut self.reader, &mut self.line_buf) {
                     Ok(0) => {
                         self.done = true;
                         break;
@@ -471,6 +474,20 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     Ok(n) => {
                         self.offset += n;
                         self.line += 1;
+                        if self.line_buf.len() > MAX_AD_BYTES {
+                            self.line_buf.truncate(SHOWN_BYTES);
+                            ad.first_line.get_or_insert(self.line);
+                            if ad.failure.is_none() {
+                                ad.failure = Some(AdError {
+                                    ordinal: 0,
+                                    first_line: 0,
+                                    error: too_long(start, self.line, 1),
+                                    text: String::from_utf8_lossy(&self.line_buf).into_owned(),
+                                    text_offset: start,
+                                });
+                            }
+                            continue;
+                        }
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
@@ -726,6 +743,10 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     break;
                 }
             }
+            if scan.buf.len() > MAX_AD_BYTES {
+                scan.buf.truncate(SHOWN_BYTES);
+                scan.overflow = true;
+            }
             advance(&mut self.line, &mut self.column, &chunk[counted..used]);
             self.offset += used;
             if from_pending {
@@ -774,6 +795,10 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             text_offset: start.saturating_sub(column),
         };
         let result = match event {
+            _ if std::mem::take(&mut self.scan.overflow) => Err(AdError {
+                text: padded(&buf[..buf.len().min(SHOWN_BYTES)]),
+                ..fail(too_long(start, line, column + 1))
+            }),
             Event::Garbage => {
                 let text = String::from_utf8_lossy(&buf);
                 let (found, len) = describe_found(&text, 0);
@@ -1090,6 +1115,53 @@ fn advance(line: &mut usize, column: &mut usize, bytes: &[u8]) {
 /// the ad before it (`line_cuts`), so that broken ads stop costing the
 /// rest of the input each.
 const RESYNC_WORK_PER_BYTE: usize = 4;
+
+/// Longest ad (new syntax) or line (old syntax) read from a stream: past
+/// it the text is reported as too long and skipped, not kept, so that an
+/// endless input (`/dev/zero`) costs no more memory than this.
+const MAX_AD_BYTES: usize = 256 << 20;
+
+/// Bytes of a text past `MAX_AD_BYTES` kept to show in its error.
+const SHOWN_BYTES: usize = 1024;
+
+fn too_long(start: usize, line: usize, column: usize) -> ParseError {
+    ParseError {
+        message: format!(
+            "the ad is longer than {} MiB; it is skipped unread",
+            MAX_AD_BYTES >> 20
+        ),
+        span: Span::new(start, start + 1),
+        line,
+        column,
+    }
+}
+
+/// `read_until(b'\n')`, keeping no more than `MAX_AD_BYTES + 1` bytes of
+/// the line in `buf` (the rest is read and dropped); the bytes read.
+fn read_line_within<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(total);
+        }
+        let (used, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = (MAX_AD_BYTES + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..used.min(room)]);
+        reader.consume(used);
+        total += used;
+        if done {
+            return Ok(total);
+        }
+    }
+}
 
 /// The UTF-8 byte-order mark.
 pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";

@@ -562,6 +562,62 @@ fn many_broken_ads_do_not_take_the_rest_of_the_input() {
     }
 }
 
+/// An ad (new syntax) or a line (old syntax) of more than 256 MiB read
+/// from a stream is reported and skipped, not kept: `classad convert
+/// /dev/zero` grew one line until the allocator aborted the process (4 GiB
+/// under `ulimit -v`). The ads around it are read.
+#[test]
+fn an_endless_ad_in_a_stream_is_skipped_with_bounded_memory() {
+    /// `head`, then `fill` bytes of `x`, then `tail`, in 64 KiB reads.
+    struct Stream {
+        parts: Vec<u8>,
+        fill: usize,
+        tail: Vec<u8>,
+    }
+    impl std::io::Read for Stream {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = if !self.parts.is_empty() {
+                let n = self.parts.len().min(out.len());
+                out[..n].copy_from_slice(&self.parts[..n]);
+                self.parts.drain(..n);
+                n
+            } else if self.fill > 0 {
+                let n = self.fill.min(out.len()).min(1 << 16);
+                out[..n].fill(b'x');
+                self.fill -= n;
+                n
+            } else {
+                let n = self.tail.len().min(out.len());
+                out[..n].copy_from_slice(&self.tail[..n]);
+                self.tail.drain(..n);
+                n
+            };
+            Ok(n)
+        }
+    }
+    let p = parser();
+    for (format, head, tail, line) in [
+        (Format::New, "[ a = 1 ]\n[ b = \"", "\" ]\n[ c = 3 ]\n", 2),
+        (Format::Old, "a = 1\n\nb = \"", "\"\n\nc = 3\n", 3),
+    ] {
+        let stream = Stream {
+            parts: head.as_bytes().to_vec(),
+            fill: 257 << 20,
+            tail: tail.as_bytes().to_vec(),
+        };
+        let reader = std::io::BufReader::new(stream);
+        let ads: Vec<_> = AdReader::new(reader, format, &p).collect();
+        assert_eq!(ads.len(), 3, "{format:?}");
+        let e = ads[1].as_ref().expect_err("the long ad");
+        assert!(e.error.message.contains("longer than 256 MiB"), "{e:?}");
+        assert_eq!((e.first_line, e.error.line), (line, line), "{format:?}");
+        assert!(e.text.len() < 2048);
+        for (ad, want) in [(&ads[0], "[ a = 1 ]"), (&ads[2], "[ c = 3 ]")] {
+            assert_eq!(unparse_ad(ad.as_ref().unwrap()), want, "{format:?}");
+        }
+    }
+}
+
 /// A UTF-8 byte-order mark at the start of a file is skipped, in every
 /// format and when the format is detected (HTCondor accepts it).
 #[test]
