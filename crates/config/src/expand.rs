@@ -167,8 +167,64 @@ fn is_dollar_body(func: Func, body: &[u8]) -> bool {
     func == Func::Normal && body.eq_ignore_ascii_case(b"DOLLAR")
 }
 
-fn in_chain(chain: &[String], name: &str) -> bool {
-    chain.iter().any(|n| n.eq_ignore_ascii_case(name))
+/// The names whose values are being expanded, outermost first. A chain
+/// can be as long as the step budget (`A0 = $(A1)`, `A1 = $(A2)`, ...), so
+/// membership is one lookup in a count per lower-cased name, and a name is
+/// pushed and popped rather than the chain copied at every step.
+#[derive(Default)]
+pub(crate) struct Chain {
+    names: Vec<String>,
+    counts: std::collections::HashMap<String, u32>,
+}
+
+impl Chain {
+    pub(crate) fn new(names: &[String]) -> Chain {
+        let mut chain = Chain::default();
+        for n in names {
+            chain.push(n);
+        }
+        chain
+    }
+
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.counts.contains_key(&name.to_ascii_lowercase())
+    }
+
+    fn push(&mut self, name: &str) {
+        *self.counts.entry(name.to_ascii_lowercase()).or_insert(0) += 1;
+        self.names.push(name.to_string());
+    }
+
+    fn pop(&mut self) {
+        if let Some(name) = self.names.pop() {
+            let key = name.to_ascii_lowercase();
+            if let Some(count) = self.counts.get_mut(&key) {
+                *count -= 1;
+                if *count == 0 {
+                    self.counts.remove(&key);
+                }
+            }
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        while self.names.len() > len {
+            self.pop();
+        }
+    }
+
+    /// `Err` naming the cycle if `name` is being expanded already.
+    fn check(&self, name: &str) -> Result<(), ExpandError> {
+        if self.contains(name) {
+            Err(recursion_error(&self.names, name))
+        } else {
+            Ok(())
+        }
+    }
 }
 
 fn recursion_error(chain: &[String], name: &str) -> ExpandError {
@@ -551,13 +607,44 @@ impl Config {
     ) -> Result<String, ExpandError> {
         // One budget for the whole expansion, function arguments included.
         self.budget.set((0, 0));
-        self.expand_opts(text, chain, depth)
+        self.expand_opts(text, &mut Chain::new(chain), depth)
     }
 
+    /// Expands `text`; `chain` is as it was when this returns.
     fn expand_opts(
         &self,
         text: &str,
-        chain: &[String],
+        chain: &mut Chain,
+        depth: usize,
+    ) -> Result<String, ExpandError> {
+        let base = chain.len();
+        let result = self.expand_in(text, chain, depth);
+        chain.truncate(base);
+        result
+    }
+
+    /// Expands `text` with `name` pushed on `chain` (when there is one).
+    fn expand_as(
+        &self,
+        text: &str,
+        name: Option<&str>,
+        chain: &mut Chain,
+        depth: usize,
+    ) -> Result<String, ExpandError> {
+        let base = chain.len();
+        if let Some(name) = name {
+            chain.check(name)?;
+            chain.push(name);
+        }
+        let result = self.expand_opts(text, chain, depth);
+        chain.truncate(base);
+        result
+    }
+
+    fn expand_in(
+        &self,
+        text: &str,
+        chain: &mut Chain,
         depth: usize,
     ) -> Result<String, ExpandError> {
         if depth > MAX_FUNCTION_DEPTH {
@@ -567,12 +654,33 @@ impl Config {
         }
         let mut buf = text.to_string();
         let mut pos = 0;
-        // Regions of `buf` that hold the value of a name: (end, name).
-        let mut stack: Vec<(usize, usize, String)> = Vec::new();
+        // Regions of `buf` that hold the value of a name, one for each name
+        // this call pushed on `chain`: (start, bytes after the end). Each
+        // region lies inside the ones before it, so the regions a macro
+        // is not in are the last ones, and a replacement inside a region
+        // leaves the bytes after its end as they were.
+        let mut regions: Vec<(usize, usize)> = Vec::new();
         let no_dollar = |f: Func, body: &[u8]| is_dollar_body(f, body);
         while let Some(found) = next_macro(buf.as_bytes(), pos, &no_dollar) {
-            let (steps, work) = self.budget.get();
-            let (steps, work) = (steps + 1, work + buf.len());
+            let (steps, mut work) = self.budget.get();
+            let steps = steps + 1;
+            work += buf.len();
+            let len = buf.len();
+            while let Some(&(start, tail)) = regions.last() {
+                if start <= found.dollar && found.dollar < len - tail {
+                    break;
+                }
+                regions.pop();
+                chain.pop();
+            }
+            // Regions the macro runs out of end with its replacement.
+            for region in regions.iter_mut().rev() {
+                if len - region.1 >= found.right {
+                    break;
+                }
+                region.1 = len - found.right;
+                work += 1;
+            }
             self.budget.set((steps, work));
             if steps > MAX_EXPANSION_STEPS || work > MAX_EXPANSION_WORK {
                 return Err(ExpandError(format!(
@@ -580,24 +688,17 @@ impl Config {
                      {MAX_EXPANSION_STEPS} substitutions or {MAX_EXPANSION_WORK} bytes rewritten)"
                 )));
             }
-            stack.retain(|(start, end, _)| *start <= found.dollar && found.dollar < *end);
-            let mut active: Vec<String> = chain.to_vec();
-            active.extend(stack.iter().map(|(_, _, n)| n.clone()));
-            let replacement =
-                self.replacement(self.evaluate_macro(&buf, &found, &active, depth))?;
-            let old = found.right - found.dollar;
+            let replacement = self.replacement(self.evaluate_macro(&buf, &found, chain, depth))?;
             buf.replace_range(found.dollar..found.right, &replacement.text);
             if buf.len() > MAX_VALUE_LEN {
                 return Err(ExpandError(format!(
                     "expanded value longer than {MAX_VALUE_LEN} bytes"
                 )));
             }
-            let new = replacement.text.len();
-            for entry in stack.iter_mut() {
-                entry.1 = (entry.1 + new).saturating_sub(old).max(found.dollar + new);
-            }
             if let Some(name) = replacement.name {
-                stack.push((found.dollar, found.dollar + new, name));
+                let end = found.dollar + replacement.text.len();
+                regions.push((found.dollar, buf.len() - end));
+                chain.push(&name);
             }
             pos = rescan_from(buf.as_bytes(), found.dollar);
         }
@@ -657,7 +758,8 @@ impl Config {
                     "self reference to {name} keeps growing"
                 )));
             }
-            let replacement = self.replacement(self.evaluate_macro(&buf, &found, &[], 0))?;
+            let replacement =
+                self.replacement(self.evaluate_macro(&buf, &found, &mut Chain::default(), 0))?;
             buf.replace_range(found.dollar..found.right, &replacement.text);
             pos = found.dollar;
         }
@@ -685,31 +787,26 @@ impl Config {
         &self,
         args: &str,
         index: usize,
-        chain: &[String],
+        chain: &mut Chain,
         depth: usize,
     ) -> Result<Option<String>, ExpandError> {
         let Some(item) = nth_item(args, index) else {
             return Ok(None);
         };
-        let mut chain = chain.to_vec();
-        let value = match self.lookup(item) {
+        match self.lookup(item) {
             Some((raw, _)) if is_valid_name(item) => {
-                if in_chain(&chain, item) {
-                    return Err(recursion_error(&chain, item));
-                }
-                chain.push(item.to_string());
-                raw.to_string()
+                self.expand_as(raw, Some(item), chain, depth + 1)
             }
-            _ => item.to_string(),
-        };
-        self.expand_opts(&value, &chain, depth + 1).map(Some)
+            _ => self.expand_opts(item, chain, depth + 1),
+        }
+        .map(Some)
     }
 
     fn evaluate_macro(
         &self,
         buf: &str,
         found: &Found,
-        chain: &[String],
+        chain: &mut Chain,
         depth: usize,
     ) -> Result<Replacement, Failure> {
         let body = &buf[found.body..found.right - 1];
@@ -732,8 +829,8 @@ impl Config {
         match found.func {
             Func::Normal => {
                 let value = self.lookup(name).map(|(raw, _)| raw.to_string());
-                if value.as_deref().is_some_and(|v| !v.is_empty()) && in_chain(chain, name) {
-                    return Err(Failure::Hard(recursion_error(chain, name)));
+                if value.as_deref().is_some_and(|v| !v.is_empty()) {
+                    chain.check(name)?;
                 }
                 Ok(with_default(value, Some(name.to_string())))
             }
@@ -750,12 +847,7 @@ impl Config {
                 let value = match self.lookup(body) {
                     Some((raw, _)) => {
                         if raw.contains('$') {
-                            if in_chain(chain, body) {
-                                return Err(Failure::Hard(recursion_error(chain, body)));
-                            }
-                            let mut chain = chain.to_vec();
-                            chain.push(body.to_string());
-                            self.expand_opts(raw, &chain, depth + 1)?
+                            self.expand_as(raw, Some(body), chain, depth + 1)?
                         } else {
                             raw.to_string()
                         }
@@ -816,12 +908,7 @@ impl Config {
                         return err(format!("$CHOICE() error: no list named {list_name}"));
                     };
                     if raw.contains('$') {
-                        if in_chain(chain, list_name) {
-                            return Err(Failure::Hard(recursion_error(chain, list_name)));
-                        }
-                        let mut chain = chain.to_vec();
-                        chain.push(list_name.to_string());
-                        self.expand_opts(raw, &chain, depth + 1)?
+                        self.expand_as(raw, Some(list_name), chain, depth + 1)?
                     } else {
                         raw.to_string()
                     }
@@ -836,14 +923,7 @@ impl Config {
             Func::Substr => {
                 let item = nth_item(body, 0).unwrap_or("");
                 let value = match self.lookup(item) {
-                    Some((raw, _)) => {
-                        if in_chain(chain, item) {
-                            return Err(Failure::Hard(recursion_error(chain, item)));
-                        }
-                        let mut chain = chain.to_vec();
-                        chain.push(item.to_string());
-                        self.expand_opts(raw, &chain, depth + 1)?
-                    }
+                    Some((raw, _)) => self.expand_as(raw, Some(item), chain, depth + 1)?,
                     None => String::new(),
                 };
                 if value.is_empty() {
@@ -930,19 +1010,12 @@ impl Config {
                 }))
             }
             Func::Eval => {
-                let (text, chain) = match self.lookup(body) {
-                    Some((raw, _)) if is_valid_name(body) => {
-                        if in_chain(chain, body) {
-                            return Err(Failure::Hard(recursion_error(chain, body)));
-                        }
-                        let mut c = chain.to_vec();
-                        c.push(body.to_string());
-                        (raw.to_string(), c)
-                    }
-                    _ => (body.to_string(), chain.to_vec()),
+                let (text, owner) = match self.lookup(body) {
+                    Some((raw, _)) if is_valid_name(body) => (raw, Some(body)),
+                    _ => (body, None),
                 };
                 let had_macros = text.contains('$');
-                let expanded = self.expand_opts(&text, &chain, depth + 1)?;
+                let expanded = self.expand_as(text, owner, chain, depth + 1)?;
                 // What does not parse gives the expanded text if there
                 // were macros in it, else nothing (HTCondor 25).
                 let result = match evaluate(&expanded) {

@@ -1,6 +1,7 @@
 //! Why a job matches what it matches, as `condor_q -better-analyze` tells
 //! it, with a suggestion of which clause to relax.
 
+use crate::engine::MAX_EXHAUSTED;
 use crate::refs;
 use crate::{JobId, Pool, truthy};
 use classad::syntax::Expr;
@@ -102,11 +103,20 @@ pub(crate) fn analyze(pool: &Pool, j: usize) -> Analysis {
         suggestion: None,
     };
     let mut values = vec![false; job_parts.len()];
+    // The job's Requirements and each of its clauses, like a clause in a
+    // negotiation, are ERROR against the remaining slots once they have
+    // used up the VM's budget `MAX_EXHAUSTED` times.
+    let mut job_exhausted = 0u8;
+    let mut part_exhausted = vec![0u8; job_parts.len()];
     for slot in pool.slots() {
         if !slot.unclaimed {
             a.claimed += 1;
         }
-        let job_ok = truthy(&vm.evaluate_attribute(&job.ad, &requirements, Some(&slot.ad)));
+        let job_ok = job_exhausted < MAX_EXHAUSTED && {
+            let ok = truthy(&vm.evaluate_attribute(&job.ad, &requirements, Some(&slot.ad)));
+            job_exhausted += u8::from(vm.exhausted());
+            ok
+        };
         let slot_ok = truthy(&vm.evaluate_attribute(&slot.ad, &requirements, Some(&job.ad)));
         a.rejected_by_job += usize::from(!job_ok);
         a.rejecting_job += usize::from(!slot_ok);
@@ -116,9 +126,12 @@ pub(crate) fn analyze(pool: &Pool, j: usize) -> Analysis {
         }
         for (k, (text, ok)) in job_parts.iter().enumerate() {
             values[k] = *ok
-                && programs[text]
-                    .as_ref()
-                    .is_some_and(|p| truthy(&vm.evaluate_in_match(p, &job.ad, &slot.ad)));
+                && part_exhausted[k] < MAX_EXHAUSTED
+                && programs[text].as_ref().is_some_and(|p| {
+                    let value = truthy(&vm.evaluate_in_match(p, &job.ad, &slot.ad));
+                    part_exhausted[k] += u8::from(vm.exhausted());
+                    value
+                });
             job_rejects[k] += usize::from(!values[k]);
         }
         let failing: Vec<usize> = (0..values.len()).filter(|&k| !values[k]).collect();

@@ -299,7 +299,18 @@ pub(crate) struct Instance {
     /// Left to the match matrix, which evaluates it only against the slots
     /// that the other clauses let through.
     deferred: bool,
+    /// Evaluations of this instance that ran out of their budget: from
+    /// `MAX_EXHAUSTED` on, the instance is ERROR against the other groups
+    /// without being evaluated.
+    exhausted: u8,
 }
+
+/// Evaluations of one clause of one ad that may use up the VM's budget
+/// (10 million steps, 0.2 s) before the clause is taken as ERROR against
+/// the rest of the other side: one hostile ad (`h1 = h0 + h0 + Memory`,
+/// ..., `Requirements = h40 > 0`) would otherwise cost the full budget
+/// against every slot group (661 groups: 116 s).
+pub(crate) const MAX_EXHAUSTED: u8 = 2;
 
 #[derive(Clone)]
 enum Item {
@@ -589,6 +600,7 @@ impl Engine {
                         },
                         operand: None,
                         deferred: false,
+                        exhausted: 0,
                     });
                 }
                 list.push(i);
@@ -1089,8 +1101,13 @@ impl Engine {
                                 inst.values.set(g, this.number(inst.pred, &v));
                                 continue;
                             }
+                            if inst.exhausted >= MAX_EXHAUSTED {
+                                inst.values.set(g, this.number(inst.pred, &Value::Error));
+                                continue;
+                            }
                             let other = &this.units[1 - pred.side][target.reps[g] as usize];
                             let v = this.evaluate_pred(vm, inst.pred, my, other);
+                            inst.exhausted += u8::from(vm.exhausted());
                             inst.values.set(g, this.number(inst.pred, &v));
                         }
                     },
@@ -1191,7 +1208,13 @@ impl Engine {
             self.instances[i as usize].values.set(g, n);
             return n;
         }
-        let v = self.evaluate_pred(vm, pred, &my, &other);
+        let v = if self.instances[i as usize].exhausted >= MAX_EXHAUSTED {
+            Value::Error
+        } else {
+            let v = self.evaluate_pred(vm, pred, &my, &other);
+            self.instances[i as usize].exhausted += u8::from(vm.exhausted());
+            v
+        };
         let n = self.number(pred, &v);
         self.instances[i as usize].values.set(g, n);
         n

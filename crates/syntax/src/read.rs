@@ -202,6 +202,11 @@ pub struct AdReader<'p, R> {
     /// so that cutting cannot make reading quadratic.
     fresh: usize,
     resync_work: usize,
+    /// Set once `resync_work` has passed its bound: from then on an ad
+    /// also ends before a line that starts with `[` (where a cut would
+    /// have been made), so that a broken ad costs only its own lines and
+    /// the ads after it are still read.
+    line_cuts: bool,
     /// Whether the start of the input was checked for a byte-order mark.
     bom_checked: bool,
     xml: Option<(String, XmlAdCursor)>,
@@ -309,6 +314,9 @@ struct NewScan {
     depth: usize,
     /// Offset, line (1-based) and column (chars before it) of its start.
     start: (usize, usize, usize),
+    /// The text grew past `MAX_AD_BYTES`: only its first `SHOWN_BYTES`
+    /// are kept, and it is reported unread.
+    overflow: bool,
 }
 
 struct JsonDoc {
@@ -348,6 +356,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             pending_used: 0,
             fresh: 0,
             resync_work: 0,
+            line_cuts: false,
             bom_checked: false,
             xml: None,
             ended_inside: false,
@@ -457,7 +466,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 // of the input, without a newline) is read through a copy.
                 self.line_buf.clear();
                 let start = self.offset;
-                match self.reader.read_until(b'\n', &mut self.line_buf) {
+                match read_line_within(&mut self.reader, &mut self.line_buf) {
                     Ok(0) => {
                         self.done = true;
                         break;
@@ -465,6 +474,20 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     Ok(n) => {
                         self.offset += n;
                         self.line += 1;
+                        if self.line_buf.len() > MAX_AD_BYTES {
+                            self.line_buf.truncate(SHOWN_BYTES);
+                            ad.first_line.get_or_insert(self.line);
+                            if ad.failure.is_none() {
+                                ad.failure = Some(AdError {
+                                    ordinal: 0,
+                                    first_line: 0,
+                                    error: too_long(start, self.line, 1),
+                                    text: String::from_utf8_lossy(&self.line_buf).into_owned(),
+                                    text_offset: start,
+                                });
+                            }
+                            continue;
+                        }
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
@@ -549,6 +572,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             }
             let mut used = 0;
             let mut event = None;
+            let line_cuts = self.line_cuts;
             let scan = &mut self.scan;
             // Line and column are brought up to date where an ad starts and
             // at the end of the chunk, not byte by byte.
@@ -562,6 +586,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     Normal => chunk[used..]
                         .iter()
                         .position(|&b| NEW_SPECIAL[usize::from(b)])
+                        .unwrap_or(chunk.len() - used),
+                    Str(q) if line_cuts => memchr::memchr3(q, b'\\', b'[', &chunk[used..])
                         .unwrap_or(chunk.len() - used),
                     Str(q) => {
                         memchr::memchr2(q, b'\\', &chunk[used..]).unwrap_or(chunk.len() - used)
@@ -580,6 +606,25 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     continue;
                 }
                 let b = chunk[used];
+                if line_cuts
+                    && b == b'['
+                    && scan.buf.len() > 1
+                    && scan.buf.last() == Some(&b'\n')
+                    && !matches!(
+                        scan.state,
+                        Outside
+                            | OutsideSlash
+                            | OutsideLineComment
+                            | OutsideBlockComment
+                            | OutsideBlockStar
+                            | Garbage
+                    )
+                {
+                    // The `[` is left for the next ad.
+                    scan.state = Outside;
+                    event = Some(Event::Ad);
+                    break;
+                }
                 // Bytes of an ad (and of garbage) are kept; an ad ends after
                 // its closing `]`, garbage before the next `[`.
                 match scan.state {
@@ -698,6 +743,10 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                     break;
                 }
             }
+            if scan.buf.len() > MAX_AD_BYTES {
+                scan.buf.truncate(SHOWN_BYTES);
+                scan.overflow = true;
+            }
             advance(&mut self.line, &mut self.column, &chunk[counted..used]);
             self.offset += used;
             if from_pending {
@@ -746,6 +795,10 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             text_offset: start.saturating_sub(column),
         };
         let result = match event {
+            _ if std::mem::take(&mut self.scan.overflow) => Err(AdError {
+                text: padded(&buf[..buf.len().min(SHOWN_BYTES)]),
+                ..fail(too_long(start, line, column + 1))
+            }),
             Event::Garbage => {
                 let text = String::from_utf8_lossy(&buf);
                 let (found, len) = describe_found(&text, 0);
@@ -772,9 +825,11 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         ad.drop_index();
                         Ok(ad)
                     }
-                    Err(err) => match resync_point(&buf).filter(|_| {
+                    Err(err) => match resync_point(&buf).inspect(|_| {
                         self.resync_work += buf.len();
-                        self.resync_work <= RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20)
+                        if self.resync_work > RESYNC_WORK_PER_BYTE * self.fresh + (1 << 20) {
+                            self.line_cuts = true;
+                        }
                     }) {
                         // An unterminated string or an unbalanced `[` ran
                         // the ad into the ones after it: it ends where a
@@ -1056,9 +1111,57 @@ fn advance(line: &mut usize, column: &mut usize, bytes: &[u8]) {
 }
 
 /// Bound on the bytes of broken ads read again after a cut, per byte of
-/// input (plus a mebibyte): past it a broken ad takes the rest of the
-/// input with it, as before cutting was done.
+/// input (plus a mebibyte): past it every line that starts with `[` ends
+/// the ad before it (`line_cuts`), so that broken ads stop costing the
+/// rest of the input each.
 const RESYNC_WORK_PER_BYTE: usize = 4;
+
+/// Longest ad (new syntax) or line (old syntax) read from a stream: past
+/// it the text is reported as too long and skipped, not kept, so that an
+/// endless input (`/dev/zero`) costs no more memory than this.
+const MAX_AD_BYTES: usize = 256 << 20;
+
+/// Bytes of a text past `MAX_AD_BYTES` kept to show in its error.
+const SHOWN_BYTES: usize = 1024;
+
+fn too_long(start: usize, line: usize, column: usize) -> ParseError {
+    ParseError {
+        message: format!(
+            "the ad is longer than {} MiB; it is skipped unread",
+            MAX_AD_BYTES >> 20
+        ),
+        span: Span::new(start, start + 1),
+        line,
+        column,
+    }
+}
+
+/// `read_until(b'\n')`, keeping no more than `MAX_AD_BYTES + 1` bytes of
+/// the line in `buf` (the rest is read and dropped); the bytes read.
+fn read_line_within<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(total);
+        }
+        let (used, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = (MAX_AD_BYTES + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..used.min(room)]);
+        reader.consume(used);
+        total += used;
+        if done {
+            return Ok(total);
+        }
+    }
+}
 
 /// The UTF-8 byte-order mark.
 pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";

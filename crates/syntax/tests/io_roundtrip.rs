@@ -542,6 +542,98 @@ fn new_syntax_reader_resynchronises_after_a_broken_ad() {
     assert_eq!(ads.len(), 2);
 }
 
+/// Each broken ad that runs to the end of the input (a missing `]`, an
+/// unterminated string) used to be read again up to the end, under a
+/// bound of 4 bytes per byte of input: past it the next broken ad took
+/// the rest of the input with it. 10 such ads spread over a pool of
+/// 100,000 lost the last 35,000 good ones. Past the bound every line that
+/// starts with `[` now ends the ad before it, so reading stays linear and
+/// every good ad after a broken one is read.
+#[test]
+fn many_broken_ads_do_not_take_the_rest_of_the_input() {
+    for broken in ["[ a = [ b = 1; c = 2 ]", "[ a = \"x; b = 1 ]", "[ a = \"x"] {
+        let (n, every) = (20_000, 1_000);
+        let mut text = String::new();
+        for i in 0..n {
+            if i % every == every / 2 {
+                text.push_str(broken);
+            } else {
+                text.push_str(&format!("[ a = {i} ]"));
+            }
+            text.push('\n');
+        }
+        let ads = read_all(&text, Format::New);
+        let bad: Vec<usize> = ads
+            .iter()
+            .filter_map(|ad| ad.as_ref().err().map(|e| e.first_line))
+            .collect();
+        let expected: Vec<usize> = (0..n)
+            .filter(|i| i % every == every / 2)
+            .map(|i| i + 1)
+            .collect();
+        assert_eq!(bad, expected, "{broken}");
+        assert_eq!(ads.len(), n, "{broken}");
+        let last = ads.last().unwrap().as_ref().expect("the last ad is good");
+        assert_eq!(unparse_ad(last), format!("[ a = {} ]", n - 1));
+    }
+}
+
+/// An ad (new syntax) or a line (old syntax) of more than 256 MiB read
+/// from a stream is reported and skipped, not kept: `classad convert
+/// /dev/zero` grew one line until the allocator aborted the process (4 GiB
+/// under `ulimit -v`). The ads around it are read.
+#[test]
+fn an_endless_ad_in_a_stream_is_skipped_with_bounded_memory() {
+    /// `head`, then `fill` bytes of `x`, then `tail`, in 64 KiB reads.
+    struct Stream {
+        parts: Vec<u8>,
+        fill: usize,
+        tail: Vec<u8>,
+    }
+    impl std::io::Read for Stream {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = if !self.parts.is_empty() {
+                let n = self.parts.len().min(out.len());
+                out[..n].copy_from_slice(&self.parts[..n]);
+                self.parts.drain(..n);
+                n
+            } else if self.fill > 0 {
+                let n = self.fill.min(out.len()).min(1 << 16);
+                out[..n].fill(b'x');
+                self.fill -= n;
+                n
+            } else {
+                let n = self.tail.len().min(out.len());
+                out[..n].copy_from_slice(&self.tail[..n]);
+                self.tail.drain(..n);
+                n
+            };
+            Ok(n)
+        }
+    }
+    let p = parser();
+    for (format, head, tail, line) in [
+        (Format::New, "[ a = 1 ]\n[ b = \"", "\" ]\n[ c = 3 ]\n", 2),
+        (Format::Old, "a = 1\n\nb = \"", "\"\n\nc = 3\n", 3),
+    ] {
+        let stream = Stream {
+            parts: head.as_bytes().to_vec(),
+            fill: 257 << 20,
+            tail: tail.as_bytes().to_vec(),
+        };
+        let reader = std::io::BufReader::new(stream);
+        let ads: Vec<_> = AdReader::new(reader, format, &p).collect();
+        assert_eq!(ads.len(), 3, "{format:?}");
+        let e = ads[1].as_ref().expect_err("the long ad");
+        assert!(e.error.message.contains("longer than 256 MiB"), "{e:?}");
+        assert_eq!((e.first_line, e.error.line), (line, line), "{format:?}");
+        assert!(e.text.len() < 2048);
+        for (ad, want) in [(&ads[0], "[ a = 1 ]"), (&ads[2], "[ c = 3 ]")] {
+            assert_eq!(unparse_ad(ad.as_ref().unwrap()), want, "{format:?}");
+        }
+    }
+}
+
 /// A UTF-8 byte-order mark at the start of a file is skipped, in every
 /// format and when the format is detected (HTCondor accepts it).
 #[test]
