@@ -19,6 +19,7 @@ fn pool(jobs: &str, slots: &str, threads: usize) -> Pool {
     let mut pool = Pool::new(Options {
         strict: false,
         threads,
+        ..Options::default()
     });
     for (_, ad) in read_ad_text(jobs.as_bytes(), "jobs").ads {
         pool.add_job(ad).expect("a job id");

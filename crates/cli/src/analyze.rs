@@ -23,6 +23,13 @@ pub struct AnalyzeArgs {
     /// The slot (machine) ads.
     #[arg(long, visible_alias = "machines", value_name = "FILE")]
     slots: String,
+    /// Not HTCondor's behaviour: once a clause of one ad has used up the
+    /// evaluation budget (10 million steps) against N groups of the other
+    /// side, take it as ERROR against the rest unevaluated, so that one
+    /// hostile ad cannot stall the negotiation. Can change matches where
+    /// the clause's cost depends on the other ad.
+    #[arg(long, value_name = "N")]
+    give_up_after_exhausted: Option<u8>,
     /// Jobs to explain, as CLUSTER.PROC.
     #[arg(value_name = "JOB_ID")]
     ids: Vec<JobId>,
@@ -30,7 +37,14 @@ pub struct AnalyzeArgs {
 
 pub fn run(args: AnalyzeArgs) -> ExitCode {
     let (jobs, slots, ids) = (args.jobs, args.slots, args.ids);
-    let (pool, _) = match load_pool(&jobs, &slots, Options::default()) {
+    let (pool, _) = match load_pool(
+        &jobs,
+        &slots,
+        Options {
+            give_up_after_exhausted: args.give_up_after_exhausted,
+            ..Options::default()
+        },
+    ) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("classad analyze: {e}");

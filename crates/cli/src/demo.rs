@@ -74,6 +74,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
     let mut pool = Pool::new(Options {
         strict: false,
         threads,
+        ..Options::default()
     });
     for (_, ad) in job_file.ads {
         let _ = pool.add_job(ad);

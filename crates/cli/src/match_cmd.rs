@@ -44,6 +44,13 @@ pub struct MatchArgs {
     /// STRICT_CLASSAD_EVALUATION: unscoped names are not looked up in the other ad.
     #[arg(long)]
     pub strict: bool,
+    /// Not HTCondor's behaviour: once a clause of one ad has used up the
+    /// evaluation budget (10 million steps) against N groups of the other
+    /// side, take it as ERROR against the rest unevaluated, so that one
+    /// hostile ad cannot stall the negotiation. Can change matches where
+    /// the clause's cost depends on the other ad.
+    #[arg(long, value_name = "N")]
+    pub give_up_after_exhausted: Option<u8>,
 }
 
 /// A number of threads, from 1 to [`MAX_THREADS`].
@@ -189,6 +196,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
     let options = Options {
         strict: args.strict,
         threads: args.threads,
+        give_up_after_exhausted: args.give_up_after_exhausted,
     };
     let policy = match read_policy(args.policy.as_deref()) {
         Ok(p) => p,

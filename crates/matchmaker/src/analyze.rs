@@ -1,7 +1,7 @@
 //! Why a job matches what it matches, as `condor_q -better-analyze` tells
 //! it, with a suggestion of which clause to relax.
 
-use crate::engine::MAX_EXHAUSTED;
+use crate::engine::given_up;
 use crate::refs;
 use crate::{JobId, Pool, truthy};
 use classad::syntax::Expr;
@@ -103,18 +103,20 @@ pub(crate) fn analyze(pool: &Pool, j: usize) -> Analysis {
         suggestion: None,
     };
     let mut values = vec![false; job_parts.len()];
-    // The job's Requirements and each of its clauses, like a clause in a
-    // negotiation, are ERROR against the remaining slots once they have
-    // used up the VM's budget `MAX_EXHAUSTED` times.
+    // Under `Options::give_up_after_exhausted`, the job's Requirements and
+    // each of its clauses, like a clause in a negotiation, are ERROR
+    // against the remaining slots once they have used up the VM's budget
+    // that many times.
+    let limit = pool.options().give_up_after_exhausted;
     let mut job_exhausted = 0u8;
     let mut part_exhausted = vec![0u8; job_parts.len()];
     for slot in pool.slots() {
         if !slot.unclaimed {
             a.claimed += 1;
         }
-        let job_ok = job_exhausted < MAX_EXHAUSTED && {
+        let job_ok = !given_up(limit, job_exhausted) && {
             let ok = truthy(&vm.evaluate_attribute(&job.ad, &requirements, Some(&slot.ad)));
-            job_exhausted += u8::from(vm.exhausted());
+            job_exhausted = job_exhausted.saturating_add(u8::from(vm.exhausted()));
             ok
         };
         let slot_ok = truthy(&vm.evaluate_attribute(&slot.ad, &requirements, Some(&job.ad)));
@@ -126,10 +128,10 @@ pub(crate) fn analyze(pool: &Pool, j: usize) -> Analysis {
         }
         for (k, (text, ok)) in job_parts.iter().enumerate() {
             values[k] = *ok
-                && part_exhausted[k] < MAX_EXHAUSTED
+                && !given_up(limit, part_exhausted[k])
                 && programs[text].as_ref().is_some_and(|p| {
                     let value = truthy(&vm.evaluate_in_match(p, &job.ad, &slot.ad));
-                    part_exhausted[k] += u8::from(vm.exhausted());
+                    part_exhausted[k] = part_exhausted[k].saturating_add(u8::from(vm.exhausted()));
                     value
                 });
             job_rejects[k] += usize::from(!values[k]);

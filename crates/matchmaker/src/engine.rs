@@ -299,18 +299,20 @@ pub(crate) struct Instance {
     /// Left to the match matrix, which evaluates it only against the slots
     /// that the other clauses let through.
     deferred: bool,
-    /// Evaluations of this instance that ran out of their budget: from
-    /// `MAX_EXHAUSTED` on, the instance is ERROR against the other groups
-    /// without being evaluated.
+    /// Evaluations of this instance that ran out of their budget: with
+    /// `Options::give_up_after_exhausted`, from that count on the instance
+    /// is ERROR against the other groups without being evaluated.
     exhausted: u8,
 }
 
-/// Evaluations of one clause of one ad that may use up the VM's budget
-/// (10 million steps, 0.2 s) before the clause is taken as ERROR against
-/// the rest of the other side: one hostile ad (`h1 = h0 + h0 + Memory`,
-/// ..., `Requirements = h40 > 0`) would otherwise cost the full budget
-/// against every slot group (661 groups: 116 s).
-pub(crate) const MAX_EXHAUSTED: u8 = 2;
+/// Whether a clause that has used up the VM's budget (10 million steps,
+/// 0.2 s) `exhausted` times is given up under `Options::give_up_after_exhausted`:
+/// one hostile ad (`h1 = h0 + h0 + Memory`, ..., `Requirements = h40 > 0`)
+/// otherwise costs the full budget against every slot group (661 groups:
+/// 116 s), as it would in HTCondor.
+pub(crate) fn given_up(limit: Option<u8>, exhausted: u8) -> bool {
+    limit.is_some_and(|limit| exhausted >= limit)
+}
 
 #[derive(Clone)]
 enum Item {
@@ -344,6 +346,8 @@ pub struct PolicyExprs {
 /// The engine over a fixed set of job ads and a growing set of slot ads.
 pub(crate) struct Engine {
     strict: bool,
+    /// `Options::give_up_after_exhausted`.
+    give_up_after_exhausted: Option<u8>,
     registry: Arc<Registry>,
     pub units: [Vec<AdRef>; 2],
     pub info: [Vec<UnitInfo>; 2],
@@ -401,9 +405,11 @@ impl Engine {
         policy: &PolicyExprs,
         strict: bool,
         threads: usize,
+        give_up_after_exhausted: Option<u8>,
     ) -> Result<Engine, String> {
         let mut engine = Engine {
             strict,
+            give_up_after_exhausted,
             registry: classad::stdlib::shared_registry(),
             units: [jobs, slots],
             info: [Vec::new(), Vec::new()],
@@ -1101,13 +1107,14 @@ impl Engine {
                                 inst.values.set(g, this.number(inst.pred, &v));
                                 continue;
                             }
-                            if inst.exhausted >= MAX_EXHAUSTED {
+                            if given_up(this.give_up_after_exhausted, inst.exhausted) {
                                 inst.values.set(g, this.number(inst.pred, &Value::Error));
                                 continue;
                             }
                             let other = &this.units[1 - pred.side][target.reps[g] as usize];
                             let v = this.evaluate_pred(vm, inst.pred, my, other);
-                            inst.exhausted += u8::from(vm.exhausted());
+                            inst.exhausted =
+                                inst.exhausted.saturating_add(u8::from(vm.exhausted()));
                             inst.values.set(g, this.number(inst.pred, &v));
                         }
                     },
@@ -1208,11 +1215,15 @@ impl Engine {
             self.instances[i as usize].values.set(g, n);
             return n;
         }
-        let v = if self.instances[i as usize].exhausted >= MAX_EXHAUSTED {
+        let v = if given_up(
+            self.give_up_after_exhausted,
+            self.instances[i as usize].exhausted,
+        ) {
             Value::Error
         } else {
             let v = self.evaluate_pred(vm, pred, &my, &other);
-            self.instances[i as usize].exhausted += u8::from(vm.exhausted());
+            let inst = &mut self.instances[i as usize];
+            inst.exhausted = inst.exhausted.saturating_add(u8::from(vm.exhausted()));
             v
         };
         let n = self.number(pred, &v);

@@ -186,6 +186,13 @@ pub struct Options {
     pub strict: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
+    /// Opt-in shortcut for hostile ads: once one clause of an ad has used
+    /// up the VM's step budget this many times against groups of the other
+    /// side, it is taken as ERROR against the rest without being evaluated
+    /// (in `analyze` too). `None`, the default, evaluates every pair as
+    /// HTCondor does: the shortcut can change a match when the clause's
+    /// cost depends on the other ad (`TARGET.Name == "s4" || Costly`).
+    pub give_up_after_exhausted: Option<u8>,
 }
 
 impl Default for Options {
@@ -193,6 +200,7 @@ impl Default for Options {
         Options {
             strict: false,
             threads: 1,
+            give_up_after_exhausted: None,
         }
     }
 }
@@ -366,6 +374,7 @@ impl Pool {
             &self.policy,
             self.options.strict,
             self.threads(),
+            self.options.give_up_after_exhausted,
         )
     }
 
