@@ -99,6 +99,10 @@ fn deepest_allowed_input_evaluates() {
     );
     let value = eval(&source);
     assert!(!value.starts_with("parse error"), "{value}");
+    // Every operation is a level of depth in HTCondor's evaluation: deeper
+    // than 400 it fails (the oracle: 400 `-` are 1, 401 fail).
     let chain = format!("{}1", "- ".repeat(options.max_depth - 1));
-    assert_eq!(eval(&chain), "-1");
+    assert_eq!(eval(&chain), "error");
+    assert_eq!(eval(&format!("{}1", "- ".repeat(400))), "1");
+    assert_eq!(eval(&format!("{}1", "- ".repeat(401))), "error");
 }

@@ -490,13 +490,15 @@ impl<'r> Compiler<'r> {
     fn elvis(&self, value: &Expr, fallback: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
         self.expr(value, unit)?;
         if let Some(v) = unit.pop_const() {
+            // The operation's own level is one above its operands'.
+            let level = unit.nesting - 1;
             if v.is_undefined() {
                 self.expr(fallback, unit)?;
                 if let Some(v) = unit.pop_const() {
-                    unit.push_folded_at(v, unit.nesting);
+                    unit.push_folded_at(v, level);
                 }
             } else {
-                unit.push_folded_at(v, unit.nesting);
+                unit.push_folded_at(v, level);
             }
             return Ok(());
         }
@@ -536,7 +538,7 @@ impl<'r> Compiler<'r> {
         let left = unit.peek_const();
         if let Some(result) = left.as_ref().and_then(short) {
             unit.pop_const();
-            unit.push_folded_at(result, unit.nesting);
+            unit.push_folded_at(result, unit.nesting - 1);
             return Ok(());
         }
         let test = unit.placeholder();
@@ -551,7 +553,7 @@ impl<'r> Compiler<'r> {
             unit.code.pop();
             let need = unit.levels.pop().unwrap_or(0);
             unit.popped_need = unit.popped_need.max(need);
-            unit.push_folded_at(combine(left, right), unit.nesting);
+            unit.push_folded_at(combine(left, right), unit.nesting - 1);
             return Ok(());
         }
         unit.emit(if op == BinaryOp::And {
@@ -582,7 +584,7 @@ impl<'r> Compiler<'r> {
     ) -> Result<(), CompileError> {
         let level = u16::from(operation);
         unit.nesting += level;
-        let result = self.conditional_operands(cond, then, otherwise, unit);
+        let result = self.conditional_operands(cond, then, otherwise, unit, operation);
         unit.nesting -= level;
         result
     }
@@ -593,19 +595,34 @@ impl<'r> Compiler<'r> {
         then: &Expr,
         otherwise: &Expr,
         unit: &mut Unit,
+        operation: bool,
     ) -> Result<(), CompileError> {
         self.expr(cond, unit)?;
         if let Some(c) = unit.pop_const() {
-            match c {
-                Value::Undefined => unit.push_folded_at(Value::Undefined, unit.nesting),
+            let result = match c {
+                Value::Undefined => Some(Value::Undefined),
                 other => match ops::truth(&other) {
-                    Some(true) => self.expr(then, unit)?,
-                    Some(false) => self.expr(otherwise, unit)?,
-                    None => unit.push_folded_at(Value::Error, unit.nesting),
+                    Some(true) => {
+                        self.expr(then, unit)?;
+                        unit.pop_const()
+                    }
+                    Some(false) => {
+                        self.expr(otherwise, unit)?;
+                        unit.pop_const()
+                    }
+                    None => Some(Value::Error),
                 },
-            }
-            if let Some(v) = unit.pop_const() {
-                unit.push_folded_at(v, unit.nesting);
+            };
+            // Folded: it fails where the operation (one level above its
+            // operands) or what was folded into it would have; a call of
+            // ifThenElse is no level.
+            if let Some(v) = result {
+                if operation {
+                    unit.push_folded_at(v, unit.nesting - 1);
+                } else {
+                    let need = unit.popped_need;
+                    unit.push_with_need(v, need);
+                }
             }
             return Ok(());
         }
@@ -724,7 +741,7 @@ impl<'r> Compiler<'r> {
             };
             if let Function::Strict(f) | Function::StrictKeepingLists(f) = function.function {
                 let value = f(&mut context, &values);
-                unit.push_folded_at(value, need.saturating_sub(1));
+                unit.push_with_need(value, need);
                 return Ok(());
             }
         }

@@ -349,13 +349,15 @@ impl Program {
         &self.constants
     }
 
-    /// If the program is a single constant, that constant.
+    /// If the program is a single constant that cannot fail (not folded
+    /// from operations, which fail at the depth limit), that constant.
     pub fn as_constant(&self) -> Option<&Value> {
         match *self.code {
             [
                 Encoded {
                     op: opcode::CONST,
                     arg,
+                    count: 0,
                     ..
                 },
                 Encoded {
