@@ -30,6 +30,11 @@ fn self_referring_list_through_a_subscript_is_error() {
 fn list_containing_itself_stays_bounded() {
     assert_eq!(eval("size([a = {a, a}].a)"), "2");
     assert_eq!(eval("[a = {a}].a"), "{ { a } }");
+    // A selection over a list that finds the list again maps it inside
+    // itself at the same depth (HTCondor's process overflows its stack):
+    // bounded here.
+    assert_eq!(eval("[x = {x}; y = x.a].y"), "undefined");
+    assert_eq!(eval("[x = {x, x}; y = x.a].y"), "undefined");
 }
 
 #[test]

@@ -171,7 +171,7 @@ fn selection_chain(expr: &classad_syntax::Expr) -> bool {
 }
 
 /// Most selections over lists inside one another (`Vm::map_nesting`).
-const MAX_NESTED_MAPS: u32 = 1000;
+const MAX_NESTED_MAPS: u32 = 3000;
 
 /// The value HTCondor's failed evaluation of `source` leaves: a reference
 /// or a selection passes on the value its failed part left (a selection
@@ -412,6 +412,9 @@ impl CallContext<'_> {
         ad: &AdRef,
         written_in: &AdRef,
     ) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
         let failures = self.vm.depth_failures;
         self.vm.depth += 1;
         let saved = self
@@ -614,7 +617,13 @@ impl Vm {
     pub fn charge(&mut self, work: u64) -> bool {
         // Kept far from overflow: the interpreter adds one per instruction.
         self.steps = self.steps.saturating_add(work).min(u64::MAX / 2);
-        self.steps <= self.options.limits.max_steps
+        if self.steps > self.options.limits.max_steps {
+            // Past the budget the evaluation fails, as HTCondor's does
+            // past its own (see `run`).
+            self.depth_failures += 1;
+            return false;
+        }
+        true
     }
 
     /// Counts `bytes` of values about to be produced; false (and the
