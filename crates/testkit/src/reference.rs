@@ -358,7 +358,6 @@ impl<'a> Reference<'a> {
         self.steps > MAX_STEPS
     }
 
-    /// Evaluates `expr` in an empty context ad.
     /// Whether an evaluation so far reached the depth limit (see
     /// `reached_depth_limit`).
     pub fn reached_depth_limit(&self) -> bool {
@@ -371,6 +370,7 @@ impl<'a> Reference<'a> {
         at
     }
 
+    /// Evaluates `expr` in an empty context ad.
     pub fn evaluate(&mut self, expr: &'a Expr) -> Result<RValue<'a>, RefError> {
         validate(expr)?;
         self.reset();

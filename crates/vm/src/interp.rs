@@ -1182,7 +1182,7 @@ impl Vm {
             self.steps += 1;
             if self.steps > self.options.limits.max_steps
                 && instr.op != opcode::RETURN
-                && self.exhausted_step(instr, program, &mut pc)
+                && self.exhausted_step(instr, &mut pc)
             {
                 continue;
             }
@@ -1509,12 +1509,7 @@ impl Vm {
     /// operands (its instruction runs as usual, on their ERROR values).
     /// True if the instruction was handled here.
     #[cold]
-    fn exhausted_step(
-        &mut self,
-        instr: crate::bytecode::Encoded,
-        program: &Program,
-        pc: &mut usize,
-    ) -> bool {
+    fn exhausted_step(&mut self, instr: crate::bytecode::Encoded, pc: &mut usize) -> bool {
         match instr.op {
             opcode::CONST
             | opcode::LOAD_ATTR
@@ -1533,7 +1528,6 @@ impl Vm {
             }
             _ => return false,
         }
-        let _ = program;
         self.depth_failures += 1;
         self.stack.push(Value::Error);
         true
