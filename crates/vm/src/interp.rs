@@ -688,18 +688,16 @@ impl Vm {
     /// evaluated once more before it is found circular (`[c =
     /// isUndefined(c)]["c"]` is false, `[c = isUndefined(c)].c` is true).
     fn attribute_value_unmarked(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
-        if ad.body.constant(slot).is_some() {
-            return self.attribute_value(env, ad, slot);
+        if let Some(value) = ad.body.constant(slot) {
+            return value.clone();
         }
-        if self.depth >= self.options.limits.max_depth {
-            self.depth_failures += 1;
-            return Value::Error;
-        }
+        // At the depth of the subscript's operands, with no check of its
+        // own (the oracle: `w["q"]` with `q = z` reads `z` where `w` was
+        // read); a recursion through it goes through references, which
+        // check.
         let attribute = ad.body.attribute(slot);
         let failures = self.depth_failures;
-        self.depth += 1;
         let value = self.run(env, &attribute.program, ad);
-        self.depth -= 1;
         if self.depth_failures > failures {
             return failed_value(&attribute.source, value);
         }
