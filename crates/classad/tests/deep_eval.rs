@@ -30,6 +30,11 @@ fn self_referring_list_through_a_subscript_is_error() {
 fn list_containing_itself_stays_bounded() {
     assert_eq!(eval("size([a = {a, a}].a)"), "2");
     assert_eq!(eval("[a = {a}].a"), "{ { a } }");
+    // A selection over a list that finds the list again maps it inside
+    // itself at the same depth (HTCondor's process overflows its stack):
+    // bounded here.
+    assert_eq!(eval("[x = {x}; y = x.a].y"), "undefined");
+    assert_eq!(eval("[x = {x, x}; y = x.a].y"), "undefined");
 }
 
 #[test]
@@ -99,6 +104,10 @@ fn deepest_allowed_input_evaluates() {
     );
     let value = eval(&source);
     assert!(!value.starts_with("parse error"), "{value}");
+    // Every operation is a level of depth in HTCondor's evaluation: deeper
+    // than 400 it fails (the oracle: 400 `-` are 1, 401 fail).
     let chain = format!("{}1", "- ".repeat(options.max_depth - 1));
-    assert_eq!(eval(&chain), "-1");
+    assert_eq!(eval(&chain), "error");
+    assert_eq!(eval(&format!("{}1", "- ".repeat(400))), "1");
+    assert_eq!(eval(&format!("{}1", "- ".repeat(401))), "error");
 }

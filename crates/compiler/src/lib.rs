@@ -457,8 +457,8 @@ impl<'r> Compiler<'r> {
             ..Unit::default()
         };
         self.expr(expr, &mut unit)?;
-        unit.code.push(Instr::Return);
-        Ok(Program::new(&unit.code, unit.pools)?)
+        unit.emit(Instr::Return);
+        Ok(Program::with_levels(&unit.code, &unit.levels, unit.pools)?)
     }
 
     /// Compiles the attributes of an ad literal into a body.
@@ -582,22 +582,29 @@ impl<'r> Compiler<'r> {
     fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
         match &expr.kind {
             ExprKind::Literal(lit) => unit.push_const(literal_value(lit)),
-            ExprKind::Paren(inner) => self.expr(inner, unit)?,
+            ExprKind::Paren(inner) => {
+                unit.nested(|unit| self.expr(inner, unit))?;
+                if let Some(v) = unit.pop_const() {
+                    unit.push_folded(v);
+                }
+            }
             ExprKind::Attribute(name) => {
                 let i = unit.name(name.as_str());
                 let slot = unit
                     .layout
                     .as_ref()
                     .and_then(|layout| layout.slot(&unit.pools.names[i as usize]))
-                    .and_then(|slot| u16::try_from(slot).ok());
-                unit.code.push(match slot {
+                    .and_then(|slot| u16::try_from(slot).ok())
+                    // The level of a slot load has 8 bits.
+                    .filter(|_| unit.nesting <= 255);
+                unit.emit(match slot {
                     Some(slot) => Instr::LoadOwn { name: i, slot },
                     None => Instr::LoadAttr(i),
                 });
             }
             ExprKind::RootAttribute(name) => {
                 let i = unit.name(name.as_str());
-                unit.code.push(Instr::LoadRoot(i));
+                unit.emit(Instr::LoadRoot(i));
             }
             ExprKind::Select { base, name } => {
                 let scope = match &base.kind {
@@ -607,34 +614,43 @@ impl<'r> Compiler<'r> {
                 };
                 let i = unit.name(name.as_str());
                 match scope {
-                    Some(true) => unit.code.push(Instr::LoadMy(i)),
-                    Some(false) => unit.code.push(Instr::LoadTarget(i)),
+                    Some(true) => unit.emit(Instr::LoadMy(i)),
+                    Some(false) => unit.emit(Instr::LoadTarget(i)),
                     None => {
-                        self.expr(base, unit)?;
-                        unit.code.push(Instr::Select(i));
+                        // HTCondor evaluates the base one level deeper.
+                        let enter = unit.placeholder();
+                        unit.nested(|unit| self.expr(base, unit))?;
+                        unit.emit(Instr::Select(i));
+                        unit.patch(enter, Instr::EnterBase);
                     }
                 }
             }
+            // Every operation (parentheses and subscripts too) is a level of
+            // depth for its operands in HTCondor's evaluation.
             ExprKind::Subscript { base, index } => {
-                self.expr(base, unit)?;
-                self.expr(index, unit)?;
-                unit.code.push(Instr::Subscript);
+                unit.nested(|unit| {
+                    self.expr(base, unit)?;
+                    self.expr(index, unit)
+                })?;
+                unit.emit(Instr::Subscript);
             }
             ExprKind::Unary { op, operand } => {
-                self.expr(operand, unit)?;
+                unit.nested(|unit| self.expr(operand, unit))?;
                 match unit.pop_const() {
-                    Some(v) => unit.push_const(ops::unary(*op, v)),
-                    None => unit.code.push(Instr::Unary(*op)),
+                    Some(v) => unit.push_folded(ops::unary(*op, v)),
+                    None => unit.emit(Instr::Unary(*op)),
                 }
             }
             ExprKind::Binary { op, lhs, rhs } => match op {
                 BinaryOp::And | BinaryOp::Or => self.logical(*op, lhs, rhs, unit)?,
                 _ => {
-                    self.expr(lhs, unit)?;
-                    self.expr(rhs, unit)?;
+                    unit.nested(|unit| {
+                        self.expr(lhs, unit)?;
+                        self.expr(rhs, unit)
+                    })?;
                     match unit.pop_two_consts() {
-                        Some((l, r)) => unit.push_const(ops::binary(*op, l, r)),
-                        None => unit.code.push(Instr::Binary(*op)),
+                        Some((l, r)) => unit.push_folded(ops::binary(*op, l, r)),
+                        None => unit.emit(Instr::Binary(*op)),
                     }
                 }
             },
@@ -642,23 +658,15 @@ impl<'r> Compiler<'r> {
                 cond,
                 then,
                 otherwise,
-            } => self.conditional(cond, then, otherwise, unit)?,
+            } => self.conditional(cond, then, otherwise, unit, true)?,
             ExprKind::Elvis { value, fallback } => {
                 // Each operand is compiled once: a compiler that compiled an
                 // operand to see whether it is constant, then again, would
                 // take exponential time on nested operators.
-                self.expr(value, unit)?;
-                if let Some(v) = unit.pop_const() {
-                    if v.is_undefined() {
-                        self.expr(fallback, unit)?;
-                    } else {
-                        unit.push_const(v);
-                    }
-                    return Ok(());
-                }
-                let test = unit.placeholder();
-                self.expr(fallback, unit)?;
-                unit.patch(test, Instr::ElvisTest);
+                unit.nesting += 1;
+                let result = self.elvis(value, fallback, unit);
+                unit.nesting -= 1;
+                result?;
             }
             ExprKind::List(items) => {
                 // A list of literals is a constant; any other list is lazy:
@@ -685,21 +693,56 @@ impl<'r> Compiler<'r> {
                     }
                     let i = u32::try_from(unit.pools.lists.len()).unwrap_or(u32::MAX);
                     unit.pools.lists.push(elements.into());
-                    unit.code.push(Instr::MakeList(i));
+                    unit.emit(Instr::MakeList(i));
                 }
             }
             ExprKind::Ad(ad) => {
                 let body = self.compile_ad(ad)?;
                 let i = u32::try_from(unit.pools.ads.len()).unwrap_or(u32::MAX);
                 unit.pools.ads.push(Arc::new(body));
-                unit.code.push(Instr::MakeAd(i));
+                unit.emit(Instr::MakeAd(i));
             }
             ExprKind::Call { name, args } => self.call(name.as_str(), args, unit)?,
         }
         Ok(())
     }
 
+    fn elvis(&self, value: &Expr, fallback: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
+        self.expr(value, unit)?;
+        if let Some(v) = unit.pop_const() {
+            // The operation's own level is one above its operands'.
+            let level = unit.nesting - 1;
+            if v.is_undefined() {
+                self.expr(fallback, unit)?;
+                if let Some(v) = unit.pop_const() {
+                    unit.push_folded_at(v, level);
+                }
+            } else {
+                unit.push_folded_at(v, level);
+            }
+            return Ok(());
+        }
+        let test = unit.placeholder();
+        self.expr(fallback, unit)?;
+        unit.patch(test, Instr::ElvisTest);
+        Ok(())
+    }
+
     fn logical(
+        &self,
+        op: BinaryOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        unit: &mut Unit,
+    ) -> Result<(), CompileError> {
+        unit.nesting += 1;
+        let result = self.logical_operands(op, lhs, rhs, unit);
+        unit.nesting -= 1;
+        result
+    }
+
+    /// `&&` and `||`, their operands one level deeper (`logical`).
+    fn logical_operands(
         &self,
         op: BinaryOp,
         lhs: &Expr,
@@ -715,7 +758,7 @@ impl<'r> Compiler<'r> {
         let left = unit.peek_const();
         if let Some(result) = left.as_ref().and_then(short) {
             unit.pop_const();
-            unit.push_const(result);
+            unit.push_folded_at(result, unit.nesting - 1);
             return Ok(());
         }
         let test = unit.placeholder();
@@ -725,11 +768,15 @@ impl<'r> Compiler<'r> {
             && unit.code.len() == test + 2
             && let Some(right) = unit.pop_const()
         {
-            unit.code.truncate(test - 1);
-            unit.push_const(combine(left, right));
+            // [const l, test] go too.
+            unit.pop_placeholder();
+            unit.code.pop();
+            let need = unit.levels.pop().unwrap_or(0);
+            unit.popped_need = unit.popped_need.max(need);
+            unit.push_folded_at(combine(left, right), unit.nesting - 1);
             return Ok(());
         }
-        unit.code.push(if op == BinaryOp::And {
+        unit.emit(if op == BinaryOp::And {
             Instr::AndCombine
         } else {
             Instr::OrCombine
@@ -745,22 +792,57 @@ impl<'r> Compiler<'r> {
         Ok(())
     }
 
+    /// `cond ? then : otherwise`, or `ifThenElse` (`operation` false): a
+    /// function call is no level of depth in HTCondor, an operation is one.
     fn conditional(
         &self,
         cond: &Expr,
         then: &Expr,
         otherwise: &Expr,
         unit: &mut Unit,
+        operation: bool,
+    ) -> Result<(), CompileError> {
+        let level = u16::from(operation);
+        unit.nesting += level;
+        let result = self.conditional_operands(cond, then, otherwise, unit, operation);
+        unit.nesting -= level;
+        result
+    }
+
+    fn conditional_operands(
+        &self,
+        cond: &Expr,
+        then: &Expr,
+        otherwise: &Expr,
+        unit: &mut Unit,
+        operation: bool,
     ) -> Result<(), CompileError> {
         self.expr(cond, unit)?;
         if let Some(c) = unit.pop_const() {
-            match c {
-                Value::Undefined => unit.push_const(Value::Undefined),
+            let result = match c {
+                Value::Undefined => Some(Value::Undefined),
                 other => match ops::truth(&other) {
-                    Some(true) => self.expr(then, unit)?,
-                    Some(false) => self.expr(otherwise, unit)?,
-                    None => unit.push_const(Value::Error),
+                    Some(true) => {
+                        self.expr(then, unit)?;
+                        unit.pop_const()
+                    }
+                    Some(false) => {
+                        self.expr(otherwise, unit)?;
+                        unit.pop_const()
+                    }
+                    None => Some(Value::Error),
                 },
+            };
+            // Folded: it fails where the operation (one level above its
+            // operands) or what was folded into it would have; a call of
+            // ifThenElse is no level.
+            if let Some(v) = result {
+                if operation {
+                    unit.push_folded_at(v, unit.nesting - 1);
+                } else {
+                    let need = unit.popped_need;
+                    unit.push_with_need(v, need);
+                }
             }
             return Ok(());
         }
@@ -778,7 +860,7 @@ impl<'r> Compiler<'r> {
     fn call(&self, name: &str, args: &[Expr], unit: &mut Unit) -> Result<(), CompileError> {
         // ifThenElse is lazy in its branches: compile it as a conditional.
         if name.eq_ignore_ascii_case("ifThenElse") && args.len() == 3 {
-            return self.conditional(&args[0], &args[1], &args[2], unit);
+            return self.conditional(&args[0], &args[1], &args[2], unit, false);
         }
         // HTCondor's parser turns absTime/relTime of a literal string into a
         // constant (relTime into a *real*, as the oracle shows) and refuses
@@ -827,18 +909,35 @@ impl<'r> Compiler<'r> {
                 function: function.clone(),
                 args: lazy_args.into(),
             });
-            unit.code.push(Instr::CallLazy(i));
+            unit.emit(Instr::CallLazy(i));
             return Ok(());
         }
         let start = unit.code.len();
+        // HTCondor's `strcat` and `join` evaluate their arguments one level
+        // deeper (as an operation does); other functions at their own.
+        let deeper =
+            u16::from(name.eq_ignore_ascii_case("strcat") || name.eq_ignore_ascii_case("join"));
+        unit.nesting += deeper;
+        let mut pending_need = 0;
         for arg in args {
-            self.expr(arg, unit)?;
+            if let Err(e) = self.expr(arg, unit) {
+                unit.nesting -= deeper;
+                return Err(e);
+            }
+        }
+        unit.nesting -= deeper;
+        if deeper > 0 {
+            pending_need = unit.nesting + 1;
         }
         let all_const = unit.code.len() - start == argc
             && unit.code[start..]
                 .iter()
                 .all(|i| matches!(i, Instr::Const(_)));
         if function.pure && all_const {
+            let need = unit.levels[start..]
+                .iter()
+                .copied()
+                .fold(pending_need, u16::max);
             let values: Vec<Value> = unit.code[start..]
                 .iter()
                 .map(|i| match i {
@@ -852,7 +951,7 @@ impl<'r> Compiler<'r> {
                     (v, _) => v,
                 })
                 .collect();
-            unit.code.truncate(start);
+            unit.truncate(start);
             let mut vm = classad_vm::Vm::default();
             let scope = classad_vm::AdValue::top_level(Arc::new(AdBody::new()));
             let mut context = classad_vm::CallContext {
@@ -862,7 +961,7 @@ impl<'r> Compiler<'r> {
             };
             if let Function::Strict(f) | Function::StrictKeepingLists(f) = function.function {
                 let value = f(&mut context, &values);
-                unit.push_const(value);
+                unit.push_with_need(value, need);
                 return Ok(());
             }
         }
@@ -876,7 +975,7 @@ impl<'r> Compiler<'r> {
         };
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());
-        unit.code.push(Instr::Call { func, argc });
+        unit.emit(Instr::Call { func, argc });
         Ok(())
     }
 }
@@ -1034,6 +1133,10 @@ pub fn literal_value(lit: &Literal) -> Value {
 #[derive(Default)]
 struct Unit {
     code: Vec<Instr>,
+    /// The level of each instruction (see `Program::with_levels`).
+    levels: Vec<u16>,
+    /// How many operations enclose the expression being compiled.
+    nesting: u16,
     pools: Pools,
     /// The slots of the ad the program runs in, when known.
     layout: Option<Layout>,
@@ -1041,13 +1144,62 @@ struct Unit {
     /// reached by a jump that skips what follows them, so constant folding
     /// must never merge an instruction before it with one after it.
     label: usize,
+    /// The highest need of the constants popped since the last push.
+    popped_need: u16,
 }
 
 impl Unit {
+    /// Appends an instruction at the current level.
+    fn emit(&mut self, instr: Instr) {
+        self.code.push(instr);
+        self.levels.push(self.nesting);
+    }
+
+    /// Compiles with one more level of nesting.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Unit) -> T) -> T {
+        self.nesting = self.nesting.saturating_add(1);
+        let result = f(self);
+        self.nesting -= 1;
+        result
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.code.truncate(len);
+        self.levels.truncate(len);
+        self.popped_need = 0;
+    }
+
+    /// A literal constant: it never fails.
     fn push_const(&mut self, value: Value) {
+        self.push_with_need(value, 0);
+    }
+
+    fn push_with_need(&mut self, value: Value, need: u16) {
         let i = u32::try_from(self.pools.constants.len()).unwrap_or(u32::MAX);
         self.pools.constants.push(value);
         self.code.push(Instr::Const(i));
+        self.levels.push(need);
+        self.popped_need = 0;
+    }
+
+    /// A constant folded from an operation at the current level (its
+    /// operands one deeper): HTCondor's evaluation of the operation fails
+    /// where the operation or any folded into it reaches the depth limit.
+    fn push_folded(&mut self, value: Value) {
+        self.push_folded_at(value, self.nesting);
+    }
+
+    /// A constant folded from an operation at `level`, and from the
+    /// constants popped for it.
+    fn push_folded_at(&mut self, value: Value, level: u16) {
+        let need = self.popped_need.max(level.saturating_add(1));
+        self.push_with_need(value, need);
+    }
+
+    /// Removes the placeholder at the end.
+    fn pop_placeholder(&mut self) {
+        self.code.pop();
+        self.levels.pop();
     }
 
     /// The value of a trailing constant load that could be folded (no jump
@@ -1072,6 +1224,8 @@ impl Unit {
             Some(Instr::Const(i)) => {
                 let value = self.pools.constants[*i as usize].clone();
                 self.code.pop();
+                let need = self.levels.pop().unwrap_or(0);
+                self.popped_need = self.popped_need.max(need);
                 Some(value)
             }
             _ => None,
@@ -1086,7 +1240,10 @@ impl Unit {
         }
         match (self.code[n - 2], self.code[n - 1]) {
             (Instr::Const(a), Instr::Const(b)) => {
+                let need = self.levels[n - 2].max(self.levels[n - 1]);
                 self.code.truncate(n - 2);
+                self.levels.truncate(n - 2);
+                self.popped_need = self.popped_need.max(need);
                 Some((
                     self.pools.constants[a as usize].clone(),
                     self.pools.constants[b as usize].clone(),
@@ -1109,7 +1266,7 @@ impl Unit {
 
     /// Reserves an instruction to patch with a jump to a later position.
     fn placeholder(&mut self) -> usize {
-        self.code.push(Instr::Return);
+        self.emit(Instr::Return);
         self.code.len() - 1
     }
 

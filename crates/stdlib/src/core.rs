@@ -1,7 +1,7 @@
 //! Type predicates, list membership and comparison, `size`, and the
 //! fallback of `ifThenElse` (spec 003, "Predefined Functions").
 
-use crate::builtin;
+use crate::{builtin, builtin_keeping_lists};
 use classad_syntax::BinaryOp;
 use classad_vm::ops;
 use classad_vm::{Builtin, CallContext, Value};
@@ -54,7 +54,8 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         // is true in HTCondor).
         crate::builtin_keeping_lists("anyCompare", 3, 3, true, |c, a| list_compare(c, a, false)),
         crate::builtin_keeping_lists("allCompare", 3, 3, true, |c, a| list_compare(c, a, true)),
-        builtin("size", 1, 1, true, size),
+        // HTCondor counts a list's elements without evaluating them.
+        builtin_keeping_lists("size", 1, 1, true, size),
         // The compiler compiles the three-argument form inline (its branches
         // are lazy); every other arity is ERROR. This entry is the strict
         // fallback for callers that reach the function directly.
@@ -79,7 +80,8 @@ fn charge_comparisons(context: &mut CallContext<'_>, item: &Value, list: &Value)
 fn size(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     match &args[0] {
         Value::Str(s) => Value::Int(s.len() as i64),
-        Value::List(l) => Value::Int(l.len() as i64),
+        Value::List(l) | Value::SharedList(l) => Value::Int(l.len() as i64),
+        Value::LazyList(l) => Value::Int(l.items.len() as i64),
         Value::Ad(ad) => Value::Int(ad.body.len() as i64),
         Value::Undefined => Value::Undefined,
         _ => Value::Error,

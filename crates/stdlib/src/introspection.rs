@@ -391,10 +391,11 @@ fn ad_list(
 ) -> Result<Vec<Value>, Option<Value>> {
     // A list literal's elements are evaluated one by one (ad literals keep
     // the ad they were written in); anything else is evaluated first.
+    let scope = context.scope.clone();
     let list = if matches!(arg.source.kind, ExprKind::List(_)) {
-        context.evaluate_as_written(&arg.program)
+        context.evaluate_argument_in(&arg.program, &scope)
     } else {
-        context.evaluate_as_written_in(&arg.program, current)
+        context.evaluate_argument_in(&arg.program, current)
     };
     match list {
         Value::Undefined => Err(None),

@@ -324,6 +324,11 @@ pub struct Reference<'a> {
     /// there, which a selection over a list passes on as UNDEFINED and an
     /// operator turns into ERROR.
     depth_failures: u64,
+    /// Whether the evaluation reached the depth limit anywhere: this model
+    /// counts depth more coarsely than HTCondor (whose exact rules the VM
+    /// follows, checked against the oracle), so such answers are not
+    /// compared.
+    reached_depth_limit: bool,
     steps: u64,
     /// VM ads made for function arguments, by node address (the node is
     /// kept alive so that its address is not reused).
@@ -345,6 +350,7 @@ impl<'a> Reference<'a> {
             forcing: Vec::new(),
             depth: 0,
             depth_failures: 0,
+            reached_depth_limit: false,
             steps: 0,
             literal_parent: None,
             converted: HashMap::new(),
@@ -355,6 +361,18 @@ impl<'a> Reference<'a> {
     /// that its value means nothing.
     pub fn exhausted(&self) -> bool {
         self.steps > MAX_STEPS
+    }
+
+    /// Whether an evaluation so far reached the depth limit (see
+    /// `reached_depth_limit`).
+    pub fn reached_depth_limit(&self) -> bool {
+        self.reached_depth_limit
+    }
+
+    fn at_depth_limit(&mut self) -> bool {
+        let at = self.depth >= MAX_DEPTH;
+        self.reached_depth_limit |= at;
+        at
     }
 
     /// Evaluates `expr` in an empty context ad.
@@ -490,7 +508,7 @@ impl<'a> Reference<'a> {
     /// a selection or a function); an ad literal always in the ad it was
     /// written in. One level of depth.
     fn element(&mut self, list: &RLazyList<'a>, i: usize, scope: &RAd<'a>) -> RValue<'a> {
-        if self.depth >= MAX_DEPTH {
+        if self.at_depth_limit() {
             self.depth_failures += 1;
             return RValue::Error;
         }
@@ -525,7 +543,7 @@ impl<'a> Reference<'a> {
         match value {
             RValue::Lazy(list) => {
                 let key = list.key();
-                if self.forcing.contains(&key) || self.depth >= MAX_DEPTH {
+                if self.forcing.contains(&key) || self.at_depth_limit() {
                     return RValue::Lazy(list);
                 }
                 self.forcing.push(key);
@@ -629,7 +647,7 @@ impl<'a> Reference<'a> {
                 RValue::Undefined
             };
         }
-        if self.depth >= MAX_DEPTH {
+        if self.at_depth_limit() {
             self.depth_failures += 1;
             return RValue::Error;
         }
@@ -648,7 +666,7 @@ impl<'a> Reference<'a> {
     /// in HTCondor (`ClassAd::EvaluateAttr`): not marked as being
     /// evaluated, so a reference to itself in it runs once more.
     fn attribute_value_unmarked(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
-        if self.depth >= MAX_DEPTH {
+        if self.at_depth_limit() {
             self.depth_failures += 1;
             return RValue::Error;
         }
@@ -834,7 +852,7 @@ impl<'a> Reference<'a> {
         }
         match item {
             RValue::Ad(_) | RValue::List(_) | RValue::Lazy(_) | RValue::Undefined => {
-                if self.depth >= MAX_DEPTH {
+                if self.at_depth_limit() {
                     self.depth_failures += 1;
                     return RValue::Error;
                 }

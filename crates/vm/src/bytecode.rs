@@ -37,7 +37,14 @@ pub enum Instr {
     LoadMy(u32),
     /// Push `TARGET.name`.
     LoadTarget(u32),
-    /// Pop a value, push its attribute `names[i]` (projected over lists).
+    /// Before the base of a selection (`base.name`): at the depth limit
+    /// push ERROR and jump to the target, past the `Select` (HTCondor does
+    /// not evaluate the base there, and the selection is an ERROR value,
+    /// not a failed evaluation); else push a mark of the failures so far,
+    /// so that `Select` knows whether its base failed.
+    EnterBase(u32),
+    /// Pop a value and the mark `EnterBase` pushed, push the value's
+    /// attribute `names[i]` (projected over lists).
     Select(u32),
     /// Pop an index and a base, push `base[index]`.
     Subscript,
@@ -121,6 +128,7 @@ pub mod opcode {
     pub const RETURN: u8 = 20;
     pub const CALL_LAZY: u8 = 21;
     pub const LOAD_OWN: u8 = 22;
+    pub const ENTER_BASE: u8 = 23;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -145,6 +153,7 @@ impl Instr {
             },
             Instr::LoadMy(i) => plain(LOAD_MY, i),
             Instr::LoadTarget(i) => plain(LOAD_TARGET, i),
+            Instr::EnterBase(t) => plain(ENTER_BASE, t),
             Instr::Select(i) => plain(SELECT, i),
             Instr::Subscript => plain(SUBSCRIPT, 0),
             Instr::Unary(op) => Encoded {
@@ -187,6 +196,7 @@ impl Instr {
             },
             LOAD_MY => Instr::LoadMy(e.arg),
             LOAD_TARGET => Instr::LoadTarget(e.arg),
+            ENTER_BASE => Instr::EnterBase(e.arg),
             SELECT => Instr::Select(e.arg),
             SUBSCRIPT => Instr::Subscript,
             UNARY => Instr::Unary(*UNARY_OPS.get(e.aux as usize)?),
@@ -274,9 +284,28 @@ impl Program {
     /// branches agree on stack depth, and the program ends in `Return` with
     /// exactly one value.
     pub fn new(code: &[Instr], pools: Pools) -> Result<Program, VerifyError> {
+        Program::with_levels(code, &[], pools)
+    }
+
+    /// [`Program::new`] with the level of each instruction: how many
+    /// operations (and selection bases) enclose it in the expression, each
+    /// of which HTCondor's evaluation counts as one level of depth. The VM
+    /// adds it to the depth the program runs at where depth matters
+    /// (attribute references, selections, subscripts, calls); for a
+    /// constant it is the level at which the folded operations it came from
+    /// would have failed (0: never). Missing levels are 0.
+    pub fn with_levels(
+        code: &[Instr],
+        levels: &[u16],
+        pools: Pools,
+    ) -> Result<Program, VerifyError> {
         let max_stack = verify(code, &pools)?;
         Ok(Program {
-            code: code.iter().map(|i| i.encode()).collect(),
+            code: code
+                .iter()
+                .enumerate()
+                .map(|(pc, i)| with_level(i.encode(), levels.get(pc).copied().unwrap_or(0)))
+                .collect(),
             constants: pools.constants.into(),
             names: pools.names.into(),
             functions: pools.functions.into(),
@@ -320,13 +349,15 @@ impl Program {
         &self.constants
     }
 
-    /// If the program is a single constant, that constant.
+    /// If the program is a single constant that cannot fail (not folded
+    /// from operations, which fail at the depth limit), that constant.
     pub fn as_constant(&self) -> Option<&Value> {
         match *self.code {
             [
                 Encoded {
                     op: opcode::CONST,
                     arg,
+                    count: 0,
                     ..
                 },
                 Encoded {
@@ -394,6 +425,7 @@ impl Program {
                 }
                 Instr::LoadMy(i) => writeln!(out, "load_my      {}", name(i)),
                 Instr::LoadTarget(i) => writeln!(out, "load_target  {}", name(i)),
+                Instr::EnterBase(t) => writeln!(out, "enter_base   -> {t}"),
                 Instr::Select(i) => writeln!(out, "select       {}", name(i)),
                 Instr::Subscript => writeln!(out, "subscript"),
                 Instr::Unary(op) => writeln!(out, "unary        {}", op.symbol()),
@@ -436,6 +468,25 @@ impl Program {
     }
 }
 
+/// `e` with its level where the instruction has room for it: the
+/// auxiliary byte of a slot load or a call (at most 255), else the count.
+fn with_level(mut e: Encoded, level: u16) -> Encoded {
+    match e.op {
+        opcode::LOAD_OWN | opcode::CALL => e.aux = level.min(255) as u8,
+        _ => e.count = level,
+    }
+    e
+}
+
+/// The level [`Program::with_levels`] gave an encoded instruction.
+#[inline]
+pub fn level(e: Encoded) -> u32 {
+    match e.op {
+        opcode::LOAD_OWN | opcode::CALL => u32::from(e.aux),
+        _ => u32::from(e.count),
+    }
+}
+
 /// Checks a program; returns its maximum stack depth.
 fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
     let fail = |at: usize, message: String| Err(VerifyError { at, message });
@@ -474,9 +525,11 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
                 check_pool(i, pools.names.len(), "name")?;
                 (0, 1, None)
             }
+            // The mark on fall-through; ERROR at the target.
+            Instr::EnterBase(t) => (0, 1, Some((t, depth + 1))),
             Instr::Select(i) => {
                 check_pool(i, pools.names.len(), "name")?;
-                (1, 1, None)
+                (2, 1, None)
             }
             Instr::Subscript | Instr::Binary(_) | Instr::AndCombine | Instr::OrCombine => {
                 (2, 1, None)

@@ -19,7 +19,7 @@
 //!   UNDEFINED (HTCondor 25.13+).
 
 use crate::ad::{AdRef, AdValue, Attribute, Symbol};
-use crate::bytecode::{Program, opcode};
+use crate::bytecode::{Program, level, opcode};
 use crate::ops;
 use crate::registry::Function;
 use crate::value::{LazyList, Value};
@@ -170,6 +170,21 @@ fn selection_chain(expr: &classad_syntax::Expr) -> bool {
     }
 }
 
+/// Most selections over lists inside one another (`Vm::map_nesting`).
+const MAX_NESTED_MAPS: u32 = 3000;
+
+/// The value HTCondor's failed evaluation of `source` leaves: a reference
+/// or a selection passes on the value its failed part left (a selection
+/// whose base failed leaves it UNDEFINED, untouched), an operation or a
+/// call makes it ERROR.
+fn failed_value(source: &classad_syntax::Expr, value: Value) -> Value {
+    if selection_chain(source) {
+        value
+    } else {
+        Value::Error
+    }
+}
+
 /// Whether a `Requirements` value accepts the match, as HTCondor's
 /// matchmaking reads it: true, or a number other than zero (NaN included).
 fn accepts(value: &Value) -> bool {
@@ -204,12 +219,23 @@ pub struct Vm {
     steps: u64,
     /// Bytes of values produced so far by this evaluation.
     memory: u64,
+    /// Whether this evaluation went past its memory budget (its value is
+    /// then ERROR, whatever the evaluation made of it).
+    memory_exceeded: bool,
     options: Options,
     clock: Clock,
     /// Argument buffer reused by calls.
     call_args: Vec<Value>,
     /// Lazy lists being forced, as (elements address, scope body address).
     forcing: Vec<(usize, usize)>,
+    /// Selections over lists being mapped, one inside another. HTCondor
+    /// maps a list in a list at the same depth, so a list that finds
+    /// itself again this way never ends there (its process crashes,
+    /// `[x = {x}; y = x.a].y`); here such nesting ends in ERROR.
+    map_nesting: u32,
+    /// Lists being forced one inside another (a function's argument, a
+    /// value handed back), bounded as `map_nesting` is.
+    force_nesting: u32,
     /// While a list element runs in a scope other than the list's (a
     /// selection over the list), the element's program (by address) and
     /// the list's scope: ad and list literals written in the element keep
@@ -266,11 +292,17 @@ impl CallContext<'_> {
             }
             Value::LazyList(list) => Some(
                 (0..list.items.len())
-                    .map(|i| self.vm.list_element(self.env, list, i, scope))
+                    .map(|i| self.vm.run_element(self.env, list, i, scope))
                     .collect(),
             ),
             _ => None,
         }
+    }
+
+    /// Evaluates `program` in `scope` at the caller's depth, leaving a list
+    /// as written: an argument a function evaluates itself.
+    pub fn evaluate_argument_in(&mut self, program: &Program, scope: &AdRef) -> Value {
+        self.vm.run(self.env, program, scope)
     }
 
     /// Evaluates `program` in `scope`, leaving a list as written.
@@ -372,9 +404,10 @@ impl CallContext<'_> {
     /// `program` keep `written_in`, the ad the expression was written in,
     /// as their parent, as HTCondor's literals keep the parent scope the
     /// parser gave them (`[x = [b = 1].y; l = {[y = 5]}; r =
-    /// evalInEachContext(x, l)].r` is `{ undefined }`). Counts as one level
-    /// of depth, so that an expression that calls itself this way ends in
-    /// ERROR.
+    /// evalInEachContext(x, l)].r` is `{ undefined }`). One level deeper
+    /// than the call, as HTCondor counts it (so an expression that calls
+    /// itself this way ends in ERROR); a failed evaluation leaves its value
+    /// (ERROR at the depth limit), not a failed call.
     pub fn evaluate_in_context(
         &mut self,
         program: &Program,
@@ -408,6 +441,7 @@ impl CallContext<'_> {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
+        let failures = self.vm.depth_failures;
         self.vm.depth += 1;
         let saved = self
             .vm
@@ -421,6 +455,7 @@ impl CallContext<'_> {
             value
         };
         self.vm.depth -= 1;
+        self.vm.depth_failures = failures;
         value
     }
 }
@@ -452,12 +487,15 @@ impl Vm {
             active: Vec::with_capacity(16),
             depth: 0,
             depth_failures: 0,
+            memory_exceeded: false,
             steps: 0,
             memory: 0,
             options,
             clock: system_clock,
             call_args: Vec::new(),
             forcing: Vec::new(),
+            map_nesting: 0,
+            force_nesting: 0,
             literal_parent: None,
             random_state: 0x853c_49e6_748f_ea9b,
         }
@@ -594,10 +632,13 @@ impl Vm {
         self.stack.clear();
         self.forcing.clear();
         self.active.clear();
+        self.map_nesting = 0;
+        self.force_nesting = 0;
         self.depth = 0;
         self.depth_failures = 0;
         self.steps = 0;
         self.memory = 0;
+        self.memory_exceeded = false;
     }
 
     /// Adds `work` steps to this evaluation; false once it is past its
@@ -606,7 +647,13 @@ impl Vm {
     pub fn charge(&mut self, work: u64) -> bool {
         // Kept far from overflow: the interpreter adds one per instruction.
         self.steps = self.steps.saturating_add(work).min(u64::MAX / 2);
-        self.steps <= self.options.limits.max_steps
+        if self.steps > self.options.limits.max_steps {
+            // Past the budget the evaluation fails, as HTCondor's does
+            // past its own (see `run`).
+            self.depth_failures += 1;
+            return false;
+        }
+        true
     }
 
     /// Counts `bytes` of values about to be produced; false (and the
@@ -615,6 +662,7 @@ impl Vm {
     pub fn reserve(&mut self, bytes: u64) -> bool {
         self.memory = self.memory.saturating_add(bytes);
         if self.memory > self.options.limits.max_memory {
+            self.memory_exceeded = true;
             self.exhaust();
             return false;
         }
@@ -636,30 +684,31 @@ impl Vm {
 
     /// The value of the attribute in `slot` of `ad`, evaluated in `ad`.
     fn attribute_value(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
-        // A constant counts as a level too: HTCondor fails a chain of 400
-        // references whatever its last attribute is.
+        // HTCondor checks the depth first, then whether the attribute is
+        // being evaluated. A constant counts as a level too: HTCondor fails
+        // a chain of 400 references whatever its last attribute is.
+        if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
+            return Value::Error;
+        }
         if let Some(value) = ad.body.constant(slot) {
-            if self.depth >= self.options.limits.max_depth {
-                self.depth_failures += 1;
-                return Value::Error;
-            }
             return value.clone();
         }
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
         if self.active.contains(&key) {
             return Value::Undefined;
         }
-        if self.depth >= self.options.limits.max_depth {
-            self.depth_failures += 1;
-            return Value::Error;
-        }
         // Borrowed from `ad`, which the caller holds: no reference count.
-        let program = &ad.body.attribute(slot).program;
+        let attribute = ad.body.attribute(slot);
+        let failures = self.depth_failures;
         self.active.push(key);
         self.depth += 1;
-        let value = self.run(env, program, ad);
+        let value = self.run(env, &attribute.program, ad);
         self.depth -= 1;
         self.active.pop();
+        if self.depth_failures > failures {
+            return failed_value(&attribute.source, value);
+        }
         value
     }
 
@@ -669,17 +718,19 @@ impl Vm {
     /// evaluated once more before it is found circular (`[c =
     /// isUndefined(c)]["c"]` is false, `[c = isUndefined(c)].c` is true).
     fn attribute_value_unmarked(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
-        if ad.body.constant(slot).is_some() {
-            return self.attribute_value(env, ad, slot);
+        if let Some(value) = ad.body.constant(slot) {
+            return value.clone();
         }
-        if self.depth >= self.options.limits.max_depth {
-            self.depth_failures += 1;
-            return Value::Error;
+        // At the depth of the subscript's operands, with no check of its
+        // own (the oracle: `w["q"]` with `q = z` reads `z` where `w` was
+        // read); a recursion through it goes through references, which
+        // check.
+        let attribute = ad.body.attribute(slot);
+        let failures = self.depth_failures;
+        let value = self.run(env, &attribute.program, ad);
+        if self.depth_failures > failures {
+            return failed_value(&attribute.source, value);
         }
-        let program = &ad.body.attribute(slot).program;
-        self.depth += 1;
-        let value = self.run(env, program, ad);
-        self.depth -= 1;
         value
     }
 
@@ -754,6 +805,12 @@ impl Vm {
             return Value::Undefined;
         }
         if let Some(special) = self.special_name(env, ad, name) {
+            // Found as an attribute is: at the depth limit the evaluation
+            // fails (`[q = 1; r = self.q]` as the 399th reference).
+            if self.depth >= self.options.limits.max_depth {
+                self.depth_failures += 1;
+                return Value::Error;
+            }
             return special;
         }
         if let Some(parent) = ad.parent.as_ref()
@@ -801,35 +858,57 @@ impl Vm {
                 {
                     return Value::Error;
                 }
+                if !self.enter_map() {
+                    return Value::Error;
+                }
                 let failures = self.depth_failures;
                 let mut selected = Vec::with_capacity(items.len());
                 for item in items.iter() {
                     let value = self.select_from_element(env, here, item.clone(), name);
                     // HTCondor's selection fails with its first failed
-                    // element (see `depth_failures`).
+                    // element (see `depth_failures`), leaving its value
+                    // untouched.
                     if self.depth_failures > failures {
+                        self.map_nesting -= 1;
                         return Value::Undefined;
                     }
                     selected.push(self.orphan(selected_literal(value)));
                 }
+                self.map_nesting -= 1;
                 Value::List(selected.into())
             }
             Value::LazyList(list) => {
                 if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
                     return Value::Error;
                 }
+                if !self.enter_map() {
+                    return Value::Error;
+                }
                 let failures = self.depth_failures;
                 let mut selected = Vec::with_capacity(list.items.len());
                 for i in 0..list.items.len() {
-                    let item = self.list_element(env, &list, i, here);
-                    let value = self.select_from_element(env, here, item, name);
-                    // HTCondor's selection fails with its first failed
-                    // element (see `depth_failures`).
+                    // Each element is HTCondor's `element.name`: ERROR at
+                    // the depth limit, else the element evaluated one level
+                    // deeper, in the scope of the selection.
+                    let value = if self.depth >= self.options.limits.max_depth {
+                        Value::Error
+                    } else {
+                        self.depth += 1;
+                        let item = self.run_element(env, &list, i, here);
+                        self.depth -= 1;
+                        if self.depth_failures > failures {
+                            self.map_nesting -= 1;
+                            return Value::Undefined;
+                        }
+                        self.select_from_element(env, here, item, name)
+                    };
                     if self.depth_failures > failures {
+                        self.map_nesting -= 1;
                         return Value::Undefined;
                     }
                     selected.push(self.orphan(selected_literal(value)));
                 }
+                self.map_nesting -= 1;
                 Value::List(selected.into())
             }
             Value::Undefined => Value::Undefined,
@@ -863,9 +942,10 @@ impl Vm {
         }
     }
 
-    /// One element of a selection projected over a list. Counts as one
-    /// level of depth: a list that contains itself (`[x = {X}].x.a`) would
-    /// otherwise project forever.
+    /// One element of a selection projected over a list, its value
+    /// `item` known: HTCondor's `element.name` at the depth the selection
+    /// runs (ERROR at the limit; an inner list is mapped at the same depth,
+    /// an ad's attribute evaluated one level deeper).
     fn select_from_element(
         &mut self,
         env: Env<'_>,
@@ -873,37 +953,42 @@ impl Vm {
         item: Value,
         name: &Symbol,
     ) -> Value {
+        if self.depth >= self.options.limits.max_depth {
+            return Value::Error;
+        }
         match item {
             Value::Ad(_)
             | Value::List(_)
             | Value::SharedList(_)
             | Value::LazyList(_)
-            | Value::Undefined => {
-                if self.depth >= self.options.limits.max_depth {
-                    self.depth_failures += 1;
-                    return Value::Error;
-                }
-                self.depth += 1;
-                let value = self.select(env, here, item, name);
-                self.depth -= 1;
-                value
-            }
+            | Value::Undefined => self.select(env, here, item, name),
             _ => Value::Error,
         }
     }
 
+    /// One more selection over a list inside another; false (the
+    /// selection is ERROR and the evaluation fails) past the bound.
+    fn enter_map(&mut self) -> bool {
+        if self.map_nesting >= MAX_NESTED_MAPS {
+            self.depth_failures += 1;
+            return false;
+        }
+        self.map_nesting += 1;
+        true
+    }
+
     /// Element `i` of a lazy list, evaluated in `scope` (where the list
     /// was written, for a subscript; where it is used, for a selection or a
-    /// function, as HTCondor does). Counts as one level of depth: a list
-    /// whose element refers to itself through a subscript
-    /// (`[a = {a[0]}].a[0]`) ends in ERROR, as in HTCondor.
-    fn list_element(&mut self, env: Env<'_>, list: &LazyList, i: usize, scope: &AdRef) -> Value {
-        if self.depth >= self.options.limits.max_depth {
-            self.depth_failures += 1;
-            return Value::Error;
-        }
-        let failures = self.depth_failures;
-        self.depth += 1;
+    /// function, as HTCondor does) at the current depth. If the evaluation
+    /// failed, the value is what HTCondor's leaves (see `failed_value`) and
+    /// the failure stays counted for the caller.
+    pub(crate) fn run_element(
+        &mut self,
+        env: Env<'_>,
+        list: &LazyList,
+        i: usize,
+        scope: &AdRef,
+    ) -> Value {
         let item = &list.items[i];
         // An ad literal keeps the ad it was written in as its parent, as
         // HTCondor sets it when parsing (`[a = 17; c = {[x = a]}].c.x` is
@@ -917,18 +1002,11 @@ impl Vm {
             &*item.program as *const Program as usize,
             list.scope.clone(),
         ));
+        let failures = self.depth_failures;
         let value = self.run(env, &item.program, scope);
         self.literal_parent = saved;
-        self.depth -= 1;
         if self.depth_failures > failures {
-            // HTCondor's evaluation of the element failed: a selection
-            // chain leaves its value UNDEFINED, an operator or a call makes
-            // it ERROR.
-            return if selection_chain(&item.source) {
-                Value::Undefined
-            } else {
-                Value::Error
-            };
+            return failed_value(&item.source, value);
         }
         value
     }
@@ -962,27 +1040,30 @@ impl Vm {
                     Arc::as_ptr(&list.items) as *const u8 as usize,
                     Arc::as_ptr(&list.scope.body) as usize,
                 );
-                if self.forcing.contains(&key) || self.depth >= self.options.limits.max_depth {
+                // Bounded nesting: a list that holds itself through an ad
+                // that lost its scope (`[c = int(a); a = {self["a"]}].c`) is
+                // a new list at every level, so the `forcing` check alone
+                // never stops it. The elements are evaluated at the depth of
+                // the caller, as HTCondor's functions evaluate them.
+                if self.forcing.contains(&key)
+                    || self.force_nesting >= self.options.limits.max_depth
+                {
                     return Value::LazyList(list);
                 }
                 if !self.reserve(list.items.len() as u64 * VALUE_BYTES) {
                     return Value::Error;
                 }
-                // A level of depth per nested list: a list that holds
-                // itself through an ad that lost its scope
-                // (`[c = int(a); a = {self["a"]}].c`) is a new list at every
-                // level, so the `forcing` check alone never stops it.
                 self.forcing.push(key);
-                self.depth += 1;
+                self.force_nesting += 1;
                 let items: Vec<Value> = (0..list.items.len())
                     .map(|i| {
-                        let item = self.list_element(env, &list, i, here.unwrap_or(&list.scope));
+                        let item = self.run_element(env, &list, i, here.unwrap_or(&list.scope));
                         let item = self.force_elements(env, here, item, plain);
                         self.count_copy(&item);
                         item
                     })
                     .collect();
-                self.depth -= 1;
+                self.force_nesting -= 1;
                 self.forcing.pop();
                 Value::List(items.into())
             }
@@ -1021,7 +1102,9 @@ impl Vm {
     /// out of budget or the value, counted as HTCondor would copy it, is
     /// past the memory budget.
     fn finish(&mut self, value: Value) -> Value {
-        if self.exhausted() {
+        // Past the step budget the evaluation has failed where HTCondor's
+        // does (see `run`), and its value is what that left.
+        if self.memory_exceeded {
             return Value::Error;
         }
         match value {
@@ -1037,8 +1120,17 @@ impl Vm {
         }
     }
 
-    /// `base[index]` (strict: ERROR, then UNDEFINED, propagate).
-    fn subscript(&mut self, env: Env<'_>, base: Value, index: Value) -> Value {
+    /// `base[index]` (strict: ERROR, then UNDEFINED, propagate), an
+    /// operation at `level` above the depth the program runs at: HTCondor
+    /// fails it at the depth limit, and reads a list's element two levels
+    /// deeper (ERROR one level before the limit) and an ad's attribute as
+    /// a reference one level deeper.
+    fn subscript(&mut self, env: Env<'_>, base: Value, index: Value, level: u32) -> Value {
+        let limit = self.options.limits.max_depth;
+        if self.depth + level >= limit {
+            self.depth_failures += 1;
+            return Value::Error;
+        }
         if base.is_error() || index.is_error() {
             return Value::Error;
         }
@@ -1046,6 +1138,11 @@ impl Vm {
             return Value::Undefined;
         }
         match (&base, &index) {
+            (Value::List(_) | Value::SharedList(_) | Value::LazyList(_), Value::Int(_))
+                if self.depth + level + 1 >= limit =>
+            {
+                Value::Error
+            }
             (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
@@ -1061,7 +1158,9 @@ impl Vm {
                     // failure stops here, a value the next step can test
                     // (`[b = {isError(b[0])}].b[0]` is false).
                     let failures = self.depth_failures;
-                    let value = self.list_element(env, list, i, &list.scope);
+                    self.depth += level + 2;
+                    let value = self.run_element(env, list, i, &list.scope);
+                    self.depth -= level + 2;
                     self.depth_failures = failures;
                     value
                 }
@@ -1077,7 +1176,10 @@ impl Vm {
                 };
                 if self.options.corrections {
                     let ad = ad.clone();
-                    return self.attribute_value(env, &ad, slot);
+                    self.depth += level + 1;
+                    let value = self.attribute_value(env, &ad, slot);
+                    self.depth -= level + 1;
+                    return value;
                 }
                 // HTCondor evaluates the attribute in the ad alone and hands
                 // back a value that has lost its scope: an ad from which
@@ -1089,7 +1191,10 @@ impl Vm {
                 } else {
                     ad.clone()
                 };
-                match self.attribute_value_unmarked(env, &scope, slot) {
+                self.depth += level + 1;
+                let value = self.attribute_value_unmarked(env, &scope, slot);
+                self.depth -= level + 1;
+                match value {
                     Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
                     // No scope at all: references in it are UNDEFINED.
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
@@ -1114,75 +1219,160 @@ impl Vm {
         let code = &program.code;
         let mut pc = 0usize;
         loop {
-            self.steps += 1;
-            if self.steps > self.options.limits.max_steps {
-                self.stack.truncate(base);
-                return Value::Error;
-            }
             let instr = code[pc];
             pc += 1;
+            self.steps += 1;
+            if self.steps > self.options.limits.max_steps
+                && instr.op != opcode::RETURN
+                && self.exhausted_step(instr, &mut pc)
+            {
+                continue;
+            }
+            // The depth limit, and the level of each instruction: how many
+            // operations enclose it in its program, each a level of depth
+            // in HTCondor's evaluation (`Program::with_levels`).
+            let limit = self.options.limits.max_depth;
             match instr.op {
-                opcode::CONST => self
-                    .stack
-                    .push(program.constants[instr.arg as usize].clone()),
+                opcode::CONST => {
+                    // A constant folded from operations fails where they
+                    // would have.
+                    let need = u32::from(instr.count);
+                    if need != 0 && self.depth + need > limit {
+                        self.depth_failures += 1;
+                        self.stack.push(Value::Error);
+                    } else {
+                        self.stack
+                            .push(program.constants[instr.arg as usize].clone());
+                    }
+                }
                 opcode::LOAD_ATTR => {
+                    let level = level(instr);
+                    self.depth += level;
                     let value = self.load_attribute(env, scope, &program.names[instr.arg as usize]);
+                    self.depth -= level;
                     self.stack.push(value);
                 }
                 opcode::LOAD_OWN => {
                     let name = &program.names[instr.arg as usize];
                     let slot = u32::from(instr.count);
+                    let level = level(instr);
+                    self.depth += level;
                     let value = if scope.body.slot_is(slot, name) {
                         self.attribute_value(env, scope, slot)
                     } else {
                         self.load_attribute(env, scope, name)
                     };
+                    self.depth -= level;
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
                     let name = &program.names[instr.arg as usize];
+                    let level = level(instr);
+                    self.depth += level;
                     let value = self.select_in_ad(env, scope.root_ref(), name);
+                    self.depth -= level;
                     self.stack.push(value);
                 }
                 opcode::LOAD_MY => {
                     let name = &program.names[instr.arg as usize];
-                    let value = if scope.body.shadows_special_names()
-                        || (self.options.strict && env.pair.is_none())
-                    {
-                        let my = self.load_attribute(env, scope, special_symbol(0));
-                        self.select(env, scope, my, name)
+                    let level = level(instr);
+                    // `MY.name`: a selection whose base is the reference
+                    // `MY`, one level deeper.
+                    let value = if self.depth + level >= limit {
+                        Value::Error
                     } else {
-                        self.select_in_ad(env, scope, name)
+                        self.depth += level;
+                        let value = if scope.body.shadows_special_names()
+                            || (self.options.strict && env.pair.is_none())
+                        {
+                            let failures = self.depth_failures;
+                            self.depth += 1;
+                            let my = self.load_attribute(env, scope, special_symbol(0));
+                            self.depth -= 1;
+                            if self.depth_failures > failures {
+                                Value::Undefined
+                            } else {
+                                self.select(env, scope, my, name)
+                            }
+                        } else if self.depth + 1 >= limit {
+                            self.depth_failures += 1;
+                            Value::Undefined
+                        } else {
+                            self.select_in_ad(env, scope, name)
+                        };
+                        self.depth -= level;
+                        value
                     };
                     self.stack.push(value);
                 }
                 opcode::LOAD_TARGET => {
                     let name = &program.names[instr.arg as usize];
+                    let level = level(instr);
                     // Outside a match `target` is an ordinary name, which an
                     // enclosing ad may define; in a match, the partner, unless
-                    // this ad defines `target` itself.
+                    // this ad defines `target` itself. As `MY.name`, a
+                    // selection with a reference for its base.
                     let partner = env
                         .target_of(scope)
                         .filter(|_| !scope.body.shadows_special_names());
-                    let value = match partner {
-                        Some(target) => self.select_in_ad(env, target, name),
-                        None => {
-                            let target = self.load_attribute(env, scope, special_symbol(1));
-                            self.select(env, scope, target, name)
-                        }
+                    let value = if self.depth + level >= limit {
+                        Value::Error
+                    } else {
+                        self.depth += level;
+                        let value = match partner {
+                            Some(_) if self.depth + 1 >= limit => {
+                                self.depth_failures += 1;
+                                Value::Undefined
+                            }
+                            Some(target) => self.select_in_ad(env, target, name),
+                            None => {
+                                let failures = self.depth_failures;
+                                self.depth += 1;
+                                let target = self.load_attribute(env, scope, special_symbol(1));
+                                self.depth -= 1;
+                                if self.depth_failures > failures {
+                                    Value::Undefined
+                                } else {
+                                    self.select(env, scope, target, name)
+                                }
+                            }
+                        };
+                        self.depth -= level;
+                        value
                     };
                     self.stack.push(value);
                 }
+                opcode::ENTER_BASE => {
+                    // HTCondor's `base.name` at the depth limit: an ERROR
+                    // value, the base not evaluated.
+                    if self.depth + level(instr) >= limit {
+                        self.stack.push(Value::Error);
+                        pc = instr.arg as usize;
+                    } else {
+                        self.stack.push(Value::Int(self.depth_failures as i64));
+                    }
+                }
                 opcode::SELECT => {
                     let base_value = self.pop();
-                    let value =
-                        self.select(env, scope, base_value, &program.names[instr.arg as usize]);
+                    let mark = self.pop();
+                    let value = if matches!(mark, Value::Int(m) if self.depth_failures > m as u64) {
+                        // The base failed: HTCondor's selection fails too,
+                        // leaving its value untouched.
+                        Value::Undefined
+                    } else {
+                        let level = level(instr);
+                        self.depth += level;
+                        let value =
+                            self.select(env, scope, base_value, &program.names[instr.arg as usize]);
+                        self.depth -= level;
+                        value
+                    };
                     self.stack.push(value);
                 }
                 opcode::SUBSCRIPT => {
                     let index = self.pop();
                     let base_value = self.pop();
-                    let value = self.subscript(env, base_value, index);
+                    let value = self.subscript(env, base_value, index, level(instr));
                     self.stack.push(value);
                 }
                 opcode::UNARY => {
@@ -1250,6 +1440,8 @@ impl Vm {
                     }
                 }
                 opcode::CALL => {
+                    let level = level(instr);
+                    self.depth += level;
                     let argc = instr.count as usize;
                     let args_start = self.stack.len() - argc;
                     // Reuse one argument buffer across calls (a nested call
@@ -1299,9 +1491,12 @@ impl Vm {
                     };
                     args.clear();
                     self.call_args = args;
+                    self.depth -= level;
                     self.stack.push(value);
                 }
                 opcode::CALL_LAZY => {
+                    let level = level(instr);
+                    self.depth += level;
                     let call = &program.lazy_calls[instr.arg as usize];
                     let value = match call.function.function {
                         Function::Lazy(f) => f(
@@ -1314,6 +1509,7 @@ impl Vm {
                         ),
                         Function::Strict(_) | Function::StrictKeepingLists(_) => Value::Error,
                     };
+                    self.depth -= level;
                     self.stack.push(value);
                 }
                 opcode::MAKE_LIST => {
@@ -1351,6 +1547,37 @@ impl Vm {
                 }
             }
         }
+    }
+
+    /// One instruction past the step budget, as HTCondor's evaluation
+    /// goes on once its budget is spent: every expression it starts fails
+    /// at once with ERROR (a literal, a reference, a selection, a call),
+    /// while an operation already under way finishes with its failed
+    /// operands (its instruction runs as usual, on their ERROR values).
+    /// True if the instruction was handled here.
+    #[cold]
+    fn exhausted_step(&mut self, instr: crate::bytecode::Encoded, pc: &mut usize) -> bool {
+        match instr.op {
+            opcode::CONST
+            | opcode::LOAD_ATTR
+            | opcode::LOAD_OWN
+            | opcode::LOAD_ROOT
+            | opcode::LOAD_MY
+            | opcode::LOAD_TARGET
+            | opcode::MAKE_LIST
+            | opcode::MAKE_AD
+            | opcode::CALL_LAZY => {}
+            opcode::ENTER_BASE => *pc = instr.arg as usize,
+            opcode::CALL => {
+                let argc = instr.count as usize;
+                let keep = self.stack.len().saturating_sub(argc);
+                self.stack.truncate(keep);
+            }
+            _ => return false,
+        }
+        self.depth_failures += 1;
+        self.stack.push(Value::Error);
+        true
     }
 
     #[inline]

@@ -1,0 +1,592 @@
+//! HTCondor 25.14's depth model (issue 12, tests/gen/known_bugs.txt class
+//! 1): an evaluation has 400 levels; a reference that finds an attribute
+//! fails at the limit and evaluates the attribute one level deeper; a
+//! selection (`base.name`, `MY.name`) is an ERROR value at the limit and
+//! evaluates its base one level deeper (a failed base leaves it
+//! UNDEFINED); every operation (parentheses and subscripts too) is a
+//! level; a subscript reads a list's element two levels deeper; a selection
+//! over a list maps its elements at its own depth; function calls are no
+//! level (`strcat` and `join` one). Each row is a chain of references
+//! `a1 = a2; ...; aN = LAST` ending in a construct, for N = 392..401,
+//! evaluated as `[chain].a1` (Plain) or `{[chain].a1}[0]` (Wrapped: the
+//! subscript keeps a failed evaluation's value), with the oracle's values
+//! (`-` where HTCondor's evaluation fails at the top: not compared).
+
+#[derive(Clone, Copy)]
+enum Form {
+    Plain,
+    Wrapped,
+    SelfQ,
+}
+use Form::*;
+
+fn chain(n: usize, last: &str, extra: &str) -> String {
+    let mut s = String::from("[");
+    for i in 1..n {
+        s.push_str(&format!("a{i} = a{}; ", i + 1));
+    }
+    s.push_str(&format!("a{n} = {last}{extra}]"));
+    s
+}
+
+fn eval(source: &str) -> String {
+    classad::evaluate_str(source)
+        .map(|v| classad::vm::print::value_to_string(&v))
+        .unwrap_or_else(|e| format!("parse error: {e}"))
+}
+
+const CASES: &[(&str, &str, Form, [&str; 10])] = &[
+    (
+        "7",
+        "",
+        Plain,
+        ["7", "7", "7", "7", "7", "7", "7", "7", "7", "-"],
+    ),
+    (
+        "7",
+        "",
+        Wrapped,
+        ["7", "7", "7", "7", "7", "7", "7", "error", "error", "error"],
+    ),
+    (
+        "z.q",
+        "; z = [q = 1]",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "-", "error", "-"],
+    ),
+    (
+        "z.q",
+        "; z = [q = 1]",
+        Wrapped,
+        [
+            "1",
+            "1",
+            "1",
+            "1",
+            "1",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "self.q",
+        "; q = 1",
+        Wrapped,
+        [
+            "1",
+            "1",
+            "1",
+            "1",
+            "1",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "MY.q",
+        "; q = 1",
+        Wrapped,
+        [
+            "1",
+            "1",
+            "1",
+            "1",
+            "1",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        ".q",
+        "; q = 1",
+        Wrapped,
+        [
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "self",
+        "; q = 1",
+        SelfQ,
+        [
+            "1",
+            "1",
+            "1",
+            "1",
+            "1",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+        ],
+    ),
+    (
+        "{7}[0]",
+        "",
+        Wrapped,
+        [
+            "7", "7", "7", "7", "7", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "{[q = 1]}.q",
+        "",
+        Wrapped,
+        [
+            "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "error", "error", "error",
+            "error",
+        ],
+    ),
+    (
+        "{z}.q",
+        "; z = [q = 1]",
+        Wrapped,
+        [
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "sum({z})",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "1", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "size({z})",
+        "; z = 1",
+        Wrapped,
+        ["1", "1", "1", "1", "1", "1", "1", "error", "error", "error"],
+    ),
+    (
+        "{z}[0].q",
+        "; z = [q = 1]",
+        Wrapped,
+        [
+            "1",
+            "1",
+            "1",
+            "error",
+            "error",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "{{z}}.q",
+        "; z = [q = 1]",
+        Wrapped,
+        [
+            "{ { 1 } }",
+            "{ { 1 } }",
+            "{ { 1 } }",
+            "{ { 1 } }",
+            "{ { 1 } }",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "eval(\"z\")",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "member(1, {z})",
+        "; z = 1",
+        Wrapped,
+        [
+            "true", "true", "true", "true", "true", "true", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "ifThenElse(true, z, 2)",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "1", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "[y = parent.z].y",
+        "; z = 1",
+        Wrapped,
+        [
+            "1",
+            "1",
+            "1",
+            "1",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "{[q = z]}[0].q",
+        "; z = 1",
+        Wrapped,
+        [
+            "1",
+            "1",
+            "1",
+            "1",
+            "error",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "z",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "1", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "z + 0",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "(z)",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "int(z)",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "1", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "true ? z : 2",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "({7}[0])",
+        "",
+        Wrapped,
+        [
+            "7", "7", "7", "7", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "{z}[0]",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "{{7}}[0][0]",
+        "",
+        Wrapped,
+        [
+            "7", "7", "7", "7", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "{7}[0]",
+        "",
+        Plain,
+        ["7", "7", "7", "7", "7", "7", "7", "error", "-", "-"],
+    ),
+    (
+        "{z}[0]",
+        "; z = 1",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "error", "error", "-", "-"],
+    ),
+    (
+        "!z",
+        "; z = true",
+        Wrapped,
+        [
+            "false", "false", "false", "false", "false", "error", "error", "error", "error",
+            "error",
+        ],
+    ),
+    (
+        "-z",
+        "; z = 1",
+        Wrapped,
+        [
+            "-1", "-1", "-1", "-1", "-1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "z && true",
+        "; z = true",
+        Wrapped,
+        [
+            "true", "true", "true", "true", "true", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "false && z",
+        "; z = true",
+        Wrapped,
+        [
+            "false", "false", "false", "false", "false", "false", "error", "error", "error",
+            "error",
+        ],
+    ),
+    (
+        "z ?: 2",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "z is 1",
+        "; z = 1",
+        Wrapped,
+        [
+            "true", "true", "true", "true", "true", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "1 + 2",
+        "",
+        Wrapped,
+        [
+            "3", "3", "3", "3", "3", "3", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "1 + 2",
+        "",
+        Plain,
+        ["3", "3", "3", "3", "3", "3", "3", "3", "-", "-"],
+    ),
+    (
+        "(1)",
+        "",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "1", "-", "-"],
+    ),
+    (
+        "-1",
+        "",
+        Plain,
+        ["-1", "-1", "-1", "-1", "-1", "-1", "-1", "-1", "-1", "-"],
+    ),
+    (
+        "- 1",
+        "",
+        Plain,
+        ["-1", "-1", "-1", "-1", "-1", "-1", "-1", "-1", "-", "-"],
+    ),
+    (
+        "true ? 1 : 2",
+        "",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "1", "-", "-"],
+    ),
+    (
+        "undefined ?: 2",
+        "",
+        Plain,
+        ["2", "2", "2", "2", "2", "2", "2", "2", "-", "-"],
+    ),
+    (
+        "false && true",
+        "",
+        Plain,
+        [
+            "false", "false", "false", "false", "false", "false", "false", "false", "-", "-",
+        ],
+    ),
+    (
+        "strcat(z)",
+        "; z = \"a\"",
+        Wrapped,
+        [
+            "-", "-", "-", "-", "-", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "join(\",\", z)",
+        "; z = \"a\"",
+        Wrapped,
+        [
+            "-", "-", "-", "-", "-", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "int(1)",
+        "",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "1", "1", "-"],
+    ),
+    (
+        "size({z})",
+        "; z = 1",
+        Wrapped,
+        ["1", "1", "1", "1", "1", "1", "1", "error", "error", "error"],
+    ),
+    (
+        "TARGET.q",
+        "; q = 1",
+        Wrapped,
+        [
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "{[q = z]}.q",
+        "; z = 1",
+        Wrapped,
+        [
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "w[\"q\"]",
+        "; w = [q = z]; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "w[\"q\"]",
+        "; w = [q = z]; z = 1",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "-", "-", "-"],
+    ),
+    (
+        "{[q = z]}.q",
+        "; z = 1",
+        Plain,
+        [
+            "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "-", "error", "-",
+        ],
+    ),
+    (
+        "{ {[q = 1]} }[0].q",
+        "",
+        Wrapped,
+        [
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "{ 1 }",
+            "error",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "{z}[0]",
+        "; z = [q = 1]",
+        Wrapped,
+        [
+            "-", "-", "-", "-", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+];
+
+#[test]
+fn depth_limits_match_htcondor() {
+    let mut wrong = Vec::new();
+    for (last, extra, form, expected) in CASES {
+        for (i, want) in expected.iter().enumerate() {
+            if *want == "-" {
+                continue;
+            }
+            let n = 392 + i;
+            let source = match form {
+                Plain => format!("{}.a1", chain(n, last, extra)),
+                Wrapped => format!("{{{}.a1}}[0]", chain(n, last, extra)),
+                SelfQ => format!("{{{}.a1.q}}[0]", chain(n, last, extra)),
+            };
+            let got = eval(&source);
+            if got != *want {
+                wrong.push(format!("{last:?} at {n}: {got}, HTCondor {want}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
