@@ -29,6 +29,10 @@ const FOLLOW_LIBRARY: &[(usize, &str)] = &[
         "relTime(\"...\") of a literal string is a real in the library",
     ),
     (
+        73,
+        "the library's XML writer writes a relTime(\"...\") literal as the real it is, so it reads back as a real",
+    ),
+    (
         97,
         "a missing attribute subscripted on an ad is undefined in the library",
     ),
