@@ -560,13 +560,42 @@ impl Parser {
             ErrorVariant::ParsingError { positives, .. } => expected_words(positives),
             ErrorVariant::CustomError { message } => message.clone(),
         };
-        let message = if expected.is_empty() {
+        let message = if let Some(quote) = unterminated_quote(source, pos) {
+            format!(
+                "unterminated {quote}: no closing `{}`",
+                &source[pos..pos + 1]
+            )
+        } else if expected.is_empty() {
             format!("unexpected {found}")
         } else {
             format!("expected {expected}, found {found}")
         };
         ParseError::new(source, Span::new(pos, pos + len), message)
     }
+}
+
+/// "string" or "quoted name" when the parse failed at a quote that nothing
+/// later in the text closes, the usual cause of that failure and a clearer
+/// message than what the grammar expected there.
+fn unterminated_quote(source: &str, pos: usize) -> Option<&'static str> {
+    let rest = source.get(pos..)?.as_bytes();
+    let (&quote, mut body) = rest.split_first()?;
+    let what = match quote {
+        b'"' => "string",
+        b'\'' => "quoted name",
+        _ => return None,
+    };
+    while let Some((&b, tail)) = body.split_first() {
+        if b == quote {
+            return None;
+        }
+        body = if b == b'\\' {
+            tail.get(1..).unwrap_or_default()
+        } else {
+            tail
+        };
+    }
+    Some(what)
 }
 
 /// The call limit pest was last given (0: none yet).

@@ -35,3 +35,18 @@ fn diagnostics_stay_small_on_huge_lines() {
     let error = parse_expression(&number).expect_err("hex is JDL");
     assert!(error.message.len() < 200, "{}", error.message.len());
 }
+
+/// A quote that nothing later closes is named as such, not as the token
+/// the grammar did not expect; a quote closed later keeps the grammar's
+/// message.
+#[test]
+fn diagnostics_name_an_unterminated_string() {
+    insta::assert_snapshot!(
+        "unterminated_string",
+        rendered("[a = 1; x = \"unterminated ]")
+    );
+    insta::assert_snapshot!("unterminated_name", rendered("'abc + 1"));
+    insta::assert_snapshot!("escaped_quote_left_open", rendered("strcat(\"a\\\""));
+    let closed = parse_expression("1 \"a\"").expect_err("a parse error");
+    assert!(!closed.to_string().contains("unterminated"), "{closed}");
+}
