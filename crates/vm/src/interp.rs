@@ -1344,8 +1344,15 @@ impl Vm {
                 }
                 opcode::ENTER_BASE => {
                     // HTCondor's `base.name` at the depth limit: an ERROR
-                    // value, the base not evaluated.
-                    if self.depth + level(instr) >= limit {
+                    // value, the base not evaluated. Past it, an operation
+                    // around the selection was already at the limit and
+                    // failed before reaching it (`[A = {((A.A))}].A[0]`
+                    // with the selection one level past the limit).
+                    let at = self.depth + level(instr);
+                    if at >= limit {
+                        if at > limit {
+                            self.depth_failures += 1;
+                        }
                         self.stack.push(Value::Error);
                         pc = instr.arg as usize;
                     } else {
