@@ -1279,6 +1279,11 @@ impl Vm {
                     // `MY.name`: a selection whose base is the reference
                     // `MY`, one level deeper.
                     let value = if self.depth + level >= limit {
+                        // Past the limit an operation around it failed
+                        // first (see ENTER_BASE).
+                        if self.depth + level > limit {
+                            self.depth_failures += 1;
+                        }
                         Value::Error
                     } else {
                         self.depth += level;
@@ -1316,6 +1321,11 @@ impl Vm {
                         .target_of(scope)
                         .filter(|_| !scope.body.shadows_special_names());
                     let value = if self.depth + level >= limit {
+                        // Past the limit an operation around it failed
+                        // first (see ENTER_BASE).
+                        if self.depth + level > limit {
+                            self.depth_failures += 1;
+                        }
                         Value::Error
                     } else {
                         self.depth += level;
