@@ -590,3 +590,95 @@ fn depth_limits_match_htcondor() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A selection inside operations, reached one level or more past the
+/// limit, fails with the operation around it that was at the limit: only a
+/// selection exactly at the limit is an ERROR value that lets the lists
+/// around it be made (gen-exprs seed 801, `[A = {1 ? (A.A ?: true) :
+/// false}].A`). Each row is `([A = {X}].A)[0]` with X the inner expression
+/// in k = 0..16 parentheses, and the oracle's value: lists nested so deep
+/// around the leaf (0: the leaf alone).
+#[test]
+fn selection_past_the_limit_fails_with_its_operation() {
+    const ROWS: &[(&str, [(usize, &str); 16])] = &[
+        (
+            "A.A",
+            [
+                (0, "undefined"),
+                (0, "error"),
+                (132, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (56, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+            ],
+        ),
+        (
+            "A.A ?: true",
+            [
+                (0, "error"),
+                (132, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (56, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+            ],
+        ),
+        (
+            "1 ? A.A : 2",
+            [
+                (0, "error"),
+                (132, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (56, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+                (0, "error"),
+            ],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (inner, expected) in ROWS {
+        for (k, (lists, leaf)) in expected.iter().enumerate() {
+            let source = format!(
+                "([ A = {{ {}{inner}{} }} ].A)[0]",
+                "(".repeat(k),
+                ")".repeat(k)
+            );
+            let got = eval(&source);
+            let want = format!("{}{leaf}{}", "{ ".repeat(*lists), " }".repeat(*lists));
+            if got != want {
+                wrong.push(format!("{source}: {got:.60}, HTCondor {want:.60}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

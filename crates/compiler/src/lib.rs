@@ -818,7 +818,16 @@ impl<'r> Compiler<'r> {
         operation: bool,
     ) -> Result<(), CompileError> {
         self.expr(cond, unit)?;
+        // The level at which the operations folded into a constant
+        // condition fail (0: never).
+        let cond_need = match unit.code.last() {
+            Some(Instr::Const(_)) if unit.code.len() > unit.label => {
+                unit.levels.last().copied().unwrap_or(0)
+            }
+            _ => 0,
+        };
         if let Some(c) = unit.pop_const() {
+            let kept = c.clone();
             let result = match c {
                 Value::Undefined => Some(Value::Undefined),
                 other => match ops::truth(&other) {
@@ -843,6 +852,14 @@ impl<'r> Compiler<'r> {
                     let need = unit.popped_need;
                     unit.push_with_need(v, need);
                 }
+            } else if cond_need > 0 {
+                // The branch is code: the folded condition still fails
+                // where its operations would (`(1 + 2 > 0 ? A.A : 1)` with
+                // the selection at the limit), so it is loaded and dropped
+                // after the branch (a jump to the next instruction pops it).
+                unit.push_with_need(kept, cond_need);
+                let drop = unit.placeholder();
+                unit.patch(drop, Instr::JumpIfFalse);
             }
             return Ok(());
         }

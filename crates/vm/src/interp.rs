@@ -1279,6 +1279,11 @@ impl Vm {
                     // `MY.name`: a selection whose base is the reference
                     // `MY`, one level deeper.
                     let value = if self.depth + level >= limit {
+                        // Past the limit an operation around it failed
+                        // first (see ENTER_BASE).
+                        if self.depth + level > limit {
+                            self.depth_failures += 1;
+                        }
                         Value::Error
                     } else {
                         self.depth += level;
@@ -1316,6 +1321,11 @@ impl Vm {
                         .target_of(scope)
                         .filter(|_| !scope.body.shadows_special_names());
                     let value = if self.depth + level >= limit {
+                        // Past the limit an operation around it failed
+                        // first (see ENTER_BASE).
+                        if self.depth + level > limit {
+                            self.depth_failures += 1;
+                        }
                         Value::Error
                     } else {
                         self.depth += level;
@@ -1344,8 +1354,15 @@ impl Vm {
                 }
                 opcode::ENTER_BASE => {
                     // HTCondor's `base.name` at the depth limit: an ERROR
-                    // value, the base not evaluated.
-                    if self.depth + level(instr) >= limit {
+                    // value, the base not evaluated. Past it, an operation
+                    // around the selection was already at the limit and
+                    // failed before reaching it (`[A = {((A.A))}].A[0]`
+                    // with the selection one level past the limit).
+                    let at = self.depth + level(instr);
+                    if at >= limit {
+                        if at > limit {
+                            self.depth_failures += 1;
+                        }
                         self.stack.push(Value::Error);
                         pc = instr.arg as usize;
                     } else {
@@ -1378,11 +1395,25 @@ impl Vm {
                 opcode::UNARY => {
                     let operand = self.pop();
                     let op = unary_op(instr.aux);
-                    self.stack.push(ops::unary(op, operand));
+                    let value = if self.depth + level(instr) >= limit {
+                        // The operation at the limit fails, whatever its
+                        // operand was (a call, a literal: no check of
+                        // their own).
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else {
+                        ops::unary(op, operand)
+                    };
+                    self.stack.push(value);
                 }
                 opcode::BINARY => {
                     let right = self.pop();
                     let left = self.pop();
+                    if self.depth + level(instr) >= limit {
+                        self.depth_failures += 1;
+                        self.stack.push(Value::Error);
+                        continue;
+                    }
                     // Comparing strings scans them.
                     if let (Value::Str(a), Value::Str(b)) = (&left, &right) {
                         self.charge(a.len().min(b.len()) as u64 / BYTES_PER_STEP);
@@ -1391,7 +1422,13 @@ impl Vm {
                     self.stack.push(ops::binary(op, left, right));
                 }
                 opcode::AND_TEST => {
-                    if let Some(result) = ops::and_short_circuit(self.top()) {
+                    // The test runs at the operands' level: past the limit
+                    // the operation failed before its operands.
+                    if self.depth + level(instr) > limit {
+                        self.depth_failures += 1;
+                        *self.top_mut() = Value::Error;
+                        pc = instr.arg as usize;
+                    } else if let Some(result) = ops::and_short_circuit(self.top()) {
                         *self.top_mut() = result;
                         pc = instr.arg as usize;
                     }
@@ -1402,7 +1439,11 @@ impl Vm {
                     self.stack.push(ops::logical_and(left, right));
                 }
                 opcode::OR_TEST => {
-                    if let Some(result) = ops::or_short_circuit(self.top()) {
+                    if self.depth + level(instr) > limit {
+                        self.depth_failures += 1;
+                        *self.top_mut() = Value::Error;
+                        pc = instr.arg as usize;
+                    } else if let Some(result) = ops::or_short_circuit(self.top()) {
                         *self.top_mut() = result;
                         pc = instr.arg as usize;
                     }
@@ -1413,6 +1454,12 @@ impl Vm {
                     self.stack.push(ops::logical_or(left, right));
                 }
                 opcode::COND_TEST => {
+                    if self.depth + level(instr) > limit {
+                        self.depth_failures += 1;
+                        *self.top_mut() = Value::Error;
+                        pc = instr.arg as usize;
+                        continue;
+                    }
                     let top = self.top_mut();
                     match top {
                         Value::Undefined => pc = instr.arg as usize,
@@ -1433,7 +1480,11 @@ impl Vm {
                 }
                 opcode::JUMP => pc = instr.arg as usize,
                 opcode::ELVIS_TEST => {
-                    if self.top().is_undefined() {
+                    if self.depth + level(instr) > limit {
+                        self.depth_failures += 1;
+                        *self.top_mut() = Value::Error;
+                        pc = instr.arg as usize;
+                    } else if self.top().is_undefined() {
                         self.stack.pop();
                     } else {
                         pc = instr.arg as usize;
@@ -1474,7 +1525,13 @@ impl Vm {
                             _ => 0,
                         })
                         .sum();
-                    let value = if work > 0 && !self.charge(work) {
+                    let value = if self.depth > limit {
+                        // An operation around the call was at the limit and
+                        // failed before it (parentheses have no instruction
+                        // of their own).
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else if work > 0 && !self.charge(work) {
                         Value::Error
                     } else {
                         match function.function {
@@ -1498,16 +1555,21 @@ impl Vm {
                     let level = level(instr);
                     self.depth += level;
                     let call = &program.lazy_calls[instr.arg as usize];
-                    let value = match call.function.function {
-                        Function::Lazy(f) => f(
-                            &mut CallContext {
-                                vm: self,
-                                env,
-                                scope,
-                            },
-                            &call.args,
-                        ),
-                        Function::Strict(_) | Function::StrictKeepingLists(_) => Value::Error,
+                    let value = if self.depth > limit {
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else {
+                        match call.function.function {
+                            Function::Lazy(f) => f(
+                                &mut CallContext {
+                                    vm: self,
+                                    env,
+                                    scope,
+                                },
+                                &call.args,
+                            ),
+                            Function::Strict(_) | Function::StrictKeepingLists(_) => Value::Error,
+                        }
                     };
                     self.depth -= level;
                     self.stack.push(value);
