@@ -151,6 +151,29 @@ fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
+/// Whether `ad` is one of the stand-ins for a scope HTCondor's copy of a
+/// value has lost (see [`scopeless_body`] and [`empty_root_body`]).
+fn is_lost_scope(ad: &AdRef) -> bool {
+    Arc::ptr_eq(&ad.body, scopeless_body()) || Arc::ptr_eq(&ad.body, empty_root_body())
+}
+
+/// The root of a new evaluation state HTCondor starts in `ad`
+/// (`EvalState::SetScopes`: the outermost ad of its parent chain), where
+/// it is not `ad.root()`: an ad copied by a selection over a list has no
+/// parent scope there, so a new state started in it or in an ad written in
+/// it has that ad as its root (`{[c = [y = root; a = MY["y"]]]}.c[0].a`
+/// is the ad itself). `None` when the root is the end of the chain.
+fn new_state_root(ad: &AdRef) -> Option<AdRef> {
+    let mut current = ad;
+    while let Some(parent) = &current.parent {
+        if is_lost_scope(parent) {
+            return Some(current.clone());
+        }
+        current = parent;
+    }
+    None
+}
+
 /// Whether `expr` is only references and selections (the bases of
 /// selections in parentheses or not), which pass a failed evaluation on
 /// without a value of their own.
@@ -244,6 +267,16 @@ pub struct Vm {
     /// (`[a = {[A = [A = 1]].A}; c = true].a.c` is `{ true }`,
     /// `[l = {{x}[0]}; x = 1; r = [x = 2; s = sum(l)]].r.s` is 1).
     literal_parent: Option<(usize, AdRef)>,
+    /// HTCondor's root of the evaluation (`EvalState::rootAd`: what `root`,
+    /// `toplevel` and `.name` find) where it is not the root of the scope
+    /// chain being evaluated in; `None` everywhere else. HTCondor keeps one
+    /// root per evaluation state and starts a new state, with the outermost
+    /// ad of the new scope's chain as its root, for `ad["name"]`, for each
+    /// element of a selection over a list and for `evalInEachContext`; an
+    /// ad or list it copied there has no parent, so the root stays the one
+    /// of the state that reads it: see [`new_state_root`] and
+    /// [`Vm::evaluation_root`].
+    state_root: Option<AdRef>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -447,7 +480,12 @@ impl CallContext<'_> {
             .vm
             .literal_parent
             .replace((program as *const Program as usize, written_in.clone()));
-        let value = self.vm.run(self.env, program, ad);
+        // A new evaluation state started in `ad` (HTCondor's
+        // `evaluateInContext`).
+        let env = self.env;
+        let value = self
+            .vm
+            .in_state(new_state_root(ad), |vm| vm.run(env, program, ad));
         self.vm.literal_parent = saved;
         let value = if force {
             self.vm.force(self.env, Some(ad), value)
@@ -497,6 +535,7 @@ impl Vm {
             map_nesting: 0,
             force_nesting: 0,
             literal_parent: None,
+            state_root: None,
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -639,6 +678,29 @@ impl Vm {
         self.steps = 0;
         self.memory = 0;
         self.memory_exceeded = false;
+        self.state_root = None;
+    }
+
+    /// HTCondor's root of the evaluation in `scope`: `root`, `toplevel`
+    /// and the ad `.name` searches (see `state_root`).
+    fn evaluation_root(&self, scope: &AdRef) -> AdRef {
+        match &self.state_root {
+            Some(root) => root.clone(),
+            None => scope.root(),
+        }
+    }
+
+    /// Runs `f` in a new evaluation state whose root is `root` (see
+    /// `state_root`), as HTCondor's `EvalState::SetScopes` starts one.
+    #[inline]
+    fn in_state<T>(&mut self, root: Option<AdRef>, f: impl FnOnce(&mut Vm) -> T) -> T {
+        if root.is_none() && self.state_root.is_none() {
+            return f(self);
+        }
+        let saved = std::mem::replace(&mut self.state_root, root);
+        let value = f(self);
+        self.state_root = saved;
+        value
     }
 
     /// Adds `work` steps to this evaluation; false once it is past its
@@ -727,7 +789,11 @@ impl Vm {
         // check.
         let attribute = ad.body.attribute(slot);
         let failures = self.depth_failures;
-        let value = self.run(env, &attribute.program, ad);
+        // In a new evaluation state (`ClassAd::EvaluateAttr`), rooted at
+        // the outermost ad of `ad`'s chain.
+        let value = self.in_state(new_state_root(ad), |vm| {
+            vm.run(env, &attribute.program, ad)
+        });
         if self.depth_failures > failures {
             return failed_value(&attribute.source, value);
         }
@@ -761,7 +827,10 @@ impl Vm {
                 }
                 Value::Ad(parent.clone())
             }
-            "root" | "toplevel" => Value::Ad(scope.root()),
+            // The root of the evaluation, not of the ad's chain: from an ad
+            // copied by a selection over a list, the root of the state that
+            // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
+            "root" | "toplevel" => Value::Ad(self.evaluation_root(scope)),
             // Without a match partner `target` is an ordinary name.
             "target" => Value::Ad(env.target_of(scope)?.clone()),
             _ => return None,
@@ -837,7 +906,7 @@ impl Vm {
             // attributes are not found from it, only `root` (the root of the
             // evaluation) and `CurrentTime` are.
             Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_str() {
-                "root" | "toplevel" => Value::Ad(here.root()),
+                "root" | "toplevel" => Value::Ad(self.evaluation_root(here)),
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
             // An ad a function made (`splitTime`) has no enclosing ad:
@@ -849,9 +918,26 @@ impl Vm {
                     && ad.body.slot(name).is_none()
                     && env.target_of(&ad).is_none() =>
             {
-                Value::Ad(here.root())
+                Value::Ad(self.evaluation_root(here))
             }
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
+            Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
+                // Each element is selected from in a new evaluation state
+                // started in `here` (HTCondor's `AttributeReference::
+                // FindExpr`), whose root is the outermost ad of `here`'s
+                // chain.
+                self.in_state(new_state_root(here), |vm| {
+                    vm.select_over_list(env, here, base, name)
+                })
+            }
+            Value::Undefined => Value::Undefined,
+            _ => Value::Error,
+        }
+    }
+
+    /// `base.name` for a list `base`: the list of `element.name`.
+    fn select_over_list(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
+        match base {
             Value::List(items) | Value::SharedList(items) => {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES)
                     || !self.charge(items.len() as u64)
@@ -911,7 +997,6 @@ impl Vm {
                 self.map_nesting -= 1;
                 Value::List(selected.into())
             }
-            Value::Undefined => Value::Undefined,
             _ => Value::Error,
         }
     }
@@ -1125,7 +1210,14 @@ impl Vm {
     /// fails it at the depth limit, and reads a list's element two levels
     /// deeper (ERROR one level before the limit) and an ad's attribute as
     /// a reference one level deeper.
-    fn subscript(&mut self, env: Env<'_>, base: Value, index: Value, level: u32) -> Value {
+    fn subscript(
+        &mut self,
+        env: Env<'_>,
+        here: &AdRef,
+        base: Value,
+        index: Value,
+        level: u32,
+    ) -> Value {
         let limit = self.options.limits.max_depth;
         if self.depth + level >= limit {
             self.depth_failures += 1;
@@ -1159,7 +1251,18 @@ impl Vm {
                     // (`[b = {isError(b[0])}].b[0]` is false).
                     let failures = self.depth_failures;
                     self.depth += level + 2;
-                    let value = self.run_element(env, list, i, &list.scope);
+                    // A list HTCondor copied without a parent scope (made
+                    // by a selection over a list, or taken by ad["name"])
+                    // has its elements evaluated in the state of the
+                    // subscript: `.name` searches that state's root
+                    // (`[b = [l = {.self}]]["l"][0]` is the context ad),
+                    // while other references are UNDEFINED (no current ad).
+                    let value = if list.scope.parent.is_none() && is_lost_scope(&list.scope) {
+                        let root = self.evaluation_root(here);
+                        self.in_state(Some(root), |vm| vm.run_element(env, list, i, &list.scope))
+                    } else {
+                        self.run_element(env, list, i, &list.scope)
+                    };
                     self.depth -= level + 2;
                     self.depth_failures = failures;
                     value
@@ -1269,7 +1372,10 @@ impl Vm {
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     self.depth += level;
-                    let value = self.select_in_ad(env, scope.root_ref(), name);
+                    let value = match self.state_root.clone() {
+                        Some(root) => self.select_in_ad(env, &root, name),
+                        None => self.select_in_ad(env, scope.root_ref(), name),
+                    };
                     self.depth -= level;
                     self.stack.push(value);
                 }
@@ -1389,7 +1495,7 @@ impl Vm {
                 opcode::SUBSCRIPT => {
                     let index = self.pop();
                     let base_value = self.pop();
-                    let value = self.subscript(env, base_value, index, level(instr));
+                    let value = self.subscript(env, scope, base_value, index, level(instr));
                     self.stack.push(value);
                 }
                 opcode::UNARY => {
