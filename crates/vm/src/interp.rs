@@ -157,6 +157,19 @@ fn is_lost_scope(ad: &AdRef) -> bool {
     Arc::ptr_eq(&ad.body, scopeless_body()) || Arc::ptr_eq(&ad.body, empty_root_body())
 }
 
+/// Whether `ad` was written inside a value whose scope HTCondor's copy
+/// lost (its chain of enclosing ads ends in one of the stand-ins).
+fn written_in_lost_scope(ad: &AdRef) -> bool {
+    let mut current = ad;
+    while let Some(parent) = &current.parent {
+        if is_lost_scope(parent) {
+            return true;
+        }
+        current = parent;
+    }
+    false
+}
+
 /// The root of a new evaluation state HTCondor starts in `ad`
 /// (`EvalState::SetScopes`: the outermost ad of its parent chain), where
 /// it is not `ad.root()`: an ad copied by a selection over a list has no
@@ -1264,6 +1277,21 @@ impl Vm {
                         self.run_element(env, list, i, &list.scope)
                     };
                     self.depth -= level + 2;
+                    // An ad written in a list taken by ad["name"] lives in
+                    // HTCondor's copy of the list, which the subscript's
+                    // operand frees when it is done: the ad it hands on
+                    // has lost its scope as an ad taken by ad["name"] has
+                    // (`[b = [l = {[x = 1]}]]["l"][0].x` is UNDEFINED).
+                    let value = match value {
+                        Value::Ad(ad)
+                            if list.scope.detached
+                                && !self.options.corrections
+                                && written_in_lost_scope(&ad) =>
+                        {
+                            Value::Ad(AdValue::detached(ad.body.clone()))
+                        }
+                        other => other,
+                    };
                     self.depth_failures = failures;
                     value
                 }
