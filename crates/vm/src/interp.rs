@@ -804,9 +804,7 @@ impl Vm {
         let failures = self.depth_failures;
         // In a new evaluation state (`ClassAd::EvaluateAttr`), rooted at
         // the outermost ad of `ad`'s chain.
-        let value = self.in_state(new_state_root(ad), |vm| {
-            vm.run(env, &attribute.program, ad)
-        });
+        let value = self.in_state(new_state_root(ad), |vm| vm.run(env, &attribute.program, ad));
         if self.depth_failures > failures {
             return failed_value(&attribute.source, value);
         }
@@ -949,7 +947,13 @@ impl Vm {
     }
 
     /// `base.name` for a list `base`: the list of `element.name`.
-    fn select_over_list(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
+    fn select_over_list(
+        &mut self,
+        env: Env<'_>,
+        here: &AdRef,
+        base: Value,
+        name: &Symbol,
+    ) -> Value {
         match base {
             Value::List(items) | Value::SharedList(items) => {
                 if !self.reserve(items.len() as u64 * VALUE_BYTES)
