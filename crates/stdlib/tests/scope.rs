@@ -24,10 +24,11 @@ fn list_made_by_selection_over_list_has_no_scope() {
 }
 
 // An ad in a list made by a selection over a list has no parent scope:
-// its `root` is an empty ad and `parent` is UNDEFINED; its own attributes
-// and `self` still work.
+// its `root` is the root of the evaluation that reads it (here the empty
+// context ad) and `parent` is UNDEFINED; its own attributes and `self`
+// still work.
 #[test]
-fn ad_made_by_selection_over_list_has_an_empty_root() {
+fn ad_made_by_selection_over_list_has_no_parent() {
     check(&[
         (
             "[ Y = 5; r = { [ B = [ B = root.Y; y = 418 ] ] }.B[0].B ].r",
@@ -236,4 +237,44 @@ fn subscript_swallows_failed_element() {
         ("[ a = {(a[0] + 1).a}].a[0]", "undefined"),
         ("[ a = {a.a[0]}].a[0]", "error"),
     ]);
+}
+
+/// The value of `source` evaluated with `context` as the context ad.
+fn eval_in(context: &str, source: &str) -> String {
+    let ad = classad::syntax::parse_ad(context).expect("the context parses");
+    let ad = classad::ad_from_ast(&ad).expect("the context compiles");
+    let expr = classad::syntax::parse_expression(source).expect("the expression parses");
+    let program = classad::compile(&expr).expect("the expression compiles");
+    let value = classad::Vm::default().evaluate(&program, &ad);
+    classad::vm::print::value_to_string(&value)
+}
+
+// HTCondor keeps one root per evaluation state: `root`, `toplevel` and
+// `.name` in an ad a selection over a list copied (without a parent) are
+// the root of the evaluation reading it, the context ad, and a new state
+// started in such an ad (`MY["name"]`) has the ad itself as root. Checked
+// against the oracle with this context ad.
+#[test]
+fn root_of_an_ad_copied_by_a_selection_is_the_root_of_the_evaluation() {
+    let context = "[ q = 5; l = { [ c = [ y = root; z = .q; w = parent; v = MY[\"y\"] ] ] }.c ]";
+    for (source, expected) in [
+        ("({ [ c = [ y = root ] ] }.c)[0].y.q", "5"),
+        ("({ [ c = [ y = .q ] ] }.c)[0].y", "5"),
+        ("({ [ c = [ y = toplevel ] ] }.c)[0].y.q", "5"),
+        ("({ [ c = [ y = [ z = root ] ] ] }.c)[0].y.z.q", "5"),
+        ("({ [ c = [ y = [ z = .q ] ] ] }.c)[0].y.z", "5"),
+        ("({ [ c = [ y = parent ] ] }.c)[0].y", "undefined"),
+        ("l[0].y.q", "5"),
+        ("l[0].z", "5"),
+        ("l[0].w", "undefined"),
+        (
+            "l[0].v",
+            "[ y = root; z = .q; w = 'parent'; v = MY[\"y\"] ]",
+        ),
+        ("1 + [ b = [ l = { .q } ] ][\"b\"][\"l\"][0]", "6"),
+        ("{ [ a = [ l = { .q } ] ] }.a[0][\"l\"][0]", "5"),
+        ("{ [ a = { .q } ] }.a[0][0]", "5"),
+    ] {
+        assert_eq!(eval_in(context, source), expected, "{source}");
+    }
 }

@@ -931,6 +931,19 @@ impl Vm {
             {
                 Value::Ad(self.evaluation_root(here))
             }
+            // An ad HTCondor copied without a parent scope (or written in
+            // one) is read in the evaluation state that reads it: its
+            // `root` and `.name` are that state's root, the context ad
+            // (`({[c = [y = root]]}.c)[0].y`), which the scope chain no
+            // longer leads to.
+            Value::Ad(ad)
+                if self.state_root.is_none()
+                    && ad.parent.is_some()
+                    && written_in_lost_scope(&ad) =>
+            {
+                let root = here.root();
+                self.in_state(Some(root), |vm| vm.select_in_ad(env, &ad, name))
+            }
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
             Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                 // Each element is selected from in a new evaluation state
