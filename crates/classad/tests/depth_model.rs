@@ -6,7 +6,9 @@
 //! UNDEFINED); every operation (parentheses and subscripts too) is a
 //! level; a subscript reads a list's element two levels deeper; a selection
 //! over a list maps its elements at its own depth; function calls are no
-//! level (`strcat` and `join` one). Each row is a chain of references
+//! level (`strcat` and `join` one, and fail at the limit whatever their
+//! arguments); `evalInEachContext` and `countMatches` evaluate in a new
+//! state with a depth budget of its own. Each row is a chain of references
 //! `a1 = a2; ...; aN = LAST` ending in a construct, for N = 392..401,
 //! evaluated as `[chain].a1` (Plain) or `{[chain].a1}[0]` (Wrapped: the
 //! subscript keeps a failed evaluation's value), with the oracle's values
@@ -472,6 +474,63 @@ const CASES: &[(&str, &str, Form, [&str; 10])] = &[
         [
             "-", "-", "-", "-", "-", "error", "error", "error", "error", "error",
         ],
+    ),
+    (
+        "strcat({z})",
+        "",
+        Wrapped,
+        [
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "join(\",\", {z})",
+        "",
+        Wrapped,
+        [
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "evalInEachContext(q, {[q = r; r = 1]})",
+        "",
+        Wrapped,
+        [
+            "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "{ 1 }", "error", "error",
+            "error",
+        ],
+    ),
+    (
+        "evalInEachContext(q, {[q = 1]})[0]",
+        "",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "countMatches(q, {[q = true]})",
+        "",
+        Wrapped,
+        ["1", "1", "1", "1", "1", "1", "1", "error", "error", "error"],
     ),
     (
         "int(1)",

@@ -67,6 +67,11 @@ fn string(bytes: Vec<u8>) -> Value {
 /// `strcat(args...)`: every argument as text, concatenated. The first
 /// argument that cannot be converted decides: UNDEFINED or ERROR.
 fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    // HTCondor evaluates each argument one level deeper, checking the
+    // depth first (see `CallContext::past_depth_limit`).
+    if !args.is_empty() && context.past_depth_limit(1) {
+        return Value::Error;
+    }
     if !reserve_text(context, args) {
         return Value::Error;
     }
@@ -88,6 +93,10 @@ fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// A list's elements are evaluated where the call is; a list among the
 /// items is written as it is held, unevaluated.
 fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    // As strcat: each argument (a list's elements too) one level deeper.
+    if !args.is_empty() && context.past_depth_limit(1) {
+        return Value::Error;
+    }
     let is_list = |v: &Value| {
         matches!(
             v,

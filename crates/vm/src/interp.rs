@@ -154,7 +154,10 @@ fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
 /// Whether `ad` is one of the stand-ins for a scope HTCondor's copy of a
 /// value has lost (see [`scopeless_body`] and [`empty_root_body`]).
 fn is_lost_scope(ad: &AdRef) -> bool {
-    Arc::ptr_eq(&ad.body, scopeless_body()) || Arc::ptr_eq(&ad.body, empty_root_body())
+    // Both stand-ins are empty: most ads are not, and are told apart
+    // without reading the stand-ins.
+    ad.body.is_empty()
+        && (Arc::ptr_eq(&ad.body, scopeless_body()) || Arc::ptr_eq(&ad.body, empty_root_body()))
 }
 
 /// Whether `ad` was written inside a value whose scope HTCondor's copy
@@ -290,6 +293,10 @@ pub struct Vm {
     /// of the state that reads it: see [`new_state_root`] and
     /// [`Vm::evaluation_root`].
     state_root: Option<AdRef>,
+    /// Levels of the evaluation states around the current one
+    /// (`evalInEachContext` starts one with its own depth budget): bounds
+    /// the whole nesting, which the stack must hold.
+    outer_depth: u32,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -381,6 +388,19 @@ impl CallContext<'_> {
         let value = self.vm.force(self.env, Some(scope), value);
         self.vm.depth -= 1;
         value
+    }
+
+    /// Whether evaluating the call's arguments `levels` levels deeper than
+    /// the call would pass the depth limit, as HTCondor's `strcat` and
+    /// `join` check before each argument: the call then fails (its value
+    /// is ERROR), whatever its arguments were (`strcat({z})` fails where
+    /// `strcat({1})`, folded, does).
+    pub fn past_depth_limit(&mut self, levels: u32) -> bool {
+        if self.vm.depth.saturating_add(levels) > self.vm.options.limits.max_depth {
+            self.vm.depth_failures += 1;
+            return true;
+        }
+        false
     }
 
     /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
@@ -484,11 +504,21 @@ impl CallContext<'_> {
         written_in: &AdRef,
         force: bool,
     ) -> Value {
-        if self.vm.depth >= self.vm.options.limits.max_depth {
+        // HTCondor evaluates in a new state with a depth budget of its own
+        // (`evalInEachContext(q, {[q = r; r = 1]})` works at the end of a
+        // chain of 398 references). Its recursion through this function
+        // never ends there (the process crashes); here a new state starts
+        // only while the levels of all the states on the way, each new
+        // state one more, stay within the limit (so the stack holds at
+        // most about twice the limit).
+        let limit = self.vm.options.limits.max_depth;
+        let total = self.vm.outer_depth.saturating_add(self.vm.depth);
+        if total > limit {
             return Value::Error;
         }
         let failures = self.vm.depth_failures;
-        self.vm.depth += 1;
+        let saved_depth = std::mem::replace(&mut self.vm.depth, 0);
+        let saved_outer = std::mem::replace(&mut self.vm.outer_depth, total + 1);
         let saved = self
             .vm
             .literal_parent
@@ -505,7 +535,8 @@ impl CallContext<'_> {
         } else {
             value
         };
-        self.vm.depth -= 1;
+        self.vm.depth = saved_depth;
+        self.vm.outer_depth = saved_outer;
         self.vm.depth_failures = failures;
         value
     }
@@ -549,6 +580,7 @@ impl Vm {
             force_nesting: 0,
             literal_parent: None,
             state_root: None,
+            outer_depth: 0,
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -692,6 +724,7 @@ impl Vm {
         self.memory = 0;
         self.memory_exceeded = false;
         self.state_root = None;
+        self.outer_depth = 0;
     }
 
     /// HTCondor's root of the evaluation in `scope`: `root`, `toplevel`
