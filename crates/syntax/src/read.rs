@@ -958,7 +958,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         doc.line_at = (start, lines + newlines);
         let first_line = lines + newlines + 1;
         let end = doc.cursor.position();
-        if let Some(&bad) = doc.invalid.iter().find(|&&p| p >= start && p < end) {
+        let first_bad = doc.invalid.partition_point(|&p| p < start);
+        if let Some(&bad) = doc.invalid.get(first_bad).filter(|&&p| p < end) {
             let (line, column) = crate::diag::line_column(&doc.text, bad);
             let error = ParseError {
                 message: "the ad is not valid UTF-8".to_string(),
@@ -999,14 +1000,25 @@ fn json_text(mut bytes: Vec<u8>) -> (String, Vec<usize>) {
     (text, invalid)
 }
 
-/// An error in a JSON document, keeping the line it is on.
+/// An error in a JSON or XML document, keeping the line it is on, or a
+/// window of `SHOWN_BYTES` either side of the error when the line is
+/// longer (a one-line document of many ads must not be copied into each
+/// of its errors).
 fn json_error(ordinal: usize, first_line: usize, error: ParseError, text: &str) -> AdError {
-    let mut at = (error.span.start as usize).min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let at = floor(error.span.start as usize);
+    let bytes = text.as_bytes();
+    let window_start = floor(at.saturating_sub(SHOWN_BYTES));
+    let line_start = memchr::memrchr(b'\n', &bytes[window_start..at])
+        .map_or(window_start, |i| window_start + i + 1);
+    let window_end = floor(at.saturating_add(SHOWN_BYTES));
+    let line_end = memchr::memchr(b'\n', &bytes[at..window_end]).map_or(window_end, |i| at + i);
     AdError {
         ordinal,
         first_line,
