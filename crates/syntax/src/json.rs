@@ -829,6 +829,8 @@ impl<'p, 't> JsonReader<'p, 't> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
+                    // A long list keeps no growth slack (up to half its size).
+                    items.shrink_to_fit();
                     return Ok(items);
                 }
                 _ => return Err(self.unexpected("`,` or `]`")),

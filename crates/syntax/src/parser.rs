@@ -1125,6 +1125,7 @@ impl<'p, 's> Builder<'p, 's> {
                     depth = depth.max(item.depth);
                     items.push(item.expr);
                 }
+                items.shrink_to_fit();
                 self.node(ExprKind::List(items), span, depth + 1)
             }
             Rule::ad => {
