@@ -361,7 +361,7 @@ impl JsonAdCursor {
             parser,
             whole: text,
             text: &text[..window],
-            bytes: text[..window].as_bytes(),
+            bytes: &text.as_bytes()[..window],
             pos: self.pos,
             soft_error: None,
             lines: std::mem::take(&mut self.lines),

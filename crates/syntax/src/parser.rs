@@ -686,8 +686,7 @@ impl Parser {
                 if after_operand
                     && (text.eq_ignore_ascii_case(b"is") || text.eq_ignore_ascii_case(b"isnt"))
                 {
-                    if let Some(at) = binary(level, 5, max) {
-                        let _ = at;
+                    if binary(level, 5, max).is_some() {
                         return too_deep(start);
                     }
                     after_operand = false;

@@ -1150,7 +1150,7 @@ impl std::error::Error for InputTooLong {}
 /// `n` bytes in words: `1 GiB`, `256 MiB`, `1500 bytes`.
 pub fn human_bytes(n: u64) -> String {
     for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }
