@@ -207,3 +207,27 @@ fn parts_read_in_parallel_agree_with_one_reader() {
         assert_eq!(parts, one, "parts of {part} bytes");
     }
 }
+
+/// The XML reader likewise: an ad without its `</c>`, or with a tag left
+/// open, ends where the next line starts with `<c>`.
+#[test]
+fn xml_ad_left_open_costs_only_itself() {
+    let parser = Parser::new(ParseOptions::default());
+    for bad in [
+        "<c><a n=\"b\"><i>1</i></a>",
+        "<c><a n=\"b\"><i>1</i",
+        "<c><a n=\"b\"><s>open",
+        "<c><a n=\"b\"><i>1x</a></c>",
+    ] {
+        let text = format!(
+            "<classads>\n<c><a n=\"a\"><i>1</i></a></c>\n{bad}\n<c><a n=\"d\"><i>4</i></a></c>\n</classads>\n"
+        );
+        let got: Vec<String> = AdReader::new(text.as_bytes(), Format::Xml, &parser)
+            .map(|ad| match ad {
+                Ok(ad) => unparse_ad(&ad),
+                Err(e) => format!("error {}", e.first_line),
+            })
+            .collect();
+        assert_eq!(got, ["[ a = 1 ]", "error 3", "[ d = 4 ]"], "{bad}");
+    }
+}
