@@ -728,7 +728,8 @@ impl<'p, 't> JsonReader<'p, 't> {
     }
 
     /// A top-level object. On error, whether it was in the JSON itself
-    /// (`true`: the rest cannot be read) or only in an expression string.
+    /// (`true`: the reader must find where the next element starts, see
+    /// [`JsonAdCursor::recover`]) or only in an expression string.
     fn top_object(&mut self) -> Result<AdExpr, (ParseError, bool)> {
         self.soft_error = None;
         let ad = self.object(0).map_err(|e| (e, true))?;

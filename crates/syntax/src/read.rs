@@ -3,9 +3,11 @@
 //!
 //! An [`AdReader`] reads from any [`BufRead`] ad by ad and yields each ad
 //! or an [`AdError`]; a bad ad does not stop the reading. Old and new
-//! syntax are read without holding more than one ad in memory; JSON is one
-//! document and is read whole. Every span in the trees, and every error
-//! position, is a byte offset and line/column in the whole input.
+//! syntax are read without holding more than one ad in memory (an ad or
+//! line longer than 256 MiB is skipped unread); JSON and XML are one
+//! document, read whole up to [`max_input_bytes`] (1 GiB unless set). Every
+//! span in the trees, and every error position, is a byte offset and
+//! line/column in the whole input.
 //!
 //! ```
 //! use classad_syntax::{AdReader, Format, Parser, ParseOptions};
