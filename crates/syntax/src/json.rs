@@ -344,7 +344,8 @@ impl JsonAdCursor {
     /// the byte offset where the ad starts, and the ad or why it could not
     /// be read. An error inside an `\/Expr(...)\/` string fails only its
     /// ad; after an error in the JSON itself, reading starts again at the
-    /// next element (see [`JsonAdCursor::recover`]). `None` at the end.
+    /// next element, found by its brackets or by the next line that starts
+    /// with `{`. `None` at the end.
     pub fn next_ad(
         &mut self,
         parser: &Parser,
