@@ -33,9 +33,12 @@ pub struct AnalyzeArgs {
     /// Jobs to explain, as CLUSTER.PROC.
     #[arg(value_name = "JOB_ID")]
     ids: Vec<JobId>,
+    #[command(flatten)]
+    limit: crate::args::InputLimit,
 }
 
 pub fn run(args: AnalyzeArgs) -> ExitCode {
+    args.limit.apply();
     let (jobs, slots, ids) = (args.jobs, args.slots, args.ids);
     let (pool, _) = match load_pool(
         &jobs,

@@ -95,6 +95,49 @@ pub fn find_arg<'c>(command: &'c clap::Command, name: &str) -> Option<&'c clap::
     })
 }
 
+/// `--max-input BYTES`, shared by every command that reads ads or
+/// configuration: the bound on an input read whole into memory.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct InputLimit {
+    /// Longest input read whole into memory (an ad file, standard input,
+    /// a JSON or XML document), in bytes; suffixes K, M, G (default 1G).
+    /// Past it the input is refused with a message, not read until memory
+    /// runs out (docs/limits.md).
+    #[arg(long = "max-input", value_name = "BYTES", value_parser = size)]
+    pub max_input: Option<u64>,
+}
+
+impl InputLimit {
+    /// Makes the bound the process's (see `set_max_input_bytes`).
+    pub fn apply(self) {
+        if let Some(bytes) = self.max_input {
+            classad::syntax::read::set_max_input_bytes(bytes);
+        }
+    }
+}
+
+/// A size in bytes: digits, optionally followed by K, M or G (powers of
+/// 1024; `KiB`, `MB` and the like are read the same).
+pub fn size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("`{text}` is not a size (digits, then K, M or G)")),
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("`{text}` is not a size (digits, then K, M or G)"))
+}
+
 /// Reads each of `files` in order with `read` (`-` is standard input,
 /// named `<stdin>` in messages): a file that cannot be opened is reported
 /// and counts as a failure, and the files after it are still read.

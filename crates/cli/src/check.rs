@@ -83,10 +83,13 @@ pub struct CheckArgs {
     /// Print the counts as one JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    limit: crate::args::InputLimit,
 }
 
 /// `classad check` from its parsed command line.
 pub fn run_args(args: CheckArgs) -> ExitCode {
+    args.limit.apply();
     ExitCode::from(u8::try_from(run(&args.files, args.json)).unwrap_or(1))
 }
 
@@ -134,11 +137,11 @@ type HashSet64 = HashSet<u64, BuildHasherDefault<classad::vm::ad::SymbolHasher>>
 fn check_file(path: &PathBuf) -> Report {
     let file = path.display().to_string();
     let start = Instant::now();
-    let text = match std::fs::read(path) {
+    let text = match classad::syntax::read::read_file_within(path) {
         Ok(text) => text,
         Err(e) => {
             return Report {
-                unreadable: Some(format!("cannot read `{file}`: {e}")),
+                unreadable: Some(format!("cannot read `{file}`: {}", e)),
                 file,
                 ..Report::default()
             };

@@ -69,6 +69,11 @@ pub struct ConfigArgs {
     /// Print the machine ad a startd would advertise from this configuration.
     #[arg(long = "machine-ad")]
     machine_ad: bool,
+    /// Bytes of configuration text read in all (files, included files,
+    /// command output), each file also counting 1 KiB; K, M, G suffixes
+    /// (default 64M). Past it nothing more is read and an error says so.
+    #[arg(long = "max-input", value_name = "BYTES", value_parser = crate::args::size)]
+    max_input: Option<u64>,
     /// The names to look up.
     #[arg(value_name = "NAME", required_unless_present_any = ["dump", "machine_ad"])]
     names: Vec<String>,
@@ -89,6 +94,9 @@ pub fn run(args: ConfigArgs) -> ExitCode {
     options.local_name = args.local_name;
     options.allow_commands = args.allow_commands;
     options.strict_functions = args.strict_functions;
+    if let Some(bytes) = args.max_input {
+        options.max_input = bytes;
+    }
     let file = args.file;
     let (verbose, raw, eval, json, dump, machine) = (
         args.verbose,

@@ -84,6 +84,8 @@ pub struct ConvertArgs {
     /// Ad files; `-` or none is standard input.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
+    #[command(flatten)]
+    limit: crate::args::InputLimit,
 }
 
 struct Options {
@@ -208,6 +210,7 @@ fn convert<R: BufRead, W: Write>(
 const MAX_REPORTED: usize = 20;
 
 pub fn run(args: ConvertArgs) -> ExitCode {
+    args.limit.apply();
     let options = Options {
         from: args.from.format(),
         to: args.to.format().unwrap_or(Format::New),

@@ -33,7 +33,7 @@ use classad::syntax::{
 use classad::vm::Registry;
 use classad::vm::print::{self, value_to_string};
 use classad::{AdRef, Options, Vm};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 struct Settings {
@@ -133,6 +133,8 @@ pub struct EvalArgs {
     /// Budget of each evaluation, in levels of nesting.
     #[arg(long = "max-depth", value_name = "N")]
     max_depth: Option<u64>,
+    #[command(flatten)]
+    limit: crate::args::InputLimit,
     /// Ads, assignments and expressions, taken left to right.
     // Never given to clap: `main` keeps them in order among the options.
     #[arg(value_name = "ARG")]
@@ -152,14 +154,24 @@ enum Step {
 /// first line). The other ads are ignored, with a note on standard error:
 /// merging them would mix attributes of different ads.
 fn read_ad_file(path: &str) -> Result<AdExpr, String> {
-    let text = if path == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        text
+    let limit = syntax::read::max_input_bytes();
+    let bytes = if path == "-" {
+        syntax::read::read_to_end_within(std::io::stdin().lock(), limit)
+            .map_err(|e| format!("cannot read standard input: {}", e))?
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?
+        syntax::read::read_file_within(path).map_err(|e| format!("cannot read `{path}`: {}", e))?
     };
+    let shown = if path == "-" {
+        "standard input".to_string()
+    } else {
+        format!("`{path}`")
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "cannot read {shown}: stream did not contain valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
     let origin = if path == "-" { "<stdin>" } else { path };
     let mut body = text.as_str();
     let mut format = syntax::detect_format(body);
@@ -270,6 +282,7 @@ pub fn main(command: &clap::Command, args: &[String]) -> ExitCode {
 }
 
 fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
+    args.limit.apply();
     let mut settings = Settings {
         dialect: Dialect::HTCondor,
         registry: classad::stdlib::shared_registry(),
@@ -401,11 +414,29 @@ fn batch(settings: &Settings) -> ExitCode {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for line in stdin.lock().split(b'\n') {
-        let Ok(line) = line else { break };
-        let line = String::from_utf8_lossy(&line);
-        let line = line.trim_end_matches('\r');
-        let text = evaluate_line(settings, &mut vm, &context, &parser, line);
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    loop {
+        // A line longer than the bound is answered (one output line for
+        // one input line) without being kept: an endless line costs no
+        // more memory than the bound.
+        buf.clear();
+        let max = syntax::read::MAX_LINE_BYTES;
+        let cut = match syntax::read::read_line_within(&mut input, &mut buf, max) {
+            Ok((0, _)) | Err(_) => break,
+            Ok((_, cut)) => cut,
+        };
+        let text = if cut {
+            format!(
+                "parse error: line 1, column 1: the line is longer than {}; it is not read",
+                syntax::read::human_bytes(max as u64)
+            )
+        } else {
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let line = String::from_utf8_lossy(line);
+            let line = line.trim_end_matches('\r');
+            evaluate_line(settings, &mut vm, &context, &parser, line)
+        };
         if let Err(e) = writeln!(out, "{text}") {
             return crate::args::output_failed("eval", &e);
         }

@@ -51,6 +51,8 @@ pub struct MatchArgs {
     /// the clause's cost depends on the other ad.
     #[arg(long, value_name = "N")]
     pub give_up_after_exhausted: Option<u8>,
+    #[command(flatten)]
+    pub limit: crate::args::InputLimit,
 }
 
 /// A number of threads, from 1 to [`MAX_THREADS`].
@@ -148,7 +150,10 @@ pub fn read_policy(path: Option<&str>) -> Result<Policy, String> {
     match path {
         None => Ok(Policy::default()),
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read `{p}`: {e}"))?;
+            let bytes = classad::syntax::read::read_file_within(p)
+                .map_err(|e| format!("cannot read `{p}`: {}", e))?;
+            let text =
+                String::from_utf8(bytes).map_err(|_| format!("cannot read `{p}`: not UTF-8"))?;
             Policy::parse(&text).map_err(|e| format!("{p}: {e}"))
         }
     }
@@ -193,6 +198,7 @@ fn progress(message: &str) -> Option<indicatif::ProgressBar> {
 }
 
 pub fn run(args: MatchArgs) -> ExitCode {
+    args.limit.apply();
     let options = Options {
         strict: args.strict,
         threads: args.threads,

@@ -92,6 +92,8 @@ pub struct QueryArgs {
     /// Ad files; `-` is standard input.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
+    #[command(flatten)]
+    limit: crate::args::InputLimit,
 }
 
 /// One column of the print mask.
@@ -252,6 +254,7 @@ pub fn main(command: &clap::Command, args: &[String]) -> ExitCode {
         Ok(args) => args,
         Err(error) => return crate::clap_exit(&error, 2),
     };
+    args.limit.apply();
     if !columns.is_empty() && (args.long || args.json || args.xml) {
         return usage_error("-af and -format cannot be used with -long, -json or -xml");
     }

@@ -674,15 +674,20 @@ impl<'r> Compiler<'r> {
                 // when the element is used (as HTCondor does). Computed
                 // constants are not folded in, because HTCondor prints a
                 // list's elements as written (`string({1 + 2})`).
-                let mut constants = Vec::with_capacity(items.len());
-                for item in items {
+                fn literal(item: &Expr) -> Option<&Literal> {
                     match &item.kind {
-                        ExprKind::Literal(lit) => constants.push(literal_value(lit)),
-                        _ => break,
+                        ExprKind::Literal(lit) => Some(lit),
+                        _ => None,
                     }
                 }
-                if constants.len() == items.len() {
-                    unit.push_const(Value::List(constants.into()));
+                if items.iter().all(|item| literal(item).is_some()) {
+                    // Collected in place (the iterator's length is known):
+                    // no second copy of a long list while it is made.
+                    let constants: Arc<[Value]> = items
+                        .iter()
+                        .map(|item| literal(item).map_or(Value::Undefined, literal_value))
+                        .collect();
+                    unit.push_const(Value::List(constants));
                 } else {
                     let mut elements = Vec::with_capacity(items.len());
                     for item in items {

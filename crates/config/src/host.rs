@@ -2,6 +2,7 @@
 //! environment, files, directories, commands and the facts behind the
 //! pre-defined macros. Behind a trait so that tests are hermetic.
 
+use classad::syntax::read::InputTooLong;
 use std::collections::BTreeMap;
 use std::io;
 
@@ -72,15 +73,19 @@ pub trait Host {
     fn env(&self, name: &str) -> Option<String>;
     /// All environment variables (for the `_CONDOR_` ones).
     fn env_vars(&self) -> Vec<(String, String)>;
-    /// The bytes of a file.
-    fn read_file(&self, path: &str) -> io::Result<Vec<u8>>;
+    /// The bytes of a file, at most `limit` of them: a longer file (or an
+    /// endless one, `/dev/zero`) is an error, [`InputTooLong`] inside an
+    /// [`io::Error`], not read until memory runs out.
+    fn read_file(&self, path: &str, limit: u64) -> io::Result<Vec<u8>>;
     /// Writes a file (the cache of `include command into`).
     fn write_file(&self, path: &str, data: &[u8]) -> io::Result<()>;
     /// Names of the entries of a directory, in any order.
     fn list_dir(&self, path: &str) -> io::Result<Vec<String>>;
     /// Runs a command (program and arguments) and returns its standard
-    /// output and exit status. Only called when commands are allowed.
-    fn run_command(&self, argv: &[String]) -> io::Result<(Vec<u8>, i32)>;
+    /// output and exit status. Only called when commands are allowed. An
+    /// output longer than `limit` bytes is an error ([`InputTooLong`]),
+    /// and the command is stopped.
+    fn run_command(&self, argv: &[String], limit: u64) -> io::Result<(Vec<u8>, i32)>;
     /// The facts behind the detected macros.
     fn facts(&self) -> Facts;
 }
@@ -96,8 +101,8 @@ impl Host for SystemHost {
     fn env_vars(&self) -> Vec<(String, String)> {
         std::env::vars().collect()
     }
-    fn read_file(&self, path: &str) -> io::Result<Vec<u8>> {
-        std::fs::read(path)
+    fn read_file(&self, path: &str, limit: u64) -> io::Result<Vec<u8>> {
+        classad::syntax::read::read_path_within(path, limit)
     }
     fn write_file(&self, path: &str, data: &[u8]) -> io::Result<()> {
         std::fs::write(path, data)
@@ -113,16 +118,24 @@ impl Host for SystemHost {
         }
         Ok(names)
     }
-    fn run_command(&self, argv: &[String]) -> io::Result<(Vec<u8>, i32)> {
+    fn run_command(&self, argv: &[String], limit: u64) -> io::Result<(Vec<u8>, i32)> {
         let Some((program, args)) = argv.split_first() else {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
         };
-        let output = std::process::Command::new(program)
+        let mut child = std::process::Command::new(program)
             .args(args)
             .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::inherit())
-            .output()?;
-        Ok((output.stdout, output.status.code().unwrap_or(-1)))
+            .spawn()?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let read = classad::syntax::read::read_to_end_within(stdout, limit);
+        if read.is_err() {
+            // An endless output (`yes`) is not waited for.
+            let _ = child.kill();
+        }
+        let status = child.wait()?;
+        Ok((read?, status.code().unwrap_or(-1)))
     }
     fn facts(&self) -> Facts {
         crate::detect::system_facts()
@@ -179,12 +192,12 @@ impl Host for MemoryHost {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     }
-    fn read_file(&self, path: &str) -> io::Result<Vec<u8>> {
-        self.files
-            .borrow()
-            .get(path)
-            .cloned()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "No such file or directory"))
+    fn read_file(&self, path: &str, limit: u64) -> io::Result<Vec<u8>> {
+        let bytes =
+            self.files.borrow().get(path).cloned().ok_or_else(|| {
+                io::Error::new(io::ErrorKind::NotFound, "No such file or directory")
+            })?;
+        within(bytes, limit)
     }
     fn write_file(&self, path: &str, data: &[u8]) -> io::Result<()> {
         self.files
@@ -210,13 +223,24 @@ impl Host for MemoryHost {
         }
         Ok(names)
     }
-    fn run_command(&self, argv: &[String]) -> io::Result<(Vec<u8>, i32)> {
+    fn run_command(&self, argv: &[String], limit: u64) -> io::Result<(Vec<u8>, i32)> {
         match self.commands.get(&argv.join(" ")) {
-            Some((out, status)) => Ok((out.as_bytes().to_vec(), *status)),
+            Some((out, status)) => Ok((within(out.as_bytes().to_vec(), limit)?, *status)),
             None => Err(io::Error::new(io::ErrorKind::NotFound, "no such command")),
         }
     }
     fn facts(&self) -> Facts {
         self.facts.clone()
     }
+}
+
+/// `bytes`, or [`InputTooLong`] when there are more than `limit`.
+fn within(bytes: Vec<u8>, limit: u64) -> io::Result<Vec<u8>> {
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            InputTooLong { limit },
+        ));
+    }
+    Ok(bytes)
 }

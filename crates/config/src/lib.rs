@@ -68,7 +68,20 @@ pub struct Options {
     /// Seed of `$RANDOM_CHOICE` / `$RANDOM_INTEGER` (`None`: from the
     /// clock).
     pub random_seed: Option<u64>,
+    /// Bytes of configuration text read in all: files, included files
+    /// and command output, each source also charged [`SOURCE_CHARGE`]
+    /// bytes (so that includes of empty files fanning out are bounded
+    /// too). Past it nothing more is read and one error says so: an
+    /// `include : /dev/zero`, an endless command or includes that
+    /// multiply cannot exhaust memory or time.
+    pub max_input: u64,
 }
+
+/// Default of [`Options::max_input`]: 64 MiB.
+pub const DEFAULT_MAX_INPUT: u64 = 64 << 20;
+/// What reading one source costs of [`Options::max_input`] besides its
+/// bytes.
+pub const SOURCE_CHARGE: u64 = 1024;
 
 impl Default for Options {
     fn default() -> Options {
@@ -78,6 +91,7 @@ impl Default for Options {
             allow_commands: false,
             strict_functions: false,
             random_seed: None,
+            max_input: DEFAULT_MAX_INPUT,
         }
     }
 }
@@ -163,6 +177,10 @@ pub struct Config {
     random: Cell<u64>,
     /// Substitutions and bytes rewritten by the expansion under way.
     budget: Cell<(usize, usize)>,
+    /// Bytes of text read so far (see [`Options::max_input`]), and
+    /// whether running past the bound was reported.
+    pub(crate) read_total: u64,
+    pub(crate) read_refused: bool,
 }
 
 impl std::fmt::Debug for Config {
@@ -193,6 +211,8 @@ impl Config {
             files: Vec::new(),
             random: Cell::new(seed | 1),
             budget: Cell::new((0, 0)),
+            read_total: 0,
+            read_refused: false,
         };
         config.insert_detected(&host.facts(), false);
         config
@@ -350,7 +370,7 @@ impl Config {
                 }
             };
             let text = if is_file {
-                host.read_file(value.trim())
+                host.read_file(value.trim(), self.options.max_input)
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .map_err(|e| format!("cannot read user map file `{}`: {e}", value.trim()))
             } else {

@@ -8,6 +8,7 @@
 use crate::expand::long_param;
 use crate::lines::{Lines, is_space};
 use crate::{CONDOR_VERSION, Config, Host, MAX_INCLUDE_DEPTH, Severity, Source, is_valid_name};
+use classad::syntax::read::InputTooLong;
 
 fn starts_with_word(line: &str, word: &str) -> bool {
     line.len() >= word.len()
@@ -706,12 +707,82 @@ fn run(config: &mut Config, host: &dyn Host, at: &At<'_>, cmd: &str) -> Option<(
         return None;
     }
     let argv = command_words(cmd);
-    match host.run_command(&argv) {
-        Ok(result) => Some(result),
+    let left = bytes_left(config, at)?;
+    match host.run_command(&argv, left) {
+        Ok(result) => {
+            charge(config, result.0.len());
+            Some(result)
+        }
+        Err(e) if InputTooLong::of(&e).is_some() => {
+            over_budget(config, at, &format!("the output of `{cmd}`"));
+            None
+        }
         Err(e) => {
             error(config, at, format!("not a valid command `{cmd}`: {e}"));
             None
         }
+    }
+}
+
+/// Why a file was not read.
+enum ReadFailure {
+    /// It could not be read (the callers say so, or not for `ifexist`).
+    Io(std::io::Error),
+    /// Reading it would pass [`crate::Options::max_input`]; said already.
+    OverBudget,
+}
+
+/// Bytes that may still be read, charging one source; `None` (said) when
+/// the bound was reached.
+fn bytes_left(config: &mut Config, at: &At<'_>) -> Option<u64> {
+    let left = config.options.max_input.saturating_sub(config.read_total);
+    if left == 0 {
+        over_budget(config, at, "more configuration");
+        return None;
+    }
+    config.read_total = config.read_total.saturating_add(crate::SOURCE_CHARGE);
+    Some(left.saturating_sub(crate::SOURCE_CHARGE))
+}
+
+fn charge(config: &mut Config, bytes: usize) {
+    config.read_total = config.read_total.saturating_add(bytes as u64);
+}
+
+/// Says once that the bound on configuration text was reached.
+fn over_budget(config: &mut Config, at: &At<'_>, what: &str) {
+    if std::mem::replace(&mut config.read_refused, true) {
+        return;
+    }
+    let limit = classad::syntax::read::human_bytes(config.options.max_input);
+    error(
+        config,
+        at,
+        format!(
+            "not reading {what}: the configuration read passes {limit} in all \
+             (files, included files and command output), the limit; \
+             raise it with `classad config --max-input BYTES` (Options::max_input)"
+        ),
+    );
+}
+
+/// Reads a file within what is left of [`crate::Options::max_input`].
+fn read_bounded(
+    config: &mut Config,
+    host: &dyn Host,
+    at: &At<'_>,
+    path: &str,
+) -> Result<Vec<u8>, ReadFailure> {
+    let left = bytes_left(config, at).ok_or(ReadFailure::OverBudget)?;
+    match host.read_file(path, left) {
+        Ok(bytes) => {
+            charge(config, bytes.len());
+            Ok(bytes)
+        }
+        Err(e) if InputTooLong::of(&e).is_some() => {
+            over_budget(config, at, path);
+            Err(ReadFailure::OverBudget)
+        }
+        Err(e) => Err(ReadFailure::Io(e)),
     }
 }
 
@@ -839,9 +910,13 @@ fn include(
             );
             return;
         }
-        if let Ok(cached) = host.read_file(&into) {
-            read_nested(config, host, at, &label, &cached, stack);
-            return;
+        match read_bounded(config, host, at, &into) {
+            Ok(cached) => {
+                read_nested(config, host, at, &label, &cached, stack);
+                return;
+            }
+            Err(ReadFailure::OverBudget) => return,
+            Err(ReadFailure::Io(_)) => {}
         }
         let output = if is_command {
             match run(config, host, at, &cmd) {
@@ -859,9 +934,10 @@ fn include(
                 None => return,
             }
         } else {
-            match host.read_file(&source) {
+            match read_bounded(config, host, at, &source) {
                 Ok(b) => b,
-                Err(e) => {
+                Err(ReadFailure::OverBudget) => return,
+                Err(ReadFailure::Io(e)) => {
                     if !if_exists {
                         error(config, at, format!("can't open input file {source}: {e}"));
                     }
@@ -889,9 +965,10 @@ fn include(
         }
         return;
     }
-    match host.read_file(&source) {
+    match read_bounded(config, host, at, &source) {
         Ok(text) => read_nested(config, host, at, &label, &text, stack),
-        Err(e) => {
+        Err(ReadFailure::OverBudget) => {}
+        Err(ReadFailure::Io(e)) => {
             if !if_exists {
                 error(config, at, format!("can't open file {source}: {e}"));
             }
@@ -923,12 +1000,13 @@ fn read_source(config: &mut Config, host: &dyn Host, path: &str, required: bool,
         }
         return;
     }
-    match host.read_file(path) {
+    match read_bounded(config, host, &at, path) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes).into_owned();
             read_text(config, host, path, &text, 0, &mut Vec::new());
         }
-        Err(e) => {
+        Err(ReadFailure::OverBudget) => {}
+        Err(ReadFailure::Io(e)) => {
             if required {
                 error(
                     config,
@@ -999,7 +1077,12 @@ pub(crate) fn load(config: &mut Config, host: &dyn Host, main: Option<&str>) {
                 if let Some(t) = &facts.tilde {
                     places.push(format!("{t}/condor_config"));
                 }
-                let found = places.into_iter().find(|p| host.read_file(p).is_ok());
+                // A file too long to read still exists (and is refused
+                // when read).
+                let found = places.into_iter().find(|p| {
+                    host.read_file(p, 0)
+                        .map_or_else(|e| InputTooLong::of(&e).is_some(), |_| true)
+                });
                 if found.is_none() {
                     config.diagnose(
                         Severity::Error,

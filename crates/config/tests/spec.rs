@@ -864,3 +864,41 @@ fn machine_ad_from_policy() {
         }
     }
 }
+
+/// Configuration text read in all is bounded (`Options::max_input`): a
+/// file past it is not read, one error says so, and what was read before
+/// and after it stays.
+#[test]
+fn configuration_read_in_all_is_bounded() {
+    let big = "X = 1\n".repeat(2000);
+    let host = MemoryHost::new()
+        .file(
+            "/c",
+            "A = 1\ninclude : /big\nB = 2\ninclude ifexist : /big\ninclude command : gen\n",
+        )
+        .file("/big", &big)
+        .command("gen", &big, 0);
+    let options = Options {
+        max_input: 8 << 10,
+        allow_commands: true,
+        ..Options::default()
+    };
+    let config = Config::read_file("/c", &host, options);
+    assert_eq!(
+        (val(&config, "A"), val(&config, "B")),
+        ("1".into(), "2".into())
+    );
+    assert_eq!(get(&config, "X"), None);
+    let said = errors(&config);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("not reading /big"), "{said:?}");
+    // Raised, the same files are read.
+    let options = Options {
+        max_input: 1 << 20,
+        allow_commands: true,
+        ..Options::default()
+    };
+    let config = Config::read_file("/c", &host, options);
+    assert_eq!(val(&config, "X"), "1");
+    assert!(errors(&config).is_empty());
+}

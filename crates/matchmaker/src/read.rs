@@ -16,9 +16,12 @@ pub struct AdFile {
     pub errors: Vec<String>,
 }
 
-/// Reads every ad of `path`.
+/// Reads every ad of `path`: a file longer than the bound on inputs read
+/// whole (`classad::syntax::read::max_input_bytes`, 1 GiB unless set) is
+/// refused with a message, as an endless one (`/dev/zero`) is.
 pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let text = classad::syntax::read::read_file_within(path)
+        .map_err(|e| format!("cannot read `{path}`: {e}"))?;
     Ok(read_ad_text(&text, path))
 }
 

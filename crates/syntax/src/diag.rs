@@ -69,8 +69,12 @@ impl ParseError {
             .map_or(1, |s| s.chars().count())
             .clamp(1, SHOWN_AFTER);
         // Only a window of the line around the error is shown, so a parse
-        // error on a huge one-line ad does not echo the whole ad.
-        let column = self.column.saturating_sub(1);
+        // error on a huge one-line ad does not echo the whole ad. The
+        // column is counted in `source`, which may be a window of the line
+        // the error is on (see `AdError::text`).
+        let column = source[line_start..floor_char(source, start)]
+            .chars()
+            .count();
         let (first, last) = if text.len() <= SHOWN_WHOLE {
             (0, usize::MAX)
         } else {

@@ -556,7 +556,9 @@ impl<'p, 's> Scanner<'p, 's> {
             b'{' => {
                 self.pos += 1;
                 self.open()?;
-                let (items, depth) = self.items(b'}')?;
+                let (mut items, depth) = self.items(b'}')?;
+                // A long list keeps no growth slack (up to half its size).
+                items.shrink_to_fit();
                 self.nesting -= 1;
                 self.node(ExprKind::List(items), self.span(start, self.pos), depth + 1)
             }

@@ -271,7 +271,25 @@ pub struct JsonAdCursor {
     /// this offset is not read, and where it starts is kept.
     limit: Option<usize>,
     stopped_at: Option<usize>,
+    /// Bytes read by elements that failed and scanned to find where the
+    /// next one starts: bounded by the document's length (see
+    /// [`RECOVERY_WORK_PER_BYTE`]).
+    recovery_work: usize,
+    /// Set once `recovery_work` has passed its bound: an element is then
+    /// read no further than the next line that starts with `{`, and only
+    /// such lines are places to start again.
+    lines_only: bool,
+    /// Whether some line of the document starts with `{` (worked out at
+    /// the first failure): such a document has one ad a line or more, and
+    /// only its lines that start with `{` are places to start again.
+    line_structured: Option<bool>,
 }
+
+/// Bound on the bytes read by failed elements and scanned to recover from
+/// them, per byte of the document (plus a mebibyte): past it an element
+/// is read no further than the next line that starts with `{`, so that
+/// recovering can never make reading quadratic.
+const RECOVERY_WORK_PER_BYTE: usize = 4;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum CursorState {
@@ -306,9 +324,9 @@ impl JsonAdCursor {
                 offset: pos,
                 line,
                 line_start: pos,
+                column: 0,
             },
-            limit: None,
-            stopped_at: None,
+            ..JsonAdCursor::default()
         }
     }
 
@@ -325,16 +343,26 @@ impl JsonAdCursor {
     /// The next ad of `text`, which must be the same text on every call:
     /// the byte offset where the ad starts, and the ad or why it could not
     /// be read. An error inside an `\/Expr(...)\/` string fails only its
-    /// ad; an error in the JSON itself ends the document. `None` at the end.
+    /// ad; after an error in the JSON itself, reading starts again at the
+    /// next element, found by its brackets or by the next line that starts
+    /// with `{`. `None` at the end.
     pub fn next_ad(
         &mut self,
         parser: &Parser,
         text: &str,
     ) -> Option<(usize, Result<AdExpr, ParseError>)> {
+        // Past the recovery bound an element is read no further than the
+        // next line that starts with `{`.
+        let window = if self.lines_only {
+            next_line_object(text.as_bytes(), self.pos + 1).unwrap_or(text.len())
+        } else {
+            text.len()
+        };
         let mut reader = JsonReader {
             parser,
-            text,
-            bytes: text.as_bytes(),
+            whole: text,
+            text: &text[..window],
+            bytes: &text.as_bytes()[..window],
             pos: self.pos,
             soft_error: None,
             lines: std::mem::take(&mut self.lines),
@@ -371,10 +399,11 @@ impl JsonAdCursor {
                         self.state = CursorState::Done;
                         return None;
                     }
-                    Some(b'{') => return Some((start, self.object(r))),
+                    Some(b'{') => return Some((start, self.object(r, start))),
                     Some(_) => {
-                        self.state = CursorState::Done;
-                        return Some((start, Err(r.unexpected("`{` to start an ad"))));
+                        let err = r.unexpected("`{` to start an ad");
+                        let _ = self.recover(r, start);
+                        return Some((start, Err(err)));
                     }
                 },
                 CursorState::Array(first) => {
@@ -392,8 +421,14 @@ impl JsonAdCursor {
                     }
                     if !first {
                         if r.peek() != Some(b',') {
-                            self.state = CursorState::Done;
-                            return Some((start, Err(r.unexpected("`,` or `]`"))));
+                            let err = r.unexpected("`,` or `]`");
+                            if r.peek() == Some(b'{') {
+                                // A missing comma: the next ad is read.
+                                self.state = CursorState::Array(true);
+                            } else {
+                                let _ = self.recover(r, start);
+                            }
+                            return Some((start, Err(err)));
                         }
                         r.pos += 1;
                         r.skip_ws();
@@ -406,32 +441,206 @@ impl JsonAdCursor {
                     }
                     self.state = CursorState::Array(false);
                     if r.peek() != Some(b'{') {
-                        self.state = CursorState::Done;
-                        return Some((start, Err(r.unexpected("`{` to start an ad"))));
+                        let err = r.unexpected("`{` to start an ad");
+                        let _ = self.recover(r, start);
+                        return Some((start, Err(err)));
                     }
-                    return Some((start, self.object(r)));
+                    return Some((start, self.object(r, start)));
                 }
             }
         }
     }
 
-    fn object(&mut self, r: &mut JsonReader<'_, '_>) -> Result<AdExpr, ParseError> {
+    fn object(&mut self, r: &mut JsonReader<'_, '_>, start: usize) -> Result<AdExpr, ParseError> {
         r.top_object().map_err(|(err, hard)| {
-            if hard {
-                self.state = CursorState::Done;
+            if !hard {
+                return err;
             }
-            err
+            match self.recover(r, start) {
+                // The element ran into the next line that starts with `{`
+                // (an unterminated string, a missing `}`): its error is the
+                // one it has on its own lines, where the cause is.
+                Some(cut) if cut <= err.span.start as usize => {
+                    self.recovery_work += cut - start;
+                    let mut head = JsonReader {
+                        parser: r.parser,
+                        whole: r.whole,
+                        text: &r.text[..cut],
+                        bytes: &r.bytes[..cut],
+                        pos: start,
+                        soft_error: None,
+                        lines: std::mem::take(&mut r.lines),
+                    };
+                    // An error at the cut itself ("found end of input")
+                    // says less than the one found reading on.
+                    let own = head.top_object().err().map(|(e, _)| e);
+                    r.lines = head.lines;
+                    own.filter(|e| (e.span.start as usize) < cut).unwrap_or(err)
+                }
+                _ => err,
+            }
         })
+    }
+
+    /// After an element of the array (or of the sequence of objects) that
+    /// starts at `start` could not be read, moves the reader to where the
+    /// next element starts, so that one broken ad costs only itself:
+    ///
+    /// 1. the end of the element found by its brackets (strings skipped),
+    ///    when a `,` or `]` (in a sequence, a `{` or the end) follows it
+    ///    and no line starting with `{` comes first: a bad number, a
+    ///    missing colon, a stray word leave the brackets balanced;
+    /// 2. otherwise the next line that starts with `{`, where every
+    ///    element starts in a document of one ad a line or more
+    ///    (`condor_q -json`, `classad convert --to json`): an unterminated
+    ///    string or a missing `}` runs the element into the next ones;
+    /// 3. in a document with no such line, the next `{` after a `,`
+    ///    (after a `}` in a sequence).
+    ///
+    /// Nothing found ends the document. The offset of the line it starts
+    /// again at, when that is how it found the next element.
+    fn recover(&mut self, r: &mut JsonReader<'_, '_>, start: usize) -> Option<usize> {
+        let in_array = match self.state {
+            CursorState::Array(_) => true,
+            CursorState::Sequence => false,
+            _ => {
+                self.state = CursorState::Done;
+                return None;
+            }
+        };
+        let bytes = r.bytes;
+        let len = bytes.len();
+        let budget = RECOVERY_WORK_PER_BYTE
+            .saturating_mul(len)
+            .saturating_add(1 << 20);
+        self.recovery_work += r.pos.saturating_sub(start);
+        let line = next_line_object(bytes, start + 1);
+        let line_structured = *self
+            .line_structured
+            .get_or_insert_with(|| memchr::memmem::find(bytes, b"\n{").is_some());
+        if self.recovery_work > budget {
+            self.lines_only = true;
+        }
+        let resume =
+            |state: &mut CursorState, r: &mut JsonReader<'_, '_>, at: usize, inside: bool| {
+                r.pos = at;
+                *state = match (in_array, inside) {
+                    (true, true) => CursorState::Array(false),
+                    (true, false) => CursorState::Array(true),
+                    (false, _) => CursorState::Sequence,
+                };
+            };
+        if !self.lines_only && bytes.get(start) == Some(&b'{') {
+            let stop = line.unwrap_or(len);
+            let end = element_end(bytes, start, stop);
+            self.recovery_work += end.unwrap_or(stop) - start;
+            if let Some(end) = end {
+                let after = |at: usize| bytes[at..].iter().position(|b| !b.is_ascii_whitespace());
+                let fits = match after(end).map(|i| (end + i, bytes[end + i])) {
+                    Some((_, b',')) => in_array,
+                    // The end of the array only if the document ends there.
+                    Some((at, b']')) => in_array && after(at + 1).is_none(),
+                    Some((_, b'{')) | None => !in_array,
+                    _ => false,
+                };
+                if fits {
+                    resume(&mut self.state, r, end, true);
+                    return None;
+                }
+            }
+        }
+        let next = match line {
+            Some(at) => Some(at),
+            None if line_structured || self.lines_only => None,
+            None => {
+                let before = if in_array { b',' } else { b'}' };
+                next_object_after(bytes, start + 1, before)
+            }
+        };
+        match next {
+            Some(at) => {
+                resume(&mut self.state, r, at, false);
+                line.filter(|&l| l == at)
+            }
+            None => {
+                r.pos = len;
+                self.state = CursorState::Done;
+                None
+            }
+        }
     }
 }
 
-/// Line numbers of offsets met in increasing order, without rescanning
-/// the text from the start each time.
+/// The offset of the first `{` at or after `from` that starts a line.
+fn next_line_object(bytes: &[u8], from: usize) -> Option<usize> {
+    let from = from.max(1);
+    let at = memchr::memmem::find(bytes.get(from - 1..)?, b"\n{")?;
+    Some(from - 1 + at + 1)
+}
+
+/// The offset just after the bracket that closes the one at `start`,
+/// looking no further than `stop`: brackets of both kinds are counted
+/// and strings skipped.
+fn element_end(bytes: &[u8], start: usize, stop: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < stop {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    let rest = bytes.get(i..stop)?;
+                    let n = memchr::memchr2(b'"', b'\\', rest)?;
+                    i += n;
+                    if bytes[i] == b'"' {
+                        break;
+                    }
+                    i += 2;
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The offset of the first `{` after `from` that follows a `before` byte,
+/// whitespace between.
+fn next_object_after(bytes: &[u8], from: usize, before: u8) -> Option<usize> {
+    let mut at = from;
+    while let Some(n) = memchr::memchr(before, bytes.get(at..)?) {
+        let sep = at + n;
+        let next = bytes[sep + 1..]
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .map(|i| sep + 1 + i)?;
+        if bytes[next] == b'{' {
+            return Some(next);
+        }
+        at = sep + 1;
+    }
+    None
+}
+
+/// Line numbers and columns of offsets met mostly in increasing order,
+/// without rescanning the text from the start each time: a move costs
+/// the bytes between the last offset and the new one, backwards too (a
+/// failed element is read again from a line inside it).
 #[derive(Debug, Default)]
 struct LineCursor {
     offset: usize,
     line: usize,
     line_start: usize,
+    /// Characters from `line_start` to `offset`.
+    column: usize,
 }
 
 impl LineCursor {
@@ -440,24 +649,35 @@ impl LineCursor {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        if offset < self.offset {
-            *self = LineCursor::default();
-        }
         let bytes = text.as_bytes();
-        for (i, &b) in bytes[self.offset..offset].iter().enumerate() {
-            if b == b'\n' {
-                self.line += 1;
-                self.line_start = self.offset + i + 1;
+        let chars = |b: &[u8]| b.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        if offset >= self.offset {
+            let moved = &bytes[self.offset..offset];
+            match memchr::memrchr(b'\n', moved) {
+                Some(last) => {
+                    self.line += memchr::memchr_iter(b'\n', moved).count();
+                    self.line_start = self.offset + last + 1;
+                    self.column = chars(&bytes[self.line_start..offset]);
+                }
+                None => self.column += chars(moved),
             }
+        } else if offset >= self.line_start {
+            self.column -= chars(&bytes[offset..self.offset]);
+        } else {
+            self.line -= memchr::memchr_iter(b'\n', &bytes[offset..self.line_start]).count();
+            self.line_start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
+            self.column = chars(&bytes[self.line_start..offset]);
         }
         self.offset = offset;
-        let column = text[self.line_start..offset].chars().count() + 1;
-        (self.line + 1, column)
+        (self.line + 1, self.column + 1)
     }
 }
 
 struct JsonReader<'p, 't> {
     parser: &'p Parser,
+    /// The whole document, for line numbers; `text` may be a prefix of it
+    /// (see [`JsonAdCursor::recover`]).
+    whole: &'t str,
     text: &'t str,
     bytes: &'t [u8],
     pos: usize,
@@ -473,6 +693,7 @@ impl<'p, 't> JsonReader<'p, 't> {
     fn new(parser: &'p Parser, text: &'t str) -> Self {
         JsonReader {
             parser,
+            whole: text,
             text,
             bytes: text.as_bytes(),
             pos: 0,
@@ -492,7 +713,7 @@ impl<'p, 't> JsonReader<'p, 't> {
     }
 
     fn error_at(&mut self, span: Span, message: impl Into<String>) -> ParseError {
-        let (line, column) = self.lines.position(self.text, span.start as usize);
+        let (line, column) = self.lines.position(self.whole, span.start as usize);
         ParseError {
             message: message.into(),
             span,
@@ -508,7 +729,8 @@ impl<'p, 't> JsonReader<'p, 't> {
     }
 
     /// A top-level object. On error, whether it was in the JSON itself
-    /// (`true`: the rest cannot be read) or only in an expression string.
+    /// (`true`: the reader must find where the next element starts, see
+    /// [`JsonAdCursor::recover`]) or only in an expression string.
     fn top_object(&mut self) -> Result<AdExpr, (ParseError, bool)> {
         self.soft_error = None;
         let ad = self.object(0).map_err(|e| (e, true))?;
@@ -609,6 +831,8 @@ impl<'p, 't> JsonReader<'p, 't> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
+                    // A long list keeps no growth slack (up to half its size).
+                    items.shrink_to_fit();
                     return Ok(items);
                 }
                 _ => return Err(self.unexpected("`,` or `]`")),

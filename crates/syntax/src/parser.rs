@@ -328,10 +328,28 @@ impl Parser {
     /// the fast path (for tests that compare the two).
     pub fn parse_expression_with_grammar(&self, source: &str, rules: StringRules) -> Result<Expr> {
         self.check_nesting(source)?;
+        self.check_chains(source)?;
         let mut pairs = self.grammar(Rule::expression_input, source)?;
         let input = pairs.next().expect("grammar: expression_input matched");
         let expr = input.into_inner().next().expect("grammar: expression");
         Ok(Builder::new(self, source, rules).expression(expr)?.expr)
+    }
+
+    /// [`Parser::parse_expression_with_grammar`] without the scan for
+    /// runs of operators (`check_chains`), and that scan alone: for the
+    /// test that the scan refuses nothing the tree builder accepts.
+    #[doc(hidden)]
+    pub fn parse_expression_unscanned(&self, source: &str, rules: StringRules) -> Result<Expr> {
+        self.check_nesting(source)?;
+        let mut pairs = self.grammar(Rule::expression_input, source)?;
+        let input = pairs.next().expect("grammar: expression_input matched");
+        let expr = input.into_inner().next().expect("grammar: expression");
+        Ok(Builder::new(self, source, rules).expression(expr)?.expr)
+    }
+
+    #[doc(hidden)]
+    pub fn scan_chains(&self, source: &str) -> Result<()> {
+        self.check_chains(source)
     }
 
     /// Parses one ad literal `[ ... ]` in new syntax.
@@ -359,6 +377,7 @@ impl Parser {
     /// path (for tests that compare the two).
     pub fn parse_ad_with_grammar(&self, source: &str) -> Result<AdExpr> {
         self.check_nesting(source)?;
+        self.check_chains(source)?;
         let mut pairs = self.grammar(Rule::ad_input, source)?;
         let ad = pairs.next().expect("grammar: ad_input matched");
         let ad = ad.into_inner().next().expect("grammar: ad");
@@ -402,6 +421,7 @@ impl Parser {
     /// fast path (for tests that compare the two).
     pub fn parse_old_line_with_grammar(&self, source: &str) -> Result<(Name, Expr)> {
         self.check_nesting(source)?;
+        self.check_chains(source)?;
         let mut pairs = self.grammar(Rule::old_line_input, source)?;
         let line = pairs.next().expect("grammar: old_line_input matched");
         let mut inner = line.into_inner();
@@ -523,6 +543,229 @@ impl Parser {
             i += 1;
         }
         Ok(())
+    }
+
+    /// Refuses, before pest reads them, texts with a run of operators the
+    /// tree could not hold within [`ParseOptions::max_depth`]: prefix
+    /// operators (`- - - ... 1`), selections and subscripts on one operand
+    /// (`a.b.c...`, `x[0][0]...`) and binary operators of one precedence
+    /// between operators of lower precedence (`x || x || ...`, which nests
+    /// to the left). Each such run is a lower bound on the tree's depth, so
+    /// nothing the tree builder would accept is refused; what is refused
+    /// costs a byte scan instead of pest's tokens (up to 100 bytes of
+    /// memory per byte of input) and the tree. Texts no longer than the
+    /// bound cannot hold such a run and are not scanned.
+    fn check_chains(&self, source: &str) -> Result<()> {
+        let max = self.options.max_depth;
+        if source.len() <= max {
+            return Ok(());
+        }
+        /// The runs of one bracket level.
+        #[derive(Clone, Copy, Default)]
+        struct Level {
+            /// Binary operators of each precedence (Pratt's order, `||`
+            /// first) since the last one of lower precedence.
+            binary: [usize; 11],
+            prefix: usize,
+            postfix: usize,
+            /// Opened by `[` after an operand: a subscript.
+            subscript: bool,
+        }
+        let too_deep = |at: usize| {
+            Err(ParseError::new(
+                source,
+                Span::new(at, at + 1),
+                format!("expression nested too deeply: more than {max} levels"),
+            ))
+        };
+        let bytes = source.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut levels = vec![Level::default()];
+        // Whether the last token ends an operand (so `-` after it is binary).
+        let mut after_operand = false;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let level = levels.last_mut().expect("base level");
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c => {
+                    i += 1;
+                    continue;
+                }
+                b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                    let end = if bytes[i + 1] == b'/' {
+                        memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n)
+                    } else {
+                        memchr::memmem::find(&bytes[i + 2..], b"*/")
+                            .map_or(bytes.len(), |n| i + n + 4)
+                    };
+                    i = end;
+                    continue;
+                }
+                b'"' | b'\'' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                    level.prefix = 0;
+                    after_operand = true;
+                    continue;
+                }
+                b'.' if bytes.get(i + 1).is_some_and(u8::is_ascii_digit) && !after_operand => {
+                    // `.5`: a number.
+                }
+                b'.' => {
+                    let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                    if next.is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_' || n == b'\'') {
+                        level.postfix += 1;
+                        if level.postfix > max {
+                            return too_deep(i);
+                        }
+                    }
+                    i += 1;
+                    continue;
+                }
+                b'(' | b'{' | b'[' => {
+                    let subscript = b == b'[' && after_operand;
+                    levels.push(Level {
+                        subscript,
+                        ..Level::default()
+                    });
+                    after_operand = false;
+                    i += 1;
+                    continue;
+                }
+                b')' | b'}' | b']' => {
+                    let closed = if levels.len() > 1 {
+                        levels.pop().unwrap_or_default()
+                    } else {
+                        levels[0] = Level::default();
+                        Level::default()
+                    };
+                    let level = levels.last_mut().expect("base level");
+                    level.prefix = 0;
+                    if closed.subscript {
+                        level.postfix += 1;
+                        if level.postfix > max {
+                            return too_deep(i);
+                        }
+                    } else {
+                        level.postfix = 0;
+                    }
+                    after_operand = true;
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            if word(b) || b == b'.' {
+                let start = i;
+                while i < bytes.len()
+                    && (word(bytes[i])
+                        || (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)))
+                {
+                    i += 1;
+                }
+                let text = &bytes[start..i];
+                let number = text[0].is_ascii_digit() || text[0] == b'.';
+                let hex = text.len() > 1 && text[0] == b'0' && matches!(text[1], b'x' | b'X');
+                // The sign of an exponent (`1e-5`) is part of the number.
+                if number
+                    && !hex
+                    && matches!(text.last(), Some(b'e' | b'E'))
+                    && matches!(bytes.get(i), Some(b'+' | b'-'))
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+                {
+                    i += 1;
+                    while i < bytes.len() && word(bytes[i]) {
+                        i += 1;
+                    }
+                }
+                let level = levels.last_mut().expect("base level");
+                if after_operand
+                    && (text.eq_ignore_ascii_case(b"is") || text.eq_ignore_ascii_case(b"isnt"))
+                {
+                    if binary(level, 5, max).is_some() {
+                        return too_deep(start);
+                    }
+                    after_operand = false;
+                } else {
+                    level.prefix = 0;
+                    after_operand = true;
+                }
+                continue;
+            }
+            let rest = &bytes[i..];
+            let ops: [(&[u8], usize); 22] = [
+                (b"=?=", 5),
+                (b"=!=", 5),
+                (b">>>", 7),
+                (b"||", 0),
+                (b"&&", 1),
+                (b"==", 5),
+                (b"!=", 5),
+                (b"<=", 6),
+                (b">=", 6),
+                (b"<<", 7),
+                (b">>", 7),
+                (b"|", 2),
+                (b"^", 3),
+                (b"&", 4),
+                (b"<", 6),
+                (b">", 6),
+                (b"+", 8),
+                (b"-", 8),
+                (b"*", 9),
+                (b"/", 9),
+                (b"%", 9),
+                (b"=", usize::MAX),
+            ];
+            if after_operand
+                && let Some(&(op, class)) = ops.iter().find(|(op, _)| rest.starts_with(op))
+            {
+                i += op.len();
+                after_operand = false;
+                if class == usize::MAX {
+                    // A definition's `=`.
+                    *level = Level {
+                        subscript: level.subscript,
+                        ..Level::default()
+                    };
+                } else if binary(level, class, max).is_some() {
+                    return too_deep(i - op.len());
+                }
+                continue;
+            }
+            if !after_operand && matches!(b, b'-' | b'+' | b'!' | b'~') {
+                level.prefix += 1;
+                if level.prefix > max {
+                    return too_deep(i);
+                }
+                i += 1;
+                continue;
+            }
+            // `,`, `;`, `?`, `:` and anything else end every run of the level.
+            *level = Level {
+                subscript: level.subscript,
+                ..Level::default()
+            };
+            after_operand = false;
+            i += 1;
+        }
+        return Ok(());
+
+        /// Counts a binary operator of precedence `class` (0 is `||`):
+        /// it ends the runs of higher precedence. `Some` past the bound.
+        fn binary(level: &mut Level, class: usize, max: usize) -> Option<()> {
+            level.binary[class] += 1;
+            for higher in &mut level.binary[class + 1..] {
+                *higher = 0;
+            }
+            level.prefix = 0;
+            level.postfix = 0;
+            (level.binary[class] > max).then_some(())
+        }
     }
 
     /// Runs the grammar from `rule` over `source`, its work bounded.
@@ -881,6 +1124,7 @@ impl<'p, 's> Builder<'p, 's> {
                     depth = depth.max(item.depth);
                     items.push(item.expr);
                 }
+                items.shrink_to_fit();
                 self.node(ExprKind::List(items), span, depth + 1)
             }
             Rule::ad => {

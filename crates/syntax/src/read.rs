@@ -3,9 +3,11 @@
 //!
 //! An [`AdReader`] reads from any [`BufRead`] ad by ad and yields each ad
 //! or an [`AdError`]; a bad ad does not stop the reading. Old and new
-//! syntax are read without holding more than one ad in memory; JSON is one
-//! document and is read whole. Every span in the trees, and every error
-//! position, is a byte offset and line/column in the whole input.
+//! syntax are read without holding more than one ad in memory (an ad or
+//! line longer than 256 MiB is skipped unread); JSON and XML are one
+//! document, read whole up to [`max_input_bytes`] (1 GiB unless set). Every
+//! span in the trees, and every error position, is a byte offset and
+//! line/column in the whole input.
 //!
 //! ```
 //! use classad_syntax::{AdReader, Format, Parser, ParseOptions};
@@ -466,7 +468,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                 // of the input, without a newline) is read through a copy.
                 self.line_buf.clear();
                 let start = self.offset;
-                match read_line_within(&mut self.reader, &mut self.line_buf) {
+                match read_line_capped(&mut self.reader, &mut self.line_buf) {
                     Ok(0) => {
                         self.done = true;
                         break;
@@ -872,17 +874,13 @@ impl<'p, R: BufRead> AdReader<'p, R> {
     /// The whole input as text, for the formats read whole; `Err` is the
     /// error to yield.
     fn read_whole(&mut self) -> Result<String, AdError> {
-        let mut bytes = Vec::new();
-        loop {
-            match self.reader.read_to_end(&mut bytes) {
-                Ok(_) => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.ordinal += 1;
-                    return Err(AdError::io(self.ordinal, 1, bytes.len(), &e));
-                }
+        let bytes = match read_to_end_within(&mut self.reader, max_input_bytes()) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.ordinal += 1;
+                return Err(AdError::io(self.ordinal, 1, self.offset, &e));
             }
-        }
+        };
         self.offset = bytes.len();
         String::from_utf8(bytes).map_err(|e| {
             self.ordinal += 1;
@@ -921,18 +919,14 @@ impl<'p, R: BufRead> AdReader<'p, R> {
 
     fn next_json(&mut self) -> Option<Result<AdExpr, AdError>> {
         if self.json.is_none() {
-            let mut bytes = Vec::new();
-            loop {
-                match self.reader.read_to_end(&mut bytes) {
-                    Ok(_) => break,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        self.done = true;
-                        self.ordinal += 1;
-                        return Some(Err(AdError::io(self.ordinal, 1, bytes.len(), &e)));
-                    }
+            let bytes = match read_to_end_within(&mut self.reader, max_input_bytes()) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    self.done = true;
+                    self.ordinal += 1;
+                    return Some(Err(AdError::io(self.ordinal, 1, self.offset, &e)));
                 }
-            }
+            };
             self.offset = bytes.len();
             let (text, invalid) = json_text(bytes);
             self.json = Some(JsonDoc {
@@ -958,7 +952,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
         doc.line_at = (start, lines + newlines);
         let first_line = lines + newlines + 1;
         let end = doc.cursor.position();
-        if let Some(&bad) = doc.invalid.iter().find(|&&p| p >= start && p < end) {
+        let first_bad = doc.invalid.partition_point(|&p| p < start);
+        if let Some(&bad) = doc.invalid.get(first_bad).filter(|&&p| p < end) {
             let (line, column) = crate::diag::line_column(&doc.text, bad);
             let error = ParseError {
                 message: "the ad is not valid UTF-8".to_string(),
@@ -999,14 +994,25 @@ fn json_text(mut bytes: Vec<u8>) -> (String, Vec<usize>) {
     (text, invalid)
 }
 
-/// An error in a JSON document, keeping the line it is on.
+/// An error in a JSON or XML document, keeping the line it is on, or a
+/// window of `SHOWN_BYTES` either side of the error when the line is
+/// longer (a one-line document of many ads must not be copied into each
+/// of its errors).
 fn json_error(ordinal: usize, first_line: usize, error: ParseError, text: &str) -> AdError {
-    let mut at = (error.span.start as usize).min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let at = floor(error.span.start as usize);
+    let bytes = text.as_bytes();
+    let window_start = floor(at.saturating_sub(SHOWN_BYTES));
+    let line_start = memchr::memrchr(b'\n', &bytes[window_start..at])
+        .map_or(window_start, |i| window_start + i + 1);
+    let window_end = floor(at.saturating_add(SHOWN_BYTES));
+    let line_end = memchr::memchr(b'\n', &bytes[at..window_end]).map_or(window_end, |i| at + i);
     AdError {
         ordinal,
         first_line,
@@ -1077,10 +1083,144 @@ fn next_non_blank<R: BufRead>(reader: &mut R, seen: &mut Vec<u8>) -> io::Result<
                 let n = chunk.len();
                 seen.extend_from_slice(chunk);
                 reader.consume(n);
+                if seen.len() > MAX_AD_BYTES {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "more than {} of blank text before the first ad",
+                            human_bytes(MAX_AD_BYTES as u64)
+                        ),
+                    ));
+                }
             }
         }
     }
 }
+
+/// Default bound on an input read whole into memory (a file given to
+/// `classad check`, `match` or `eval --file`, a JSON or XML document read
+/// from a stream): 1 GiB. See [`set_max_input_bytes`].
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 1 << 30;
+
+static MAX_INPUT_BYTES: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_MAX_INPUT_BYTES);
+
+/// The bound on an input read whole: [`DEFAULT_MAX_INPUT_BYTES`] unless
+/// [`set_max_input_bytes`] changed it.
+pub fn max_input_bytes() -> u64 {
+    MAX_INPUT_BYTES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets the bound on an input read whole, for the whole process (the
+/// command line's `--max-input`): an endless input (`/dev/zero`, a FIFO
+/// that never closes) or a huge file is refused with [`InputTooLong`]
+/// after that many bytes instead of being read until memory runs out.
+pub fn set_max_input_bytes(bytes: u64) {
+    MAX_INPUT_BYTES.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Why an input was not read: it is longer than the bound on inputs read
+/// whole. Carried inside an [`io::Error`] of kind `InvalidData`; find it
+/// with [`InputTooLong::of`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputTooLong {
+    /// The bound, in bytes.
+    pub limit: u64,
+}
+
+impl InputTooLong {
+    /// The bound an error is about, when it is this error.
+    pub fn of(error: &io::Error) -> Option<InputTooLong> {
+        error.get_ref()?.downcast_ref::<InputTooLong>().copied()
+    }
+}
+
+impl fmt::Display for InputTooLong {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the input is longer than {}, the limit on an input read whole \
+             (raise it with --max-input BYTES on the command line, \
+             set_max_input_bytes in the library)",
+            human_bytes(self.limit)
+        )
+    }
+}
+
+impl std::error::Error for InputTooLong {}
+
+/// `n` bytes in words: `1 GiB`, `256 MiB`, `1500 bytes`.
+pub fn human_bytes(n: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
+}
+
+/// Reads `reader` to its end, refusing (with [`InputTooLong`]) an input
+/// longer than `limit` bytes after reading one byte more than that.
+pub fn read_to_end_within<R: Read>(reader: R, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut limited = reader.take(limit.saturating_add(1));
+    loop {
+        match limited.read_to_end(&mut bytes) {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            InputTooLong { limit },
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The bytes of the file at `path`, at most [`max_input_bytes`] of them
+/// (a longer file is refused before it is read when its size is known).
+pub fn read_file_within(path: impl AsRef<std::path::Path>) -> io::Result<Vec<u8>> {
+    read_path_within(path, max_input_bytes())
+}
+
+/// The bytes of the file at `path`, at most `limit` of them: a longer
+/// file is refused with [`InputTooLong`], before it is read when its size
+/// is known, after `limit + 1` bytes when not (a device, a FIFO).
+pub fn read_path_within(path: impl AsRef<std::path::Path>, limit: u64) -> io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > limit
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            InputTooLong { limit },
+        ));
+    }
+    read_to_end_within(file, limit)
+}
+
+/// Reads one line (up to and including its `\n`) into `buf`, keeping no
+/// more than `max` bytes of it: the rest of a longer line is read and
+/// dropped. The bytes read (0 at the end of the input), and whether the
+/// line was cut.
+pub fn read_line_within<R: BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<(usize, bool)> {
+    let before = buf.len();
+    let n = read_line_kept(reader, buf, max.saturating_add(before))?;
+    let cut = buf.len() - before > max;
+    buf.truncate(before + (buf.len() - before).min(max));
+    Ok((n, cut))
+}
+
+/// Longest line (or new-syntax ad) read from a stream, in bytes.
+pub const MAX_LINE_BYTES: usize = MAX_AD_BYTES;
 
 /// Most lines of an old-syntax ad read in place at once.
 const OLD_LINES_AT_ONCE: usize = 4096;
@@ -1138,7 +1278,12 @@ fn too_long(start: usize, line: usize, column: usize) -> ParseError {
 
 /// `read_until(b'\n')`, keeping no more than `MAX_AD_BYTES + 1` bytes of
 /// the line in `buf` (the rest is read and dropped); the bytes read.
-fn read_line_within<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result<usize> {
+fn read_line_capped<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result<usize> {
+    read_line_kept(reader, buf, MAX_AD_BYTES)
+}
+
+/// `read_until(b'\n')`, keeping no more than `max + 1` bytes in `buf`.
+fn read_line_kept<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>, max: usize) -> io::Result<usize> {
     let mut total = 0;
     loop {
         let chunk = match reader.fill_buf() {
@@ -1153,7 +1298,7 @@ fn read_line_within<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
-        let room = (MAX_AD_BYTES + 1).saturating_sub(buf.len());
+        let room = max.saturating_add(1).saturating_sub(buf.len());
         buf.extend_from_slice(&chunk[..used.min(room)]);
         reader.consume(used);
         total += used;

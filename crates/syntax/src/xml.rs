@@ -461,7 +461,12 @@ impl XmlAdCursor {
         let result = reader.ad_body(&tag);
         self.pos = reader.lexer.pos;
         if result.is_err() {
-            match skip_ad(text, start) {
+            // The ad ends at its `</c>`, unless a line that starts with
+            // `<c>` (where HTCondor's writer starts every ad) comes first:
+            // a missing `</c>` or an unclosed tag then costs only its ad.
+            let line = memchr::memmem::find(&text.as_bytes()[start + 1..], b"\n<c>")
+                .map(|n| start + 1 + n + 1);
+            match skip_ad(text, start, line.unwrap_or(text.len())).or(line) {
                 Some(end) => self.pos = end,
                 None => self.done = true,
             }
@@ -470,8 +475,9 @@ impl XmlAdCursor {
     }
 }
 
-/// The offset after the `</c>` that closes the ad starting at `start`.
-fn skip_ad(text: &str, start: usize) -> Option<usize> {
+/// The offset after the `</c>` that closes the ad starting at `start`,
+/// if it ends before `stop`.
+fn skip_ad(text: &str, start: usize, stop: usize) -> Option<usize> {
     let mut lexer = Lexer {
         text,
         pos: start,
@@ -479,6 +485,9 @@ fn skip_ad(text: &str, start: usize) -> Option<usize> {
     };
     let mut depth = 0usize;
     loop {
+        if lexer.pos >= stop {
+            return None;
+        }
         match lexer.token() {
             Ok(Some(Token::Tag(tag))) if tag.name == "c" => match tag.kind {
                 TagKind::Start => depth += 1,

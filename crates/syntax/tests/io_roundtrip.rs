@@ -178,10 +178,11 @@ fn json_documents_of_many_ads() {
     );
     assert_eq!(parse_json_ads(&p, "  \n").count(), 0);
     assert_eq!(parse_json_ads(&p, "[]").count(), 0);
-    // A JSON syntax error ends the document.
+    // A JSON syntax error costs only its ad: reading starts again at the
+    // next element.
     let broken: Vec<_> = parse_json_ads(&p, r#"[{"a": 1}, {"b" 2}, {"c": 3}]"#).collect();
-    assert_eq!(broken.len(), 2);
-    assert!(broken[1].1.is_err());
+    assert_eq!(broken.len(), 3);
+    assert!(broken[0].1.is_ok() && broken[1].1.is_err() && broken[2].1.is_ok());
 }
 
 #[test]
