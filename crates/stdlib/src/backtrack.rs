@@ -19,10 +19,12 @@
 
 /// PCRE2's default match limit (frames per start position).
 const MATCH_LIMIT: u64 = 10_000_000;
-/// Most entries on the backtracking stack (about 24 bytes each).
-const MAX_STACK: usize = 4 << 20;
-/// Most nested subroutine calls.
-const MAX_CALL_DEPTH: usize = 10_000;
+/// Most entries on the backtracking stack (32 bytes each).
+const MAX_STACK: usize = 1 << 20;
+/// Most nested subroutine calls (PCRE2 keeps its frames on the heap).
+const MAX_CALL_DEPTH: usize = 1 << 20;
+/// Most frames looked through for a recursion that did not move.
+const MAX_LOOP_CHECK: usize = 1000;
 /// Most call frames kept (each holds a copy of the captures).
 const MAX_FRAMES: usize = 1 << 20;
 /// Most instructions of a compiled program (counted repeats of groups
@@ -30,6 +32,10 @@ const MAX_FRAMES: usize = 1 << 20;
 const MAX_PROGRAM: usize = 200_000;
 /// Deepest nesting of groups the parser follows.
 const MAX_NESTING: usize = 250;
+/// Most nodes visited measuring the lengths of lookbehinds.
+const MAX_LENGTH_WORK: u32 = 100_000;
+/// Most registers saved by all call frames together (8 bytes each).
+const MAX_SAVED_REGISTERS: usize = 4 << 20;
 /// Steps between two calls of the budget callback.
 const CHARGE_EVERY: u64 = 4096;
 const UNSET: usize = usize::MAX;
@@ -381,6 +387,8 @@ impl Parser {
             || name.as_bytes()[0].is_ascii_digit()
             || !self.eat(close)
         {
+            // A name PCRE2 refuses (the engine may read it).
+            self.special = true;
             return invalid();
         }
         Ok(name)
@@ -1054,7 +1062,7 @@ impl Parser {
                         return Ok(Some(self.back_reference(Ref::Number(n), caseless)));
                     }
                     let name = self.name(b'}')?;
-                    return Ok(Some(Node::BackRef(Ref::Name(name), caseless)));
+                    return Ok(Some(self.back_reference(Ref::Name(name), caseless)));
                 }
                 match self.group_number()? {
                     Some(n) => Ok(Some(self.back_reference(Ref::Number(n), caseless))),
@@ -1068,12 +1076,13 @@ impl Parser {
                 } else if self.eat(b'\'') {
                     b'\''
                 } else if self.eat(b'{') {
+                    self.special = true;
                     b'}'
                 } else {
                     return invalid();
                 };
                 let name = self.name(close)?;
-                Ok(Some(Node::BackRef(Ref::Name(name), self.flags.caseless)))
+                Ok(Some(self.back_reference(Ref::Name(name), self.flags.caseless)))
             }
             b'1'..=b'9' => {
                 let start = self.at;
@@ -1098,6 +1107,10 @@ impl Parser {
     }
 
     fn back_reference(&mut self, reference: Ref, caseless: bool) -> Node {
+        // The engine compares a back reference's text case-sensitively.
+        if caseless {
+            self.special = true;
+        }
         if let Ref::Number(n) = reference
             && !self.closed.get(n).copied().unwrap_or(false)
         {
@@ -1281,7 +1294,7 @@ impl Parser {
                 }
                 if self.eat(b'=') {
                     let name = self.name(b')')?;
-                    return Ok(Some(Node::BackRef(Ref::Name(name), self.flags.caseless)));
+                    return Ok(Some(self.back_reference(Ref::Name(name), self.flags.caseless)));
                 }
                 if self.eat(b'>') {
                     self.special = true;
@@ -1553,11 +1566,12 @@ impl Parser {
             return invalid();
         }
         let node = match (word.as_str(), name) {
-            ("FAIL" | "F", None) => Node::Verb(Verb::Fail),
-            ("ACCEPT", None) => Node::Accept,
-            ("COMMIT", None) => Node::Verb(Verb::Commit),
+            ("FAIL" | "F", _) => Node::Verb(Verb::Fail),
+            ("ACCEPT", _) => Node::Accept,
+            ("COMMIT", _) => Node::Verb(Verb::Commit),
             ("PRUNE", _) => Node::Verb(Verb::Prune),
             ("SKIP", None) => Node::Verb(Verb::Skip),
+            ("SKIP", Some(name)) if name.is_empty() => Node::Verb(Verb::Skip),
             ("SKIP", Some(name)) if !name.is_empty() => Node::SkipTo(name),
             ("THEN", _) => Node::Verb(Verb::Then),
             ("MARK" | "", Some(name)) if !name.is_empty() => Node::Mark(name),
@@ -1714,6 +1728,8 @@ struct Compiler<'n> {
     /// Lookarounds being compiled: their `Accept`s to patch.
     looks: Vec<Vec<usize>>,
     marks: Vec<String>,
+    /// Nodes visited measuring lookbehinds (calls can make it exponential).
+    length_work: std::cell::Cell<u32>,
 }
 
 impl<'n> Compiler<'n> {
@@ -1994,8 +2010,9 @@ impl<'n> Compiler<'n> {
 
     /// The length every match of `node` has, `None` if it varies.
     fn fixed_length(&self, node: &Node, depth: usize) -> Parsed<Option<usize>> {
-        if depth > 50 {
-            return Ok(None);
+        self.length_work.set(self.length_work.get().saturating_add(1));
+        if depth > 50 || self.length_work.get() > MAX_LENGTH_WORK {
+            return Err(CompileError::Unsupported);
         }
         Ok(match node {
             Node::Empty
@@ -2530,6 +2547,7 @@ impl Program {
             open_captures: Vec::new(),
             looks: Vec::new(),
             marks: Vec::new(),
+            length_work: std::cell::Cell::new(0),
         };
         match compiler.node(&tree) {
             Err(CompileError::Invalid) if parser.special => {
@@ -3133,7 +3151,9 @@ impl Run<'_> {
                     // A recursion that has not moved since the last one
                     // of the same group loops for ever: PCRE2 errs.
                     let mut f = frame;
-                    while f != 0 {
+                    let mut looked = 0;
+                    while f != 0 && looked < MAX_LOOP_CHECK {
+                        looked += 1;
                         let fr = &self.frames[f as usize];
                         if fr.group == *group {
                             if fr.pos == pos {
@@ -3144,7 +3164,10 @@ impl Run<'_> {
                         f = fr.parent;
                     }
                     let depth = self.frames[frame as usize].depth + 1;
-                    if depth > MAX_CALL_DEPTH || self.frames.len() >= MAX_FRAMES {
+                    if depth > MAX_CALL_DEPTH
+                        || self.frames.len() >= MAX_FRAMES
+                        || (self.frames.len() + 1) * self.registers.len() > MAX_SAVED_REGISTERS
+                    {
                         return Err(MatchError::Limit);
                     }
                     self.frames.push(Frame {
@@ -3369,5 +3392,220 @@ impl Run<'_> {
             return None;
         }
         Some(Outcome::Match(from, pos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(pattern: &str) -> Program {
+        Program::new(pattern.as_bytes(), false, false, false, false).expect("compiles")
+    }
+
+    fn run(pattern: &str, subject: &str, options: MatchOptions) -> Result<Option<Groups>, MatchError> {
+        let program = program(pattern);
+        let subject = Subject::new(subject, program.utf())?;
+        program.exec(&subject, 0, options, &mut |_| true)
+    }
+
+    /// The text of each group of the first match (`None`: no match).
+    fn groups(pattern: &str, subject: &str) -> Option<Vec<Option<String>>> {
+        let found = run(pattern, subject, MatchOptions::default()).expect("no error")?;
+        Some(
+            found
+                .iter()
+                .map(|g| g.map(|(a, b)| subject[a..b].to_string()))
+                .collect(),
+        )
+    }
+
+    fn whole(pattern: &str, subject: &str) -> Option<String> {
+        groups(pattern, subject).and_then(|g| g[0].clone())
+    }
+
+    fn error(pattern: &str) -> Option<CompileError> {
+        Program::new(pattern.as_bytes(), false, false, false, false).err()
+    }
+
+    #[test]
+    fn recursion_and_subroutine_calls() {
+        let parens = r"^(\((?:[^()]|(?1))*\))$";
+        assert_eq!(whole(parens, "(a(b)c)").as_deref(), Some("(a(b)c)"));
+        assert_eq!(whole(parens, "(a(b c)"), None);
+        assert_eq!(whole("a(?R)?b", "xaabbx").as_deref(), Some("aabb"));
+        assert_eq!(whole("^((.)(?1)\\2|.?)$", "racecar").as_deref(), Some("racecar"));
+        // Captures made inside a call are restored when it returns.
+        assert_eq!(
+            groups("(a|b)(?1)", "ab"),
+            Some(vec![Some("ab".into()), Some("a".into())])
+        );
+        // A called group keeps the options where it is written.
+        assert_eq!(whole("(a)(?i:(?1))", "aA"), None);
+        assert_eq!(whole("(?<p>a|b)(?&p)", "ba").as_deref(), Some("ba"));
+        assert_eq!(whole("(a)\\g<-1>", "aa").as_deref(), Some("aa"));
+        assert_eq!(whole("(?+1)(a)", "aa").as_deref(), Some("aa"));
+        assert!(program("(a)(?1)").needed);
+        assert!(!program("(a)b").needed);
+    }
+
+    #[test]
+    fn a_recursion_that_does_not_move_is_an_error() {
+        assert_eq!(
+            run("^(?R)?x$", "x", MatchOptions::default()),
+            Err(MatchError::RecursionLoop)
+        );
+        assert_eq!(
+            run("(?:a|(?R))", "b", MatchOptions::default()),
+            Err(MatchError::RecursionLoop)
+        );
+    }
+
+    #[test]
+    fn branch_reset_and_duplicate_names() {
+        assert_eq!(
+            groups("(?|(a)|(b))", "b"),
+            Some(vec![Some("b".into()), Some("b".into())])
+        );
+        assert_eq!(
+            groups("(a)(?|b(c)|d(e))(f)", "adef"),
+            Some(vec![
+                Some("adef".into()),
+                Some("a".into()),
+                Some("e".into()),
+                Some("f".into())
+            ])
+        );
+        assert_eq!(whole("(?|(a)|(b))\\1", "bb").as_deref(), Some("bb"));
+        assert_eq!(whole("(?J)(?<n>a)|(?<n>b)\\k<n>", "bb").as_deref(), Some("bb"));
+        assert_eq!(error("(?<x>a)(?<x>b)"), Some(CompileError::Invalid));
+        assert_eq!(error("(?|(?<x>a)|(?<y>b))"), Some(CompileError::InvalidSpecial));
+    }
+
+    #[test]
+    fn conditional_groups() {
+        assert_eq!(whole("(a)?(?(1)b|c)", "c").as_deref(), Some("c"));
+        assert_eq!(whole("(a)?(?(1)b|c)", "ab").as_deref(), Some("ab"));
+        assert_eq!(whole("(?<n>a)?(?(<n>)b|c)", "ab").as_deref(), Some("ab"));
+        assert_eq!(whole("(?(?=a)ab|cd)", "xcd").as_deref(), Some("cd"));
+        assert_eq!(whole("(?(?!a)cd|ab)", "xab").as_deref(), Some("ab"));
+        assert_eq!(
+            whole("(?(DEFINE)(?<d>\\d+))(?&d)-(?&d)", "x12-34").as_deref(),
+            Some("12-34")
+        );
+        assert_eq!(whole("((?(R)a|b)(?1)?)", "bab").as_deref(), Some("ba"));
+        assert_eq!(error("(?(2)a|b)"), Some(CompileError::InvalidSpecial));
+        assert_eq!(error("(?(1)a|b|c)"), Some(CompileError::InvalidSpecial));
+        assert_eq!(error("(?(DEFINE)a|b)"), Some(CompileError::InvalidSpecial));
+    }
+
+    #[test]
+    fn verbs() {
+        assert_eq!(whole("a(*FAIL)|b", "ab").as_deref(), Some("b"));
+        assert_eq!(whole("a(*ACCEPT)b", "ac").as_deref(), Some("a"));
+        assert_eq!(
+            groups("(a(*ACCEPT)b)c", "axx"),
+            Some(vec![Some("a".into()), Some("a".into())])
+        );
+        assert_eq!(whole("a+(*COMMIT)b", "aaac aab"), None);
+        assert_eq!(whole("a+(*PRUNE)b", "aaac aab").as_deref(), Some("aab"));
+        assert_eq!(whole("a+(*SKIP)b", "aaac aab").as_deref(), Some("aab"));
+        assert_eq!(whole("a(*THEN)b|ac", "ac").as_deref(), Some("ac"));
+        assert_eq!(whole("(?:a(*THEN)b)c|ad", "ad").as_deref(), Some("ad"));
+        // The start optimization skips to a possible first character.
+        assert_eq!(whole("(*COMMIT)abc", "xyzabc").as_deref(), Some("abc"));
+        assert_eq!(whole("(*NO_START_OPT)(*COMMIT)abc", "xyzabc"), None);
+        assert_eq!(error("(*FOO)a"), Some(CompileError::InvalidSpecial));
+    }
+
+    #[test]
+    fn empty_iterations_stop_a_repeat_and_keep_their_captures() {
+        assert_eq!(groups("(a|)*b", "aab").map(|g| g[1].clone()), Some(Some(String::new())));
+        assert_eq!(groups("(a|)+", "aa").map(|g| g[1].clone()), Some(Some(String::new())));
+        assert_eq!(groups("(a{0,2})*b", "aaab").map(|g| g[1].clone()), Some(Some(String::new())));
+        assert_eq!(whole("(?:()|a)*x", "aax").as_deref(), Some("aax"));
+        assert!(program("(a|)*b").needed);
+    }
+
+    #[test]
+    fn back_references_see_the_last_closed_iteration() {
+        assert_eq!(whole("(\\2two|(one))+", "oneonetwo").as_deref(), Some("oneonetwo"));
+        assert_eq!(whole("(a\\1?){3}", "aaaaaa").as_deref(), Some("aaaaaa"));
+        assert_eq!(whole("(a|b\\1)+", "abaab").as_deref(), Some("abaa"));
+        assert_eq!(whole("(a\\1)", "aa"), None);
+        assert_eq!(whole("(a)|\\1b", "b"), None);
+    }
+
+    #[test]
+    fn keep_and_match_options() {
+        let keep = run("foo\\Kbar", "foobar", MatchOptions::default()).expect("no error");
+        assert_eq!(keep.map(|g| g[0]), Some(Some((3, 6))));
+        let anchored_not_empty = MatchOptions {
+            anchored: true,
+            notempty_atstart: true,
+            ..MatchOptions::default()
+        };
+        let program = program("(?=a)|a");
+        let subject = Subject::new("ab", false).expect("subject");
+        let found = program.exec(&subject, 0, anchored_not_empty, &mut |_| true);
+        assert_eq!(found.map(|g| g.map(|g| g[0])), Ok(Some(Some((0, 1)))));
+        let found = program.exec(&subject, 1, anchored_not_empty, &mut |_| true);
+        assert_eq!(found.map(|g| g.is_some()), Ok(false));
+        assert_eq!(whole("(*NOTEMPTY)a*", "b"), None);
+    }
+
+    #[test]
+    fn newline_conventions_and_utf() {
+        assert_eq!(whole("(*CR)a$", "a\r").as_deref(), Some("a"));
+        assert_eq!(whole("(*CR)a$", "a\n"), None);
+        assert_eq!(whole("(*CRLF)a.b", "a\nb").as_deref(), Some("a\nb"));
+        assert_eq!(whole("(*ANYCRLF)a$", "a\r\n").as_deref(), Some("a"));
+        // Bytes as the caller maps them: é is two characters of Latin-1.
+        let e_acute = "\u{c3}\u{a9}";
+        assert!(whole("(*UTF)^.$", e_acute).is_some());
+        assert!(whole("^.$", e_acute).is_none());
+        assert!(whole("(*UCP)\\w", e_acute).is_some());
+        assert_eq!(
+            Subject::new("\u{ff}", true).err(),
+            Some(MatchError::BadUtf)
+        );
+    }
+
+    #[test]
+    fn invalid_patterns() {
+        assert_eq!(error("(?<=a(b|cd))x"), Some(CompileError::Invalid));
+        assert_eq!(error("(?C256)a"), Some(CompileError::InvalidSpecial));
+        assert_eq!(error("\\g{-1}(a)"), Some(CompileError::InvalidSpecial));
+        assert_eq!(error("a{2}{3}"), Some(CompileError::Invalid));
+        assert_eq!(error("\\x{100}"), Some(CompileError::Invalid));
+        assert!(error("(?<=(?1))(a)").is_none());
+    }
+
+    #[test]
+    fn hostile_patterns_are_bounded() {
+        // Nesting past the parser's depth: refused without a deep stack.
+        let deep = format!("{}a{}(?1)", "(".repeat(5000), ")".repeat(5000));
+        assert_eq!(error(&deep), Some(CompileError::Unsupported));
+        // Exponential backtracking runs into the match limit.
+        let subject = format!("{}c", "a".repeat(40));
+        assert_eq!(
+            run("(a*)*(?1)b", &subject, MatchOptions::default()),
+            Err(MatchError::Limit)
+        );
+        // The budget callback can stop a match.
+        let program = program("(a*)*(?1)b");
+        let subject = Subject::new(&subject, false).expect("subject");
+        let stopped = program.exec(&subject, 0, MatchOptions::default(), &mut |_| false);
+        assert_eq!(stopped, Err(MatchError::Budget));
+        // Deep recursion is iterative.
+        let subject = format!("{}{}", "x".repeat(50_000), "y".repeat(50_000));
+        assert!(whole("(x(?1)?y)", &subject).is_some());
+        // Lengths of lookbehinds through calls are measured with a bound.
+        let mut pattern = String::from("(?<=(?1))");
+        for n in 1..=30 {
+            pattern.push_str(&format!("(a(?{})?(?{})?)", n + 1, n + 1));
+        }
+        pattern.push_str("(b)");
+        assert!(error(&pattern).is_some());
     }
 }
