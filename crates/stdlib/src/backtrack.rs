@@ -540,9 +540,20 @@ impl Parser {
             | Node::SkipTo(_) => {
                 return invalid();
             }
-            // A quantified assertion repeats at most once.
+            // A quantified assertion repeats at most once (the engine
+            // refuses it).
             Node::Look { .. } => {
-                return Ok(if min == 0 { Node::Empty } else { atom });
+                self.special = true;
+                return Ok(if min == 0 {
+                    Node::Repeat {
+                        node: Box::new(atom),
+                        min: 0,
+                        max: Some(1),
+                        greed,
+                    }
+                } else {
+                    atom
+                });
             }
             _ => {}
         }
@@ -1082,7 +1093,9 @@ impl Parser {
                     return invalid();
                 };
                 let name = self.name(close)?;
-                Ok(Some(self.back_reference(Ref::Name(name), self.flags.caseless)))
+                Ok(Some(
+                    self.back_reference(Ref::Name(name), self.flags.caseless),
+                ))
             }
             b'1'..=b'9' => {
                 let start = self.at;
@@ -1227,7 +1240,7 @@ impl Parser {
         }
         if !self.eat(b'?') {
             if self.flags.no_auto_capture {
-                return Ok(Some(self.body()?));
+                return Ok(Some(Node::Seq(vec![self.body()?])));
             }
             return self.capture(None);
         }
@@ -1246,7 +1259,8 @@ impl Parser {
             }
             b':' => {
                 self.at += 1;
-                Ok(Some(self.body()?))
+                // Kept a group: `(?:\b)*` repeats a group, not `\b`.
+                Ok(Some(Node::Seq(vec![self.body()?])))
             }
             b'|' => {
                 self.at += 1;
@@ -1294,7 +1308,9 @@ impl Parser {
                 }
                 if self.eat(b'=') {
                     let name = self.name(b')')?;
-                    return Ok(Some(self.back_reference(Ref::Name(name), self.flags.caseless)));
+                    return Ok(Some(
+                        self.back_reference(Ref::Name(name), self.flags.caseless),
+                    ));
                 }
                 if self.eat(b'>') {
                     self.special = true;
@@ -1350,7 +1366,7 @@ impl Parser {
                 self.flags = flags;
                 let body = self.body();
                 self.flags = saved;
-                Ok(Some(body?))
+                Ok(Some(Node::Seq(vec![body?])))
             }
         }
     }
@@ -2010,7 +2026,8 @@ impl<'n> Compiler<'n> {
 
     /// The length every match of `node` has, `None` if it varies.
     fn fixed_length(&self, node: &Node, depth: usize) -> Parsed<Option<usize>> {
-        self.length_work.set(self.length_work.get().saturating_add(1));
+        self.length_work
+            .set(self.length_work.get().saturating_add(1));
         if depth > 50 || self.length_work.get() > MAX_LENGTH_WORK {
             return Err(CompileError::Unsupported);
         }
@@ -3403,7 +3420,11 @@ mod tests {
         Program::new(pattern.as_bytes(), false, false, false, false).expect("compiles")
     }
 
-    fn run(pattern: &str, subject: &str, options: MatchOptions) -> Result<Option<Groups>, MatchError> {
+    fn run(
+        pattern: &str,
+        subject: &str,
+        options: MatchOptions,
+    ) -> Result<Option<Groups>, MatchError> {
         let program = program(pattern);
         let subject = Subject::new(subject, program.utf())?;
         program.exec(&subject, 0, options, &mut |_| true)
@@ -3434,7 +3455,10 @@ mod tests {
         assert_eq!(whole(parens, "(a(b)c)").as_deref(), Some("(a(b)c)"));
         assert_eq!(whole(parens, "(a(b c)"), None);
         assert_eq!(whole("a(?R)?b", "xaabbx").as_deref(), Some("aabb"));
-        assert_eq!(whole("^((.)(?1)\\2|.?)$", "racecar").as_deref(), Some("racecar"));
+        assert_eq!(
+            whole("^((.)(?1)\\2|.?)$", "racecar").as_deref(),
+            Some("racecar")
+        );
         // Captures made inside a call are restored when it returns.
         assert_eq!(
             groups("(a|b)(?1)", "ab"),
@@ -3477,9 +3501,15 @@ mod tests {
             ])
         );
         assert_eq!(whole("(?|(a)|(b))\\1", "bb").as_deref(), Some("bb"));
-        assert_eq!(whole("(?J)(?<n>a)|(?<n>b)\\k<n>", "bb").as_deref(), Some("bb"));
+        assert_eq!(
+            whole("(?J)(?<n>a)|(?<n>b)\\k<n>", "bb").as_deref(),
+            Some("bb")
+        );
         assert_eq!(error("(?<x>a)(?<x>b)"), Some(CompileError::Invalid));
-        assert_eq!(error("(?|(?<x>a)|(?<y>b))"), Some(CompileError::InvalidSpecial));
+        assert_eq!(
+            error("(?|(?<x>a)|(?<y>b))"),
+            Some(CompileError::InvalidSpecial)
+        );
     }
 
     #[test]
@@ -3520,16 +3550,28 @@ mod tests {
 
     #[test]
     fn empty_iterations_stop_a_repeat_and_keep_their_captures() {
-        assert_eq!(groups("(a|)*b", "aab").map(|g| g[1].clone()), Some(Some(String::new())));
-        assert_eq!(groups("(a|)+", "aa").map(|g| g[1].clone()), Some(Some(String::new())));
-        assert_eq!(groups("(a{0,2})*b", "aaab").map(|g| g[1].clone()), Some(Some(String::new())));
+        assert_eq!(
+            groups("(a|)*b", "aab").map(|g| g[1].clone()),
+            Some(Some(String::new()))
+        );
+        assert_eq!(
+            groups("(a|)+", "aa").map(|g| g[1].clone()),
+            Some(Some(String::new()))
+        );
+        assert_eq!(
+            groups("(a{0,2})*b", "aaab").map(|g| g[1].clone()),
+            Some(Some(String::new()))
+        );
         assert_eq!(whole("(?:()|a)*x", "aax").as_deref(), Some("aax"));
         assert!(program("(a|)*b").needed);
     }
 
     #[test]
     fn back_references_see_the_last_closed_iteration() {
-        assert_eq!(whole("(\\2two|(one))+", "oneonetwo").as_deref(), Some("oneonetwo"));
+        assert_eq!(
+            whole("(\\2two|(one))+", "oneonetwo").as_deref(),
+            Some("oneonetwo")
+        );
         assert_eq!(whole("(a\\1?){3}", "aaaaaa").as_deref(), Some("aaaaaa"));
         assert_eq!(whole("(a|b\\1)+", "abaab").as_deref(), Some("abaa"));
         assert_eq!(whole("(a\\1)", "aa"), None);
@@ -3565,10 +3607,7 @@ mod tests {
         assert!(whole("(*UTF)^.$", e_acute).is_some());
         assert!(whole("^.$", e_acute).is_none());
         assert!(whole("(*UCP)\\w", e_acute).is_some());
-        assert_eq!(
-            Subject::new("\u{ff}", true).err(),
-            Some(MatchError::BadUtf)
-        );
+        assert_eq!(Subject::new("\u{ff}", true).err(), Some(MatchError::BadUtf));
     }
 
     #[test]

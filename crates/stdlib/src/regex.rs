@@ -456,6 +456,19 @@ fn required_characters(pattern: &str) -> Vec<char> {
                         }
                         i += 2;
                     }
+                    Some(&letter) if matches!(letter, 'n' | 't' | 'r' | 'f' | 'e' | 'a') => {
+                        if depth == 0 {
+                            literal = Some(match letter {
+                                'n' => '\n',
+                                't' => '\t',
+                                'r' => '\r',
+                                'f' => '\x0c',
+                                'e' => '\x1b',
+                                _ => '\x07',
+                            });
+                        }
+                        i += 2;
+                    }
                     Some(&letter) => {
                         // A letter or digit escape and what belongs to it
                         // (`\x41`, `\101`, `\cA`, `\k<n>`, `\p{L}`): skipped.
@@ -570,6 +583,9 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
         Quantifier,
         /// A quantifier with its `?` or `+`.
         Modified,
+        /// An assertion PCRE2 refuses to repeat (`^ $ \b \B \A \z \Z
+        /// \G`, and `\K`).
+        Assertion,
     }
     let chars: Vec<char> = pattern.chars().collect();
     // In UTF mode a character escape may name any code point.
@@ -584,7 +600,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
     let quantifier = |last: &mut Last, modifier: bool| -> Option<()> {
         match *last {
             Last::Quantifier if modifier => *last = Last::Modified,
-            Last::Quantifier | Last::Modified => return None,
+            Last::Quantifier | Last::Modified | Last::Assertion => return None,
             _ => *last = Last::Quantifier,
         }
         Some(())
@@ -653,7 +669,12 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     out.extend(&chars[i..end]);
                     i = end;
                 }
-                last = Last::Item;
+                // Assertions and `\K` take no quantifier in PCRE2.
+                last = if matches!(next, 'b' | 'B' | 'A' | 'z' | 'Z' | 'G' | 'K') {
+                    Last::Assertion
+                } else {
+                    Last::Item
+                };
                 continue;
             }
             '[' => {
@@ -764,6 +785,10 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                 out.extend(&chars[i..end]);
                 i = end;
                 continue;
+            }
+            '^' | '$' => {
+                out.push(c);
+                last = Last::Assertion;
             }
             _ => {
                 out.push(c);
