@@ -349,14 +349,16 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
                     steps_per_byte: 1 + pattern.len() as u64 / PATTERN_BYTES_PER_STEP,
                     // PCRE2 has no required character after `(*ACCEPT)`,
                     // and scans none with `(*NO_START_OPT)`; in UTF mode
-                    // one is a character, not a byte.
-                    required: if flags & EXTENDED == 0
-                        && !inline_option(&text, 'x')
-                        && !utf
+                    // only an ASCII one is one byte.
+                    required: if !inline_option(&text, 'x')
                         && !text.contains("(*ACCEPT")
                         && !text.contains("(*NO_START_OPT")
                     {
-                        required_characters(&text)
+                        let mut required = required_characters(&text, flags & EXTENDED != 0);
+                        if utf {
+                            required.retain(char::is_ascii);
+                        }
+                        required
                     } else {
                         Vec::new()
                     },
@@ -396,8 +398,8 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     let backtracks = may_backtrack(&main);
     // White space is no literal in extended mode, set by flag or inline.
     let inline_extended = inline_option(&text, 'x');
-    let required = if flags & EXTENDED == 0 && !inline_extended {
-        required_characters(&text)
+    let required = if !inline_extended {
+        required_characters(&text, flags & EXTENDED != 0)
     } else {
         Vec::new()
     };
@@ -438,13 +440,24 @@ const REQUIRED_SCAN_MAX: usize = 2000;
 /// and classes, not optional, no alternation there): every match contains
 /// them. PCRE2 looks for such a character before matching a short subject,
 /// so a match that could not succeed never starts backtracking.
-fn required_characters(pattern: &str) -> Vec<char> {
+fn required_characters(pattern: &str, extended: bool) -> Vec<char> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut required = Vec::new();
     let mut depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        // White space and comments are no items in extended mode.
+        if extended && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c') {
+            i += 1;
+            continue;
+        }
+        if extended && c == '#' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
         let mut literal = None;
         match c {
             '\\' => {
@@ -545,9 +558,17 @@ fn required_characters(pattern: &str) -> Vec<char> {
             }
         }
         if let Some(literal) = literal {
-            let optional = match chars.get(i) {
+            let mut next = i;
+            while extended
+                && chars
+                    .get(next)
+                    .is_some_and(|c| c.is_ascii_whitespace() || *c == '\x0b')
+            {
+                next += 1;
+            }
+            let optional = match chars.get(next) {
                 Some('*' | '?') => true,
-                Some('{') => chars.get(i + 1) == Some(&'0'),
+                Some('{') => chars.get(next + 1) == Some(&'0'),
                 _ => false,
             };
             if !optional {
@@ -1484,7 +1505,10 @@ fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
             {
                 Some(true) => return Value::Bool(true),
                 Some(false) => {}
-                None => return Value::Error,
+                // HTCondor ignores a failed match here (the match limit, a
+                // recursion loop): no match. Out of budget is ERROR.
+                None if context.vm.exhausted() => return Value::Error,
+                None => {}
             },
             Value::Undefined => undefined_seen = true,
             _ => return Value::Error,
