@@ -32,6 +32,8 @@ const MAX_FRAMES: usize = 1 << 20;
 const MAX_PROGRAM: usize = 200_000;
 /// Deepest nesting of groups the parser follows.
 const MAX_NESTING: usize = 250;
+/// Subjects shorter than this are first searched for the required literal.
+const REQUIRED_SCAN_MAX: usize = 2000;
 /// Most nodes visited measuring the lengths of lookbehinds.
 const MAX_LENGTH_WORK: u32 = 100_000;
 /// Most registers saved by all call frames together (8 bytes each).
@@ -1622,6 +1624,23 @@ fn posix(name: &str) -> Option<Class> {
     Some(class)
 }
 
+fn has_accept(node: &Node) -> bool {
+    match node {
+        Node::Accept => true,
+        Node::Seq(items) | Node::Alt(items) | Node::BranchReset(items) => {
+            items.iter().any(has_accept)
+        }
+        Node::Capture(_, body) | Node::Atomic(body) | Node::Look { body, .. } => has_accept(body),
+        Node::Repeat { node, .. } => has_accept(node),
+        Node::Cond { condition, yes, no } => {
+            matches!(condition, Condition::Assert { body, .. } if has_accept(body))
+                || has_accept(yes)
+                || has_accept(no)
+        }
+        _ => false,
+    }
+}
+
 /// Whether a node can match the empty string (calls and back references
 /// are taken to be able to).
 fn nullable(node: &Node) -> bool {
@@ -2349,6 +2368,118 @@ fn first_units(node: &Node) -> Option<([u64; 4], bool)> {
     }
 }
 
+/// The shortest match of `node` (PCRE2's study: a subject shorter than
+/// this is not tried). A call counts the group it calls, once.
+fn min_length(node: &Node, groups: &[Option<&Node>], calling: &mut Vec<usize>) -> usize {
+    match node {
+        Node::Unit(_)
+        | Node::Set(_)
+        | Node::Any(_)
+        | Node::NotNewline
+        | Node::LineBreak
+        | Node::Grapheme => 1,
+        Node::Seq(items) => items.iter().fold(0usize, |total, item| {
+            total.saturating_add(min_length(item, groups, calling))
+        }),
+        Node::Alt(alts) | Node::BranchReset(alts) => alts
+            .iter()
+            .map(|alt| min_length(alt, groups, calling))
+            .min()
+            .unwrap_or(0),
+        Node::Capture(_, body) | Node::Atomic(body) => min_length(body, groups, calling),
+        Node::Repeat { node, min, .. } => {
+            min_length(node, groups, calling).saturating_mul(*min as usize)
+        }
+        Node::Cond { condition, yes, no } => {
+            if matches!(condition, Condition::Define) {
+                0
+            } else {
+                min_length(yes, groups, calling).min(min_length(no, groups, calling))
+            }
+        }
+        Node::Call(Ref::Number(n)) => {
+            if calling.contains(n) || calling.len() > 50 {
+                return 0;
+            }
+            let Some(group) = groups.get(*n).copied().flatten() else {
+                return 0;
+            };
+            calling.push(*n);
+            let length = min_length(group, groups, calling);
+            calling.pop();
+            length
+        }
+        _ => 0,
+    }
+}
+
+/// The last literal every match contains, and its other case (PCRE2's
+/// required code unit, looked for before matching a short subject).
+fn required_last(node: &Node) -> Option<(u32, Option<u32>)> {
+    match node {
+        Node::Unit(u) => Some((*u, None)),
+        Node::Set(class)
+            if !class.negated
+                && class.ranges.is_empty()
+                && class.unicode.is_empty()
+                && !class.fold =>
+        {
+            let members: Vec<u32> = (0..256u32)
+                .filter(|&c| class.has_plain(c))
+                .take(3)
+                .collect();
+            match members[..] {
+                [one] => Some((one, None)),
+                [upper, lower]
+                    if upper < 128
+                        && (upper as u8).is_ascii_uppercase()
+                        && lower == upper ^ 0x20 =>
+                {
+                    Some((upper, Some(lower)))
+                }
+                _ => None,
+            }
+        }
+        // A lookahead that starts with a literal gives its required one.
+        Node::Seq(items) => items.iter().rev().find_map(|item| match item {
+            Node::Look {
+                behind: false,
+                negated: false,
+                body,
+            } => first_literal(body).and(required_last(body)),
+            other => required_last(other),
+        }),
+        Node::Alt(alts) | Node::BranchReset(alts) => {
+            let first = required_last(alts.first()?)?;
+            alts.iter()
+                .skip(1)
+                .all(|alt| required_last(alt) == Some(first))
+                .then_some(first)
+        }
+        Node::Capture(_, body) | Node::Atomic(body) => required_last(body),
+        Node::Repeat { node, min, .. } if *min > 0 => required_last(node),
+        _ => None,
+    }
+}
+
+/// The literal every match starts with (PCRE2's first code unit).
+fn first_literal(node: &Node) -> Option<(u32, Option<u32>)> {
+    match node {
+        Node::Unit(_) | Node::Set(_) => required_last(node),
+        Node::Seq(items) => first_literal(items.first()?),
+        Node::Alt(alts) | Node::BranchReset(alts) => {
+            let first = first_literal(alts.first()?)?;
+            alts.iter()
+                .skip(1)
+                .all(|alt| first_literal(alt) == Some(first))
+                .then_some(first)
+        }
+        Node::Capture(_, body) | Node::Atomic(body) => first_literal(body),
+        Node::Repeat { node, min, .. } if *min > 0 => first_literal(node),
+        _ => None,
+    }
+}
+
 /// Whether every match must start at the start of the subject.
 fn anchored(node: &Node) -> bool {
     match node {
@@ -2375,6 +2506,9 @@ pub(crate) struct Program {
     bsr_anycrlf: bool,
     anchored: bool,
     first: Option<[u64; 4]>,
+    /// The shortest match, and a literal every match ends with or after.
+    min_length: usize,
+    required: Option<(u32, Option<u32>)>,
     notempty: bool,
     notempty_atstart: bool,
     limit: u64,
@@ -2582,6 +2716,15 @@ impl Program {
         }
         let open_base = compiler.registers;
         let keep_register = (open_base as usize) + parser.groups + 1;
+        // `(*ACCEPT)` can end a match anywhere: no length, no literal.
+        let optimize = !settings.no_start_opt && !has_accept(&tree);
+        let min_length = if optimize {
+            let groups: Vec<Option<&Node>> = compiler.group_nodes.clone();
+            min_length(&tree, &groups, &mut Vec::new())
+        } else {
+            0
+        };
+        let required = if optimize { required_last(&tree) } else { None };
         let first = if settings.no_start_opt || settings.utf {
             None
         } else {
@@ -2599,6 +2742,8 @@ impl Program {
             bsr_anycrlf: settings.bsr_anycrlf,
             anchored: !settings.no_start_opt && anchored(&tree),
             first,
+            min_length,
+            required,
             notempty: settings.notempty,
             notempty_atstart: settings.notempty_atstart,
             limit: settings.limit,
@@ -2691,6 +2836,10 @@ enum Entry {
     SkipTo(u32),
 }
 
+fn confining(entry: &Entry) -> bool {
+    matches!(entry, Entry::Marker { restore: true, on_fail, .. } if *on_fail != PROPAGATE)
+}
+
 struct Frame {
     ret: u32,
     parent: u32,
@@ -2749,6 +2898,19 @@ impl Program {
             },
         };
         let anchored = options.anchored || self.anchored;
+        // PCRE2 does not start a match that cannot succeed: the subject is
+        // too short, or (under 2,000 units) lacks the required literal.
+        if s.len().saturating_sub(start) < self.min_length {
+            return Ok(None);
+        }
+        if let Some((unit, other)) = self.required
+            && s.len() < REQUIRED_SCAN_MAX
+            && !s[start.min(s.len())..]
+                .iter()
+                .any(|&c| c == unit || Some(c) == other)
+        {
+            return Ok(None);
+        }
         let mut at = start;
         while at <= s.len() {
             if let Some(first) = &self.first
@@ -3354,6 +3516,12 @@ impl Run<'_> {
                             break;
                         }
                     }
+                    Entry::Commit | Entry::Prune | Entry::Skip(_) if self.in_assertion() => {
+                        // Inside an assertion a verb only ends the
+                        // assertion: it fails (a negative one holds).
+                        self.unwind_to_assertion();
+                        then = None;
+                    }
                     Entry::Commit => return Ok(Outcome::Commit),
                     Entry::Prune => return Ok(Outcome::NoMatch),
                     Entry::Skip(to) => return Ok(Outcome::SkipTo(to)),
@@ -3378,6 +3546,26 @@ impl Run<'_> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Whether a verb is inside an assertion that confines it: a negative
+    /// one, or the condition of a conditional group (in a standalone
+    /// positive assertion a verb acts on the whole match).
+    fn in_assertion(&self) -> bool {
+        self.stack.iter().any(confining)
+    }
+
+    /// Pops (undoing captures) down to the innermost assertion's marker,
+    /// which the next step of backtracking then takes.
+    fn unwind_to_assertion(&mut self) {
+        while let Some(entry) = self.stack.last() {
+            if confining(entry) {
+                break;
+            }
+            if let Some(Entry::Restore { register, old }) = self.stack.pop() {
+                self.registers[register as usize] = old;
             }
         }
     }
@@ -3626,13 +3814,18 @@ mod tests {
         let deep = format!("{}a{}(?1)", "(".repeat(5000), ")".repeat(5000));
         assert_eq!(error(&deep), Some(CompileError::Unsupported));
         // Exponential backtracking runs into the match limit.
-        let subject = format!("{}c", "a".repeat(40));
+        let subject = format!("{}x", "a".repeat(40));
         assert_eq!(
-            run("(a*)*(?1)b", &subject, MatchOptions::default()),
+            run("(a*)*(?1)[bc]", &subject, MatchOptions::default()),
             Err(MatchError::Limit)
         );
+        // Unless a literal every match needs is missing (PCRE2 looks first).
+        assert_eq!(
+            run("(a*)*(?1)b", &subject, MatchOptions::default()),
+            Ok(None)
+        );
         // The budget callback can stop a match.
-        let program = program("(a*)*(?1)b");
+        let program = program("(a*)*(?1)[bc]");
         let subject = Subject::new(&subject, false).expect("subject");
         let stopped = program.exec(&subject, 0, MatchOptions::default(), &mut |_| false);
         assert_eq!(stopped, Err(MatchError::Budget));
