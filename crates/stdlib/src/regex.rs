@@ -304,13 +304,18 @@ fn build_program(pattern: &[u8], flags: u8) -> Result<Program, CompileError> {
     )
 }
 
-/// Whether a pattern may use what only [`backtrack`] runs as PCRE2 does:
-/// every such construct has a group, a `(*` or one of `\K \g`.
+/// Whether a pattern may use what only [`backtrack`] runs as PCRE2 does
+/// (a cheap scan, so that most patterns are not parsed twice): `(?`, `(*`,
+/// `\g \k \K`, a back reference, or a repeated group.
 fn may_need_backtrack(pattern: &[u8]) -> bool {
-    pattern.contains(&b'(')
-        || pattern
-            .windows(2)
-            .any(|w| matches!(w, [b'\\', b'K' | b'g']))
+    pattern.windows(2).any(|w| {
+        matches!(
+            w,
+            [b'(', b'?' | b'*']
+                | [b'\\', b'g' | b'k' | b'K' | b'1'..=b'9']
+                | [b')', b'*' | b'+' | b'{']
+        )
+    })
 }
 
 /// Whether group names may repeat: `(?J)` or a branch reset group, where
@@ -1427,7 +1432,6 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
     if past_match_limit(context, compiled, c_string(target)) {
         return None;
     }
-    let text = to_text(c_string(target));
     if !context.charge_bytes(text.len() * compiled.required.len()) {
         return None;
     }
@@ -1585,6 +1589,8 @@ fn substitute(
     // PCRE2_ANCHORED); when there is none, it copies the next character
     // and searches normally from after it.
     let mut after_empty_match = false;
+    // The groups of the last match, kept to be filled again.
+    let mut spare: Groups = Vec::new();
     loop {
         let found = if after_empty_match {
             let retry = match compiled.program() {
@@ -1600,7 +1606,7 @@ fn substitute(
                     let subject = subject.as_ref()?;
                     backtrack_match(context, compiled, program, subject, text, index, options)?
                 }
-                None => fancy_match(context, compiled, text, index)?
+                None => fancy_match(context, compiled, text, index, &mut spare)?
                     .filter(|groups| groups[0].is_some_and(|(a, b)| a == index && b > index)),
             };
             if retry.is_none() {
@@ -1634,7 +1640,7 @@ fn substitute(
                 MatchOptions::default(),
             )?
         } else {
-            fancy_match(context, compiled, text, index)?
+            fancy_match(context, compiled, text, index, &mut spare)?
         };
         let Some(groups) = found else { break };
         let (start, end) = groups[0]?;
@@ -1663,6 +1669,7 @@ fn substitute(
         }
         index = end.max(index);
         after_empty_match |= start == end;
+        spare = groups;
         if !global {
             break;
         }
@@ -1684,6 +1691,7 @@ fn fancy_match(
     compiled: &Compiled,
     text: &str,
     index: usize,
+    spare: &mut Groups,
 ) -> Option<Option<Groups>> {
     let captures = compiled.run(context, text, 0, |regex| {
         Ok(regex.captures_from_pos(text, index)?)
@@ -1701,9 +1709,10 @@ fn fancy_match(
             .rev()
             .find(|&i| captures.get(i).is_some())
             .unwrap_or(0);
-        (0..=last)
-            .map(|i| captures.get(i).map(|m| (m.start(), m.end())))
-            .collect()
+        let mut groups = std::mem::take(spare);
+        groups.clear();
+        groups.extend((0..=last).map(|i| captures.get(i).map(|m| (m.start(), m.end()))));
+        groups
     }))
 }
 
