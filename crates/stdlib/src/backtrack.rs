@@ -344,7 +344,7 @@ impl Parser {
         }
         loop {
             match self.peek() {
-                Some(c) if matches!(c, 9..=13 | 32) => self.at += 1,
+                Some(9..=13 | 32) => self.at += 1,
                 Some(35) => {
                     while let Some(c) = self.peek() {
                         self.at += 1;
@@ -1713,7 +1713,6 @@ enum Inst {
     LoopEnd {
         reg: u32,
         again: u32,
-        lazy: bool,
     },
     /// Pushes a marker; `LookEnd` cuts back to it.
     LookStart {
@@ -2159,11 +2158,7 @@ impl<'n> Compiler<'n> {
                     self.insts[jump as usize] = Inst::Jmp(body);
                 }
                 self.node(node)?;
-                self.emit(Inst::LoopEnd {
-                    reg,
-                    again: split,
-                    lazy,
-                })?;
+                self.emit(Inst::LoopEnd { reg, again: split })?;
                 let exit = self.here();
                 self.set_exit(split, exit, lazy);
             }
@@ -2276,9 +2271,10 @@ impl<'n> Compiler<'n> {
         self.node(no)?;
         let finish = self.here();
         self.insts[jump as usize] = Inst::Jmp(finish);
-        match self.insts.get_mut(test as usize) {
-            Some(Inst::CondGroups { no, .. } | Inst::CondRecursion { no, .. }) => *no = no_start,
-            _ => {}
+        if let Some(Inst::CondGroups { no, .. } | Inst::CondRecursion { no, .. }) =
+            self.insts.get_mut(test as usize)
+        {
+            *no = no_start;
         }
         Ok(())
     }
@@ -3070,7 +3066,7 @@ impl Run<'_> {
         if self.limit_steps > self.program.limit {
             return Err(MatchError::Limit);
         }
-        if self.steps % CHARGE_EVERY == 0 {
+        if self.steps.is_multiple_of(CHARGE_EVERY) {
             self.charged += CHARGE_EVERY;
             if !charge(CHARGE_EVERY) {
                 return Err(MatchError::Budget);
@@ -3260,13 +3256,12 @@ impl Run<'_> {
                     self.set(*reg, pos);
                     pc += 1;
                 }
-                Inst::LoopEnd { reg, again, lazy } => {
+                Inst::LoopEnd { reg, again } => {
                     if self.registers[*reg as usize] == pos {
                         // An empty iteration: no more of them.
                         pc += 1;
-                    } else if *lazy {
-                        pc = *again;
                     } else {
+                        // Back to the split, which orders the choices.
                         pc = *again;
                     }
                 }

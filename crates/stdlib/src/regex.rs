@@ -1420,7 +1420,7 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
         let subject = Subject::new(&text, program.utf()).ok()?;
         let found = backtrack_match(
             context,
-            &compiled,
+            compiled,
             program,
             &subject,
             &text,
