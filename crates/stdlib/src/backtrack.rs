@@ -1126,9 +1126,12 @@ impl Parser {
         if caseless {
             self.special = true;
         }
-        if let Ref::Number(n) = reference
-            && !self.closed.get(n).copied().unwrap_or(false)
-        {
+        let closed = |n: usize| self.closed.get(n).copied().unwrap_or(false);
+        let forward = match &reference {
+            Ref::Number(n) => !closed(*n),
+            Ref::Name(name) => !self.names.iter().any(|(m, n)| m == name && closed(*n)),
+        };
+        if forward {
             self.special = true;
         }
         Node::BackRef(reference, caseless)

@@ -283,6 +283,41 @@ fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<R
     })
 }
 
+/// A pattern that runs on [`backtrack`] only (`text`: the pattern as
+/// `pcre2_rewrite` gives it, for its required characters).
+fn backtracked(pattern: &[u8], flags: u8, text: &str, program: Program) -> Compiled {
+    let utf = program.utf();
+    Compiled {
+        light: None,
+        backtrack: std::cell::OnceCell::from(Some(program)),
+        backtracked: true,
+        circ_multiline: false,
+        pattern: Box::from(pattern),
+        flags,
+        full: std::cell::OnceCell::new(),
+        sources: (String::new(), None),
+        backtracks: true,
+        steps_per_byte: 1 + pattern.len() as u64 / PATTERN_BYTES_PER_STEP,
+        // PCRE2 has no required character after `(*ACCEPT)`, and scans
+        // none with `(*NO_START_OPT)`; in UTF mode only an ASCII one is one
+        // byte.
+        required: if !inline_option(text, 'x')
+            && !text.contains("(*ACCEPT")
+            && !text.contains("(*NO_START_OPT")
+        {
+            let mut required = required_characters(text, flags & EXTENDED != 0);
+            if utf {
+                required.retain(char::is_ascii);
+            }
+            required
+        } else {
+            Vec::new()
+        },
+        caseless: flags & CASELESS != 0 || text.contains("(?"),
+        limit_model: None,
+    }
+}
+
 /// Whether an inline option setting of `pattern` names `letter`.
 fn inline_option(pattern: &str, letter: char) -> bool {
     pattern.match_indices("(?").any(|(at, _)| {
@@ -340,36 +375,7 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     if may_need_backtrack(pattern) {
         match build_program(pattern, flags) {
             Ok(program) if program.needed => {
-                let utf = program.utf();
-                return Some(Compiled {
-                    light: None,
-                    backtrack: std::cell::OnceCell::from(Some(program)),
-                    backtracked: true,
-                    circ_multiline: false,
-                    pattern: Box::from(pattern),
-                    flags,
-                    full: std::cell::OnceCell::new(),
-                    sources: (String::new(), None),
-                    backtracks: true,
-                    steps_per_byte: 1 + pattern.len() as u64 / PATTERN_BYTES_PER_STEP,
-                    // PCRE2 has no required character after `(*ACCEPT)`,
-                    // and scans none with `(*NO_START_OPT)`; in UTF mode
-                    // only an ASCII one is one byte.
-                    required: if !inline_option(&text, 'x')
-                        && !text.contains("(*ACCEPT")
-                        && !text.contains("(*NO_START_OPT")
-                    {
-                        let mut required = required_characters(&text, flags & EXTENDED != 0);
-                        if utf {
-                            required.retain(char::is_ascii);
-                        }
-                        required
-                    } else {
-                        Vec::new()
-                    },
-                    caseless: flags & CASELESS != 0 || text.contains("(?"),
-                    limit_model: None,
-                });
+                return Some(backtracked(pattern, flags, &text, program));
             }
             // PCRE2 refuses it, and the engine would read it otherwise.
             Err(CompileError::InvalidSpecial) => return None,
@@ -410,7 +416,12 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     };
     let caseless = flags & CASELESS != 0 || text.contains("(?");
     let sources = (format!("{prefix}{main}"), variant);
-    let light = build_variants(&sources, LIGHT_BACKTRACK_LIMIT)?;
+    let Some(light) = build_variants(&sources, LIGHT_BACKTRACK_LIMIT) else {
+        // A pattern PCRE2 reads (as far as `pcre2_rewrite` and `backtrack`
+        // can tell) that the engine refuses runs on `backtrack`.
+        let program = build_program(pattern, flags).ok()?;
+        return Some(backtracked(pattern, flags, &text, program));
+    };
     let limit_model = crate::match_limit::Model::new(
         pattern,
         flags & CASELESS != 0,
