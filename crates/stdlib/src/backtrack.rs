@@ -1017,6 +1017,7 @@ impl Parser {
             }
             b'R' => simple(self, Node::LineBreak),
             b'X' => simple(self, Node::Grapheme),
+            b'C' => simple(self, Node::Any(true)),
             b'b' => simple(self, Node::Anchor(Anchor::WordBoundary(self.ucp))),
             b'B' => simple(self, Node::Anchor(Anchor::NotWordBoundary(self.ucp))),
             b'A' => simple(self, Node::Anchor(Anchor::StartSubject)),

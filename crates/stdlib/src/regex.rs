@@ -637,7 +637,8 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
     let quantifier = |last: &mut Last, modifier: bool| -> Option<()> {
         match *last {
             Last::Quantifier if modifier => *last = Last::Modified,
-            Last::Quantifier | Last::Modified | Last::Assertion => return None,
+            // Nothing to repeat (start, `(`, `|`), or a quantifier again.
+            Last::Nothing | Last::Quantifier | Last::Modified | Last::Assertion => return None,
             _ => *last = Last::Quantifier,
         }
         Some(())
@@ -662,6 +663,8 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                         continue;
                     }
                     'X' => out.push_str(r"(?:\r\n|(?s:.))"),
+                    // One code unit: any byte.
+                    'C' => out.push_str("(?s:.)"),
                     // PCRE2 refuses these (without its ALT_BSUX option).
                     'u' | 'U' | 'L' | 'l' | 'F' => return None,
                     // Any character but a newline, whatever the options;
@@ -737,12 +740,17 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
             '(' => {
                 let rest = &chars[i + 1..];
                 if rest.starts_with(&['?', '#']) {
-                    // A comment: dropped.
-                    let end = rest
-                        .iter()
-                        .position(|&c| c == ')')
-                        .map_or(chars.len(), |p| i + 2 + p);
+                    // A comment: dropped (PCRE2 refuses one not closed).
+                    let end = rest.iter().position(|&c| c == ')').map(|p| i + 2 + p)?;
                     i = end;
+                    continue;
+                }
+                if rest.first() == Some(&'*') {
+                    // A verb or a setting, `(*...)`: no quantifier follows.
+                    let end = rest.iter().position(|&c| c == ')').map(|p| i + 2 + p)?;
+                    out.extend(&chars[i..end]);
+                    i = end;
+                    last = Last::Assertion;
                     continue;
                 }
                 let name_start = if rest.starts_with(&['?', '<'])
@@ -784,6 +792,16 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     }
                 }
                 out.push('(');
+                if rest.first() == Some(&'?') {
+                    // The `?` of `(?`, and the `+` of `(?+1)`, are no
+                    // quantifiers.
+                    out.push('?');
+                    i += 1;
+                    if rest.get(1) == Some(&'+') {
+                        out.push('+');
+                        i += 1;
+                    }
+                }
                 last = Last::Nothing;
             }
             '|' => {
