@@ -13,6 +13,7 @@
 use classad_vm::{Builtin, CallContext, Function, LazyArg, Registry, Value};
 use std::sync::Arc;
 
+mod backtrack;
 mod budget;
 mod convert;
 mod core;

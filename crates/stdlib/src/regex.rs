@@ -11,6 +11,7 @@
 //! [`translate`]. Compiled patterns are cached per thread (bounded), and
 //! a backtracking limit makes a runaway pattern ERROR instead of a hang.
 
+use crate::backtrack::{CompileError, Groups, MatchOptions, Program, Subject};
 use crate::builtin;
 use crate::stringlist::trimmed_items;
 use classad_vm::{BYTES_PER_STEP, Builtin, CallContext, Value};
@@ -119,7 +120,21 @@ impl Variants {
 /// A compiled pattern: first tried with a small backtracking limit, and
 /// (compiled when first needed) with the full one.
 struct Compiled {
-    light: Variants,
+    /// `None` when the pattern runs on [`backtrack`].
+    light: Option<Variants>,
+    /// The pattern on PCRE2's own semantics (`backtrack.rs`): the engine
+    /// of a pattern that needs it, and built when first needed for the
+    /// retry after an empty match of a global substitution.
+    backtrack: std::cell::OnceCell<Option<Program>>,
+    /// Whether the pattern runs on [`backtrack`] only.
+    backtracked: bool,
+    /// Whether the pattern has a multiline `^`: PCRE2's does not match at
+    /// the end of a subject after its final newline, the engine's does, so
+    /// such a subject is matched on [`backtrack`].
+    circ_multiline: bool,
+    /// The pattern and flags, to build [`backtrack`] later.
+    pattern: Box<[u8]>,
+    flags: u8,
     full: std::cell::OnceCell<Option<Variants>>,
     /// The sources given to the engine: main and newline variant.
     sources: (String, Option<String>),
@@ -164,7 +179,7 @@ impl Compiled {
         if !context.charge(work) {
             return None;
         }
-        match op(self.light.for_target(text)) {
+        match op(self.light.as_ref()?.for_target(text)) {
             Err(Failure::Backtracking) => {}
             other => return other.ok(),
         }
@@ -268,8 +283,106 @@ fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<R
     })
 }
 
+/// A pattern that runs on [`backtrack`] only (`text`: the pattern as
+/// `pcre2_rewrite` gives it, for its required characters).
+fn backtracked(pattern: &[u8], flags: u8, text: &str, program: Program) -> Compiled {
+    let utf = program.utf();
+    Compiled {
+        light: None,
+        backtrack: std::cell::OnceCell::from(Some(program)),
+        backtracked: true,
+        circ_multiline: false,
+        pattern: Box::from(pattern),
+        flags,
+        full: std::cell::OnceCell::new(),
+        sources: (String::new(), None),
+        backtracks: true,
+        steps_per_byte: 1 + pattern.len() as u64 / PATTERN_BYTES_PER_STEP,
+        // PCRE2 has no required character after `(*ACCEPT)`, and scans
+        // none with `(*NO_START_OPT)`; in UTF mode only an ASCII one is one
+        // byte.
+        required: if !inline_option(text, 'x')
+            && !text.contains("(*ACCEPT")
+            && !text.contains("(*NO_START_OPT")
+        {
+            let mut required = required_characters(text, flags & EXTENDED != 0);
+            if utf {
+                required.retain(char::is_ascii);
+            }
+            required
+        } else {
+            Vec::new()
+        },
+        caseless: flags & CASELESS != 0 || text.contains("(?"),
+        limit_model: None,
+    }
+}
+
+/// Whether an inline option setting of `pattern` names `letter`.
+fn inline_option(pattern: &str, letter: char) -> bool {
+    pattern.match_indices("(?").any(|(at, _)| {
+        pattern[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '^')
+            .any(|c| c == letter)
+    })
+}
+
+/// The pattern compiled for [`backtrack`], if it can be.
+fn build_program(pattern: &[u8], flags: u8) -> Result<Program, CompileError> {
+    Program::new(
+        pattern,
+        flags & CASELESS != 0,
+        flags & MULTILINE != 0,
+        flags & DOTALL != 0,
+        flags & EXTENDED != 0,
+    )
+}
+
+/// Whether a pattern may use what only [`backtrack`] runs as PCRE2 does
+/// (a cheap scan, so that most patterns are not parsed twice): `(?`, `(*`,
+/// `\g \k \K`, a back reference, or a repeated group.
+fn may_need_backtrack(pattern: &[u8]) -> bool {
+    pattern.windows(2).any(|w| {
+        matches!(
+            w,
+            [b'(', b'?' | b'*']
+                | [b'\\', b'g' | b'k' | b'K' | b'1'..=b'9']
+                | [b')', b'*' | b'+' | b'{']
+        )
+    })
+}
+
+/// Whether group names may repeat: `(?J)` or a branch reset group, where
+/// [`backtrack`] applies PCRE2's rules.
+fn duplicate_names_allowed(pattern: &str) -> bool {
+    pattern.contains("(?|")
+        || pattern.match_indices("(?").any(|(at, _)| {
+            pattern[at + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '^')
+                .any(|c| c == 'J')
+        })
+}
+
 fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
-    let text = pcre2_rewrite(&to_text(pattern), flags & EXTENDED != 0)?;
+    let source = to_text(pattern);
+    let text = pcre2_rewrite(
+        &source,
+        flags & EXTENDED != 0,
+        duplicate_names_allowed(&source),
+    )?;
+    if may_need_backtrack(pattern) {
+        match build_program(pattern, flags) {
+            Ok(program) if program.needed => {
+                return Some(backtracked(pattern, flags, &text, program));
+            }
+            // PCRE2 refuses it, and the engine would read it otherwise.
+            Err(CompileError::InvalidSpecial) => return None,
+            Err(CompileError::Invalid) if duplicate_names_allowed(&source) => return None,
+            _ => {}
+        }
+    }
     let mut prefix = String::new();
     for (bit, letter) in [
         (CASELESS, 'i'),
@@ -295,20 +408,20 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     };
     let backtracks = may_backtrack(&main);
     // White space is no literal in extended mode, set by flag or inline.
-    let inline_extended = text.match_indices("(?").any(|(at, _)| {
-        text[at + 2..]
-            .chars()
-            .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
-            .any(|c| c == 'x')
-    });
-    let required = if flags & EXTENDED == 0 && !inline_extended {
-        required_characters(&text)
+    let inline_extended = inline_option(&text, 'x');
+    let required = if !inline_extended {
+        required_characters(&text, flags & EXTENDED != 0)
     } else {
         Vec::new()
     };
     let caseless = flags & CASELESS != 0 || text.contains("(?");
     let sources = (format!("{prefix}{main}"), variant);
-    let light = build_variants(&sources, LIGHT_BACKTRACK_LIMIT)?;
+    let Some(light) = build_variants(&sources, LIGHT_BACKTRACK_LIMIT) else {
+        // A pattern PCRE2 reads (as far as `pcre2_rewrite` and `backtrack`
+        // can tell) that the engine refuses runs on `backtrack`.
+        let program = build_program(pattern, flags).ok()?;
+        return Some(backtracked(pattern, flags, &text, program));
+    };
     let limit_model = crate::match_limit::Model::new(
         pattern,
         flags & CASELESS != 0,
@@ -318,7 +431,12 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     );
     Some(Compiled {
         limit_model,
-        light,
+        light: Some(light),
+        backtrack: std::cell::OnceCell::new(),
+        backtracked: false,
+        circ_multiline: text.contains('^') && (flags & MULTILINE != 0 || inline_option(&text, 'm')),
+        pattern: Box::from(pattern),
+        flags,
         full: std::cell::OnceCell::new(),
         steps_per_byte: 1 + sources.0.len() as u64 / PATTERN_BYTES_PER_STEP,
         sources,
@@ -338,13 +456,24 @@ const REQUIRED_SCAN_MAX: usize = 2000;
 /// and classes, not optional, no alternation there): every match contains
 /// them. PCRE2 looks for such a character before matching a short subject,
 /// so a match that could not succeed never starts backtracking.
-fn required_characters(pattern: &str) -> Vec<char> {
+fn required_characters(pattern: &str, extended: bool) -> Vec<char> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut required = Vec::new();
     let mut depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        // White space and comments are no items in extended mode.
+        if extended && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c') {
+            i += 1;
+            continue;
+        }
+        if extended && c == '#' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
         let mut literal = None;
         match c {
             '\\' => {
@@ -353,6 +482,19 @@ fn required_characters(pattern: &str) -> Vec<char> {
                     Some(&next) if !next.is_ascii_alphanumeric() => {
                         if depth == 0 {
                             literal = Some(next);
+                        }
+                        i += 2;
+                    }
+                    Some(&letter) if matches!(letter, 'n' | 't' | 'r' | 'f' | 'e' | 'a') => {
+                        if depth == 0 {
+                            literal = Some(match letter {
+                                'n' => '\n',
+                                't' => '\t',
+                                'r' => '\r',
+                                'f' => '\x0c',
+                                'e' => '\x1b',
+                                _ => '\x07',
+                            });
                         }
                         i += 2;
                     }
@@ -432,9 +574,17 @@ fn required_characters(pattern: &str) -> Vec<char> {
             }
         }
         if let Some(literal) = literal {
-            let optional = match chars.get(i) {
+            let mut next = i;
+            while extended
+                && chars
+                    .get(next)
+                    .is_some_and(|c| c.is_ascii_whitespace() || *c == '\x0b')
+            {
+                next += 1;
+            }
+            let optional = match chars.get(next) {
                 Some('*' | '?') => true,
-                Some('{') => chars.get(i + 1) == Some(&'0'),
+                Some('{') => chars.get(next + 1) == Some(&'0'),
                 _ => false,
             };
             if !optional {
@@ -456,7 +606,7 @@ const MAX_REPEAT: u32 = 65_535;
 /// `a{,3}` literally) and `\X` (one character, or CR LF, as PCRE2 reads
 /// it on bytes) spelled out. `extended`: the `x` option, under which white
 /// space and `#` comments come between items.
-fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
+fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option<String> {
     if pattern.len() > MAX_PATTERN {
         return None;
     }
@@ -470,8 +620,13 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
         Quantifier,
         /// A quantifier with its `?` or `+`.
         Modified,
+        /// An assertion PCRE2 refuses to repeat (`^ $ \b \B \A \z \Z
+        /// \G`, and `\K`).
+        Assertion,
     }
     let chars: Vec<char> = pattern.chars().collect();
+    // In UTF mode a character escape may name any code point.
+    let utf = pattern.starts_with("(*UTF");
     let mut out = String::with_capacity(pattern.len());
     let mut last = Last::Nothing;
     let mut names: Vec<&[char]> = Vec::new();
@@ -482,7 +637,8 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
     let quantifier = |last: &mut Last, modifier: bool| -> Option<()> {
         match *last {
             Last::Quantifier if modifier => *last = Last::Modified,
-            Last::Quantifier | Last::Modified => return None,
+            // Nothing to repeat (start, `(`, `|`), or a quantifier again.
+            Last::Nothing | Last::Quantifier | Last::Modified | Last::Assertion => return None,
             _ => *last = Last::Quantifier,
         }
         Some(())
@@ -507,6 +663,8 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                         continue;
                     }
                     'X' => out.push_str(r"(?:\r\n|(?s:.))"),
+                    // One code unit: any byte.
+                    'C' => out.push_str("(?s:.)"),
                     // PCRE2 refuses these (without its ALT_BSUX option).
                     'u' | 'U' | 'L' | 'l' | 'F' => return None,
                     // Any character but a newline, whatever the options;
@@ -545,10 +703,18 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                         .iter()
                         .position(|&c| c == '}')
                         .map_or(chars.len(), |p| i + p + 1);
+                    if !utf && beyond_byte(next, &chars[i..end]) {
+                        return None;
+                    }
                     out.extend(&chars[i..end]);
                     i = end;
                 }
-                last = Last::Item;
+                // Assertions and `\K` take no quantifier in PCRE2.
+                last = if matches!(next, 'b' | 'B' | 'A' | 'z' | 'Z' | 'G' | 'K') {
+                    Last::Assertion
+                } else {
+                    Last::Item
+                };
                 continue;
             }
             '[' => {
@@ -574,12 +740,17 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
             '(' => {
                 let rest = &chars[i + 1..];
                 if rest.starts_with(&['?', '#']) {
-                    // A comment: dropped.
-                    let end = rest
-                        .iter()
-                        .position(|&c| c == ')')
-                        .map_or(chars.len(), |p| i + 2 + p);
+                    // A comment: dropped (PCRE2 refuses one not closed).
+                    let end = rest.iter().position(|&c| c == ')').map(|p| i + 2 + p)?;
                     i = end;
+                    continue;
+                }
+                if rest.first() == Some(&'*') {
+                    // A verb or a setting, `(*...)`: no quantifier follows.
+                    let end = rest.iter().position(|&c| c == ')').map(|p| i + 2 + p)?;
+                    out.extend(&chars[i..end]);
+                    i = end;
+                    last = Last::Assertion;
                     continue;
                 }
                 let name_start = if rest.starts_with(&['?', '<'])
@@ -598,7 +769,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                     && let Some(length) = rest[offset..].iter().position(|&c| c == close)
                 {
                     let name = &rest[offset..offset + length];
-                    if names.contains(&name) {
+                    if names.contains(&name) && !duplicate_names {
                         return None;
                     }
                     names.push(name);
@@ -621,6 +792,16 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                     }
                 }
                 out.push('(');
+                if rest.first() == Some(&'?') {
+                    // The `?` of `(?`, and the `+` of `(?+1)`, are no
+                    // quantifiers.
+                    out.push('?');
+                    i += 1;
+                    if rest.get(1) == Some(&'+') {
+                        out.push('+');
+                        i += 1;
+                    }
+                }
                 last = Last::Nothing;
             }
             '|' => {
@@ -660,6 +841,10 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
                 i = end;
                 continue;
             }
+            '^' | '$' => {
+                out.push(c);
+                last = Last::Assertion;
+            }
             _ => {
                 out.push(c);
                 last = Last::Item;
@@ -668,6 +853,20 @@ fn pcre2_rewrite(pattern: &str, extended: bool) -> Option<String> {
         i += 1;
     }
     Some(out)
+}
+
+/// Whether `\\x{..}` or `\\o{..}` (`letter`, then `braces`) names a code
+/// point above 255, which PCRE2 refuses outside UTF mode.
+fn beyond_byte(letter: char, braces: &[char]) -> bool {
+    let radix = match letter {
+        'x' => 16,
+        'o' => 8,
+        _ => return false,
+    };
+    let digits = braces.iter().skip(1).take_while(|c| c.is_digit(radix));
+    digits.fold(0u64, |n, c| {
+        (n * u64::from(radix) + u64::from(c.to_digit(radix).unwrap_or(0))).min(1 << 32)
+    }) > 0xFF
 }
 
 /// The POSIX class names PCRE2 knows.
@@ -842,6 +1041,11 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
                                 .iter()
                                 .position(|&c| c == '}')
                                 .map_or(chars.len(), |p| j + p + 1);
+                            if !chars.starts_with(&['(', '*', 'U', 'T', 'F'])
+                                && beyond_byte(next, &chars[j..end])
+                            {
+                                return None;
+                            }
                             out.extend(&chars[j..end]);
                             j = end;
                         }
@@ -1127,6 +1331,17 @@ pub(crate) fn matches_not_empty_caseless(
     target: &[u8],
 ) -> Option<bool> {
     let compiled = compile(context, pattern, CASELESS)?;
+    let text = to_text(c_string(target));
+    if compiled.on_backtrack(&text) {
+        let program = compiled.program()?;
+        let subject = Subject::new(&text, program.utf()).ok()?;
+        let options = MatchOptions {
+            notempty: true,
+            ..MatchOptions::default()
+        };
+        let found = backtrack_match(context, &compiled, program, &subject, &text, 0, options)?;
+        return Some(found.is_some());
+    }
     if past_match_limit(context, &compiled, c_string(target)) {
         return None;
     }
@@ -1165,13 +1380,87 @@ fn past_match_limit(context: &mut CallContext<'_>, compiled: &Compiled, subject:
     spent || verdict == Some(true)
 }
 
+impl Compiled {
+    /// Whether `text` is matched on [`backtrack`].
+    fn on_backtrack(&self, text: &str) -> bool {
+        self.backtracked
+            || (self.circ_multiline && text.ends_with('\n') && self.program().is_some())
+    }
+
+    /// The pattern for [`backtrack`], built when first needed (`None` if
+    /// it cannot run there).
+    fn program(&self) -> Option<&Program> {
+        self.backtrack
+            .get_or_init(|| build_program(&self.pattern, self.flags).ok())
+            .as_ref()
+    }
+}
+
+/// One call of PCRE2's `pcre2_match` on [`backtrack`]: the match from
+/// text offset `index` (`Some(None)`: none), or `None` for an error (the
+/// match limit, a recursion loop, a subject that is not UTF-8 in UTF
+/// mode, the budget).
+fn backtrack_match(
+    context: &mut CallContext<'_>,
+    compiled: &Compiled,
+    program: &Program,
+    subject: &Subject,
+    text: &str,
+    index: usize,
+    options: MatchOptions,
+) -> Option<Option<Groups>> {
+    let steps_per_byte = compiled.steps_per_byte;
+    // PCRE2 looks for the required characters first (short subjects).
+    if text.len() < REQUIRED_SCAN_MAX && !compiled.required.is_empty() {
+        let rest = text.get(index..).unwrap_or("");
+        if !context.charge_bytes(rest.len() * compiled.required.len()) {
+            return None;
+        }
+        if compiled.required.iter().any(|&r| {
+            !rest
+                .chars()
+                .any(|c| c == r || compiled.caseless && c.eq_ignore_ascii_case(&r))
+        }) {
+            return Some(None);
+        }
+    }
+    let start = subject.unit_at(index);
+    let scanned = (subject.len() - start.min(subject.len())) as u64;
+    if !context.charge(
+        scanned
+            .saturating_mul(steps_per_byte)
+            .saturating_add(STEPS_PER_ATTEMPT),
+    ) {
+        return None;
+    }
+    program
+        .exec(subject, start, options, &mut |frames| {
+            context.charge(frames / FRAMES_PER_STEP)
+        })
+        .ok()
+}
+
 /// Whether the pattern matches somewhere in `target`; `None` when the
 /// match fails (backtracking limit) or the budget is spent.
 fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
+    let text = to_text(c_string(target));
+    if compiled.on_backtrack(&text) {
+        let program = compiled.program()?;
+        let subject = Subject::new(&text, program.utf()).ok()?;
+        let found = backtrack_match(
+            context,
+            compiled,
+            program,
+            &subject,
+            &text,
+            0,
+            MatchOptions::default(),
+        )?;
+        return Some(found.is_some());
+    }
     if past_match_limit(context, compiled, c_string(target)) {
         return None;
     }
-    let text = to_text(c_string(target));
     if !context.charge_bytes(text.len() * compiled.required.len()) {
         return None;
     }
@@ -1249,7 +1538,10 @@ fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
             {
                 Some(true) => return Value::Bool(true),
                 Some(false) => {}
-                None => return Value::Error,
+                // HTCondor ignores a failed match here (the match limit, a
+                // recursion loop): no match. Out of budget is ERROR.
+                None if context.vm.exhausted() => return Value::Error,
+                None => {}
             },
             Value::Undefined => undefined_seen = true,
             _ => return Value::Error,
@@ -1297,8 +1589,9 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
 /// the last one that took part in the match, empty for an unset one);
 /// any other backslash is copied.
 ///
-/// HTCondor retries after an empty match with an anchored non-empty match
-/// at the same place; here only the preferred match at that place is tried.
+/// After an empty match HTCondor asks again at the same place for a match
+/// that is not empty (PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED); that retry
+/// runs on [`backtrack`], which implements those options.
 /// With `global`, an empty match at the end of the target is ERROR, as in
 /// HTCondor (which reads past the end there); with
 /// `Options::corrections` it is replaced and ends the loop.
@@ -1315,58 +1608,78 @@ fn substitute(
     {
         return None;
     }
+    // The subject as `backtrack` reads it, made when first needed.
+    let mut subject: Option<Subject> = None;
+    let on_backtrack = compiled.on_backtrack(text);
     let mut out = String::new();
     let mut index = 0;
+    // Once a match was empty, HTCondor asks every later match at the
+    // place the last one ended, not empty there (PCRE2_NOTEMPTY_ATSTART |
+    // PCRE2_ANCHORED); when there is none, it copies the next character
+    // and searches normally from after it.
     let mut after_empty_match = false;
+    // The groups of the last match, kept to be filled again.
+    let mut spare: Groups = Vec::new();
     loop {
-        let captures = compiled.run(context, text, 0, |regex| {
-            Ok(regex.captures_from_pos(text, index)?)
-        })?;
-        let scanned = captures
-            .as_ref()
-            .and_then(|c| c.get(0))
-            .map_or(text.len(), |m| m.end())
-            - index;
-        if !context.charge((scanned as u64).saturating_mul(compiled.steps_per_byte)) {
-            return None;
-        }
-        if after_empty_match {
-            after_empty_match = false;
-            let non_empty_here = captures
-                .as_ref()
-                .and_then(|c| c.get(0))
-                .is_some_and(|m| m.start() == index && m.end() > index);
-            if !non_empty_here {
+        let found = if after_empty_match {
+            let retry = match compiled.program() {
+                Some(program) => {
+                    if subject.is_none() {
+                        subject = Some(Subject::new(text, program.utf()).ok()?);
+                    }
+                    let options = MatchOptions {
+                        anchored: true,
+                        notempty_atstart: true,
+                        ..MatchOptions::default()
+                    };
+                    let subject = subject.as_ref()?;
+                    backtrack_match(context, compiled, program, subject, text, index, options)?
+                }
+                None => fancy_match(context, compiled, text, index, &mut spare)?
+                    .filter(|groups| groups[0].is_some_and(|(a, b)| a == index && b > index)),
+            };
+            if retry.is_none() {
+                after_empty_match = false;
                 match text.get(index..).and_then(|rest| rest.chars().next()) {
                     Some(c) => {
                         out.push(c);
                         index += c.len_utf8();
                         continue;
                     }
-                    None => break,
+                    // HTCondor reads past the end here: ERROR (with
+                    // `Options::corrections`, the end of the loop).
+                    None if context.vm.options().corrections => break,
+                    None => return None,
                 }
             }
-        }
-        let Some(captures) = captures else { break };
-        let whole = captures.get(0)?;
-        if global
-            && !context.vm.options().corrections
-            && whole.start() == whole.end()
-            && whole.start() == text.len()
-        {
-            return None;
-        }
-        let groups = (0..captures.len())
-            .rev()
-            .find(|&i| captures.get(i).is_some())
-            .map_or(1, |i| i + 1);
+            retry
+        } else if on_backtrack {
+            let program = compiled.program()?;
+            if subject.is_none() {
+                subject = Some(Subject::new(text, program.utf()).ok()?);
+            }
+            let subject = subject.as_ref()?;
+            backtrack_match(
+                context,
+                compiled,
+                program,
+                subject,
+                text,
+                index,
+                MatchOptions::default(),
+            )?
+        } else {
+            fancy_match(context, compiled, text, index, &mut spare)?
+        };
+        let Some(groups) = found else { break };
+        let (start, end) = groups[0]?;
         // What this match adds, counted before it is written.
-        let copied = if full { whole.start() - index } else { 0 };
-        if !context.reserve(copied + expansion_size(replacement, &captures)) {
+        let copied = if full { start.saturating_sub(index) } else { 0 };
+        if !context.reserve(copied + expansion_size(replacement, text, &groups)) {
             return None;
         }
         if full {
-            out.push_str(text.get(index..whole.start())?);
+            out.push_str(text.get(index..start)?);
         }
         let mut chars = replacement.chars().peekable();
         while let Some(c) = chars.next() {
@@ -1375,16 +1688,17 @@ fn substitute(
             {
                 chars.next();
                 let group = digit as usize;
-                if group >= groups {
+                if group >= groups.len() {
                     return None;
                 }
-                out.push_str(captures.get(group).map_or("", |m| m.as_str()));
+                out.push_str(group_text(text, &groups, group));
                 continue;
             }
             out.push(c);
         }
-        index = whole.end();
-        after_empty_match = whole.start() == whole.end();
+        index = end.max(index);
+        after_empty_match |= start == end;
+        spare = groups;
         if !global {
             break;
         }
@@ -1398,9 +1712,52 @@ fn substitute(
     Some(out)
 }
 
+/// One search of the engine from `index`, its groups as offsets (unset
+/// groups after the last set one left out, as PCRE2 counts them), charged
+/// for the bytes it scanned. `None`: ERROR.
+fn fancy_match(
+    context: &mut CallContext<'_>,
+    compiled: &Compiled,
+    text: &str,
+    index: usize,
+    spare: &mut Groups,
+) -> Option<Option<Groups>> {
+    let captures = compiled.run(context, text, 0, |regex| {
+        Ok(regex.captures_from_pos(text, index)?)
+    })?;
+    let scanned = captures
+        .as_ref()
+        .and_then(|c| c.get(0))
+        .map_or(text.len(), |m| m.end())
+        .saturating_sub(index);
+    if !context.charge((scanned as u64).saturating_mul(compiled.steps_per_byte)) {
+        return None;
+    }
+    Some(captures.map(|captures| {
+        let last = (0..captures.len())
+            .rev()
+            .find(|&i| captures.get(i).is_some())
+            .unwrap_or(0);
+        let mut groups = std::mem::take(spare);
+        groups.clear();
+        groups.extend((0..=last).map(|i| captures.get(i).map(|m| (m.start(), m.end()))));
+        groups
+    }))
+}
+
+/// The text of group `group` of a match (empty if unset).
+fn group_text<'t>(text: &'t str, groups: &Groups, group: usize) -> &'t str {
+    groups
+        .get(group)
+        .copied()
+        .flatten()
+        .and_then(|(a, b)| text.get(a..b))
+        .unwrap_or("")
+}
+
 /// The length of `replacement` once its group references are expanded
 /// (an upper bound: a reference to a group past the last is ERROR).
-fn expansion_size(replacement: &str, captures: &fancy_regex::Captures<'_>) -> usize {
+fn expansion_size(replacement: &str, text: &str, groups: &Groups) -> usize {
     let mut size = 0usize;
     let mut chars = replacement.chars().peekable();
     while let Some(c) = chars.next() {
@@ -1408,8 +1765,7 @@ fn expansion_size(replacement: &str, captures: &fancy_regex::Captures<'_>) -> us
             && let Some(digit) = chars.peek().and_then(|d| d.to_digit(10))
         {
             chars.next();
-            size =
-                size.saturating_add(captures.get(digit as usize).map_or(0, |m| m.as_str().len()));
+            size = size.saturating_add(group_text(text, groups, digit as usize).len());
             continue;
         }
         size = size.saturating_add(c.len_utf8());
