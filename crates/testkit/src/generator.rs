@@ -2464,7 +2464,9 @@ fn respell_integer(digits: &str, rng: &mut Rng) -> String {
     match rng.below(10) {
         0 => format!("0x{value:x}"),
         1 => format!("0X{value:X}"),
-        2 if value > 0 => format!("0{value:o}"),
+        // Small: HTCondor reads a leading zero as decimal (or refuses it),
+        // and a large one would leave the times it can compute.
+        2 if value > 0 && value < 4096 => format!("0{value:o}"),
         3 => format!("{value}.0"),
         4 => format!("{value}e0"),
         _ => digits.to_string(),

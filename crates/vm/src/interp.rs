@@ -244,6 +244,9 @@ pub struct Vm {
     /// (`[a = {[A = [A = 1]].A}; c = true].a.c` is `{ true }`,
     /// `[l = {{x}[0]}; x = 1; r = [x = 2; s = sum(l)]].r.s` is 1).
     literal_parent: Option<(usize, AdRef)>,
+    /// The ad a lazy function's lookup left current (see
+    /// [`CallContext::leave_scope`]), taken by the caller's loop.
+    left_scope: Option<AdRef>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -259,6 +262,20 @@ pub struct CallContext<'a> {
 }
 
 impl CallContext<'_> {
+    /// Leaves `ad` as the ad the rest of the caller's expression looks
+    /// names up from, as HTCondor's `AttributeReference::Deref` leaves its
+    /// lookup's last ad current in the caller's evaluation state
+    /// (`evalInEachContext` and `countMatches` of an attribute found
+    /// outside the ad, or not found: `[v = 1; r = size(evalInEachContext(P,
+    /// {})) + v].r` looks `v` up in the ad around). It holds until the
+    /// attribute being evaluated is done, as HTCondor restores the current
+    /// ad there.
+    pub fn leave_scope(&mut self, ad: AdRef) {
+        if !Arc::ptr_eq(&ad, self.scope) {
+            self.vm.left_scope = Some(ad);
+        }
+    }
+
     /// Evaluates `program` in the caller's scope.
     /// Counts as one level of depth: `eval` of a string that evaluates
     /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
@@ -497,6 +514,7 @@ impl Vm {
             map_nesting: 0,
             force_nesting: 0,
             literal_parent: None,
+            left_scope: None,
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -1213,12 +1231,18 @@ impl Vm {
 
     /// Runs `program` in `scope` and returns its value. Re-entrant: an
     /// attribute reference runs the attribute's program on the same stack.
-    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope: &AdRef) -> Value {
+    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope_in: &AdRef) -> Value {
         let base = self.stack.len();
         self.stack.reserve(program.max_stack as usize);
         let code = &program.code;
         let mut pc = 0usize;
+        // The ad a lazy call left current (`CallContext::leave_scope`).
+        let mut left: Option<AdRef> = None;
         loop {
+            let scope = match &left {
+                Some(ad) => ad,
+                None => scope_in,
+            };
             let instr = code[pc];
             pc += 1;
             self.steps += 1;
@@ -1573,6 +1597,9 @@ impl Vm {
                     };
                     self.depth -= level;
                     self.stack.push(value);
+                    if let Some(ad) = self.left_scope.take() {
+                        left = Some(ad);
+                    }
                 }
                 opcode::MAKE_LIST => {
                     let scope = match &self.literal_parent {
