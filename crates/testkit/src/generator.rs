@@ -2025,12 +2025,10 @@ impl Generator {
                 binary(op, l, r)
             }
             2 => {
-                let op = *self.rng.pick(&[
-                    UnaryOp::Minus,
-                    UnaryOp::Plus,
-                    UnaryOp::Not,
-                    UnaryOp::BitNot,
-                ]);
+                let op =
+                    *self
+                        .rng
+                        .pick(&[UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot]);
                 let operand = self.wild_operand(e);
                 unary(op, operand)
             }
