@@ -2017,7 +2017,28 @@ impl Generator {
     /// The forms of [`GenOptions::wild`].
     fn wild_form(&mut self, ty: Ty, d: u32) -> Expr {
         let e = d.min(2);
-        match self.rng.below(10) {
+        match self.rng.below(11) {
+            10 => {
+                // evalInEachContext/countMatches of a name, and names used
+                // after it in the same expression (HTCondor's lookup of the
+                // name leaves the ad it ended in current).
+                let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+                let reference = self.pick_name(&visible);
+                let ads: Vec<Expr> = (0..self.rng.below(3))
+                    .map(|_| self.ad_literal(e.min(1)))
+                    .collect();
+                let function = self.rng.pick_str(&["countMatches", "evalInEachContext"]);
+                let probe = call(
+                    function,
+                    vec![
+                        node(ExprKind::Attribute(name(&reference))),
+                        node(ExprKind::List(ads)),
+                    ],
+                );
+                let after = self.reference(0);
+                let op = *self.rng.pick(&[BinaryOp::Add, BinaryOp::Is, BinaryOp::Or]);
+                binary(op, probe, after)
+            }
             0 | 1 => {
                 // Every operator on operands of any type, times included.
                 let op = *self.rng.pick(&BinaryOp::ALL);
