@@ -1320,3 +1320,53 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Class: a point after hex digits makes a hexadecimal float, as C's
+    /// strtod reads HTCondor's token (correctly rounded, the `e` of an
+    /// exponent a hex digit).
+    #[test]
+    fn hex_floats_read_as_strtod_does() {
+        assert_eq!(hex_float("1", "5"), 1.3125);
+        assert_eq!(hex_float("A", "5"), 10.3125);
+        assert_eq!(hex_float("1", "5e3"), 1.367919921875);
+        assert_eq!(hex_float("1", "5E+3"), 1.3671875);
+        assert_eq!(hex_float("1", "fffffffffffff8"), 2.0);
+        assert_eq!(hex_float("1", "00000000000008"), 1.0);
+        assert_eq!(hex_float("1", "00000000000018"), 1.0 + 2f64.powi(-51));
+        assert_eq!(hex_float("0", "0"), 0.0);
+        assert_eq!(hex_float(&"f".repeat(300), "0"), f64::INFINITY);
+        // Around half the least subnormal, 2^-1075 (ties to even: 0).
+        let tiny = |digits: &str| hex_float("0", &format!("{}{digits}", "0".repeat(268)));
+        assert_eq!(tiny("2"), 0.0);
+        assert_eq!(tiny("21"), 5e-324);
+        assert_eq!(tiny("3"), 5e-324);
+        assert_eq!(tiny("6"), 1e-323);
+        assert_eq!(tiny("8"), 1e-323);
+    }
+
+    /// Class: adjacent strings and quoted names are one token whose
+    /// escapes are read after the texts are joined; an ad cannot define
+    /// the empty name.
+    #[test]
+    fn adjacent_texts_join_before_their_escapes() {
+        let string = |text: &str| match parse_expression(text).map(|e| e.kind) {
+            Ok(ExprKind::Literal(Literal::String(bytes))) => bytes.to_vec(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(string(r#""\1" "2""#), b"\n");
+        assert_eq!(string(r#""\0" "1""#), b"\x01");
+        let name = |text: &str| match parse_expression(text).map(|e| e.kind) {
+            Ok(ExprKind::Attribute(name)) => name.as_str().to_string(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(name("'a' 'b'"), "ab");
+        assert_eq!(name("'a''b'"), "ab");
+        assert_eq!(name("''"), "");
+        assert!(parse_expression("[ '' = 3 ]").is_err());
+        assert!(parse_expression("[ '' '' = 3 ]").is_err());
+    }
+}
