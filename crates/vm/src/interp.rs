@@ -423,8 +423,8 @@ impl CallContext<'_> {
     /// parser gave them (`[x = [b = 1].y; l = {[y = 5]}; r =
     /// evalInEachContext(x, l)].r` is `{ undefined }`). One level deeper
     /// than the call, as HTCondor counts it (so an expression that calls
-    /// itself this way ends in ERROR); a failed evaluation leaves its value
-    /// (ERROR at the depth limit), not a failed call.
+    /// itself this way ends in ERROR); a failed evaluation is ERROR, not a
+    /// failed call.
     pub fn evaluate_in_context(
         &mut self,
         program: &Program,
@@ -466,6 +466,14 @@ impl CallContext<'_> {
             .replace((program as *const Program as usize, written_in.clone()));
         let value = self.vm.run(self.env, program, ad);
         self.vm.literal_parent = saved;
+        // HTCondor's evaluateInContext makes a failed evaluation ERROR
+        // (`[A = B.y; As = {[B = {b.b}]}; r = evalInEachContext(A, As)].r`
+        // is `{ error }`, where the selection's failure left UNDEFINED).
+        let value = if self.vm.depth_failures > failures {
+            Value::Error
+        } else {
+            value
+        };
         let value = if force {
             self.vm.force(self.env, Some(ad), value)
         } else {
