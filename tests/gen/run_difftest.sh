@@ -16,7 +16,8 @@
 # /tmp/classad-gen), COUNT (default 10000), DEPTH (default 4), ORACLE
 # (default ../shared/oracle next to the repository), SEEDS (default
 # "101 102 103"), CALL_SEEDS (default "201"), TEXT_SEEDS (default "301"),
-# LIBRARY_SEEDS (default "401"), ODD_SEEDS (default none), MODE (htcondor
+# LIBRARY_SEEDS (default "401"), ODD_SEEDS (default none), WILD_SEEDS
+# (default none), MODE (htcondor
 # or strict, default
 # htcondor). From a git worktree set ORACLE to the shared oracle's path.
 set -eu
@@ -31,6 +32,7 @@ CALL_SEEDS=${CALL_SEEDS:-201}
 TEXT_SEEDS=${TEXT_SEEDS:-301}
 LIBRARY_SEEDS=${LIBRARY_SEEDS:-401}
 ODD_SEEDS=${ODD_SEEDS:-}
+WILD_SEEDS=${WILD_SEEDS:-}
 MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
@@ -66,5 +68,9 @@ done
 for seed in $ODD_SEEDS; do
     "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --odd > "$OUT/odd-$seed.txt"
     run "$OUT/odd-$seed.txt"
+done
+for seed in $WILD_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --wild > "$OUT/wild-$seed.txt"
+    run "$OUT/wild-$seed.txt"
 done
 exit $status

@@ -444,7 +444,18 @@ fn evaluate_in_ad(
 /// there.
 fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     let (found, current) = dereference(context, &args[0].source);
-    let items = match ad_list(context, &args[1], &current) {
+    let value = eval_in_each(context, args, &found, &current);
+    context.leave_scope(current);
+    value
+}
+
+fn eval_in_each(
+    context: &mut CallContext<'_>,
+    args: &[LazyArg],
+    found: &Found,
+    current: &AdRef,
+) -> Value {
+    let items = match ad_list(context, &args[1], current) {
         Ok(items) => items,
         Err(value) => return value.unwrap_or(Value::Undefined),
     };
@@ -456,7 +467,7 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
         .iter()
         .map(|item| {
             classad_vm::interp::selected_literal(evaluate_in_ad(
-                context, &found, &args[0], item, true,
+                context, found, &args[0], item, true,
             ))
         })
         .collect();
@@ -468,14 +479,25 @@ fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Valu
 /// [`eval_in_each_context`].
 fn count_matches(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     let (found, current) = dereference(context, &args[0].source);
-    let items = match ad_list(context, &args[1], &current) {
+    let value = count_in_each(context, args, &found, &current);
+    context.leave_scope(current);
+    value
+}
+
+fn count_in_each(
+    context: &mut CallContext<'_>,
+    args: &[LazyArg],
+    found: &Found,
+    current: &AdRef,
+) -> Value {
+    let items = match ad_list(context, &args[1], current) {
         Ok(items) => items,
         Err(value) => return value.unwrap_or(Value::Int(0)),
     };
     let mut count = 0;
     for item in &items {
         if matches!(item, Value::Ad(_))
-            && truth(&evaluate_in_ad(context, &found, &args[0], item, false)) == Some(true)
+            && truth(&evaluate_in_ad(context, found, &args[0], item, false)) == Some(true)
         {
             count += 1;
         }

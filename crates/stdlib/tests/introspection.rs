@@ -49,3 +49,37 @@ fn unresolved_follows_definitions() {
         (r#"[Q = abc; res = unresolved(Q, "(")].res"#, "error"),
     ]);
 }
+
+/// Class: evalInEachContext and countMatches of a name leave the ad their
+/// lookup of the name ended in as the one the rest of the attribute's
+/// expression looks names up from (HTCondor's `Deref` does not restore
+/// its state's current ad); a name found in the ad itself changes nothing,
+/// and the next attribute starts afresh.
+#[test]
+fn a_dereferenced_name_leaves_its_ad_current() {
+    check(&[
+        ("[v = 1; r = countMatches(P, {}) + v].r", "undefined"),
+        ("[v = 1; r = v + countMatches(P, {})].r", "1"),
+        (
+            "[v = 1; P = true; r = countMatches(P, {[a = 1]}) + v].r",
+            "2",
+        ),
+        (
+            "[v = 1; r = [w = 2; s = countMatches(v, {[a = 1]}) + w].s].r",
+            "undefined",
+        ),
+        (
+            "[v = 1; r = [w = 2; s = countMatches(v, {[a = 1]}) + v].s].r",
+            "2",
+        ),
+        ("[v = 1; r = countMatches(P, {}) + w; w = 2].r", "undefined"),
+        (
+            "[v = 1; r = countMatches(P, {}) + w; w = v + 1].r",
+            "undefined",
+        ),
+        (
+            "[v = 1; r = countMatches(P, {}) > 0 ? 1 : v].r",
+            "undefined",
+        ),
+    ]);
+}

@@ -10,7 +10,7 @@ use crate::ast::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name, Span, UnaryOp}
 use crate::diag::{ParseError, describe_found, excerpt};
 use ahash::AHashMap;
 use pest::Parser as _;
-use pest::iterators::Pair;
+use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use std::cell::RefCell;
 use std::sync::LazyLock;
@@ -875,7 +875,7 @@ fn expected_words(rules: &[Rule]) -> String {
             Rule::strings | Rule::string_part | Rule::keyword_literal => "an expression",
             Rule::function_call | Rule::root_attribute | Rule::parenthesized => "an expression",
             Rule::list | Rule::ad => "an expression",
-            Rule::identifier | Rule::quoted_name => "an attribute name",
+            Rule::identifier | Rule::quoted_name | Rule::quoted_part => "an attribute name",
             Rule::attribute_definition => "an attribute definition `name = value`",
             Rule::selection | Rule::subscript => "an operator",
             Rule::EOI => "end of input",
@@ -1056,10 +1056,21 @@ impl<'p, 's> Builder<'p, 's> {
             }
             Rule::strings => {
                 let mut bytes = Vec::new();
-                for part in pair.into_inner() {
-                    let text = part.as_str();
-                    let body = &text[1..text.len() - 1];
-                    self.decode_string(body, span_of(&part), &mut bytes)?;
+                match self.rules {
+                    StringRules::New => {
+                        let (body, starts) = joined_parts(pair.into_inner());
+                        decode_new_escapes(&body, &mut bytes).map_err(|(at, msg)| {
+                            let start = source_offset(&starts, at);
+                            self.error(Span::new(start, start + 2), msg)
+                        })?;
+                    }
+                    StringRules::Old => {
+                        for part in pair.into_inner() {
+                            let text = part.as_str();
+                            let body = &text[1..text.len() - 1];
+                            self.decode_string(body, span_of(&part), &mut bytes)?;
+                        }
+                    }
                 }
                 let lit = Literal::String(bytes.into_boxed_slice());
                 self.node(ExprKind::Literal(lit), span, 1)
@@ -1226,7 +1237,14 @@ impl<'p, 's> Builder<'p, 's> {
 
     fn definition(&self, pair: Pair<'_, Rule>) -> Result<(Name, Built)> {
         let mut inner = pair.into_inner();
-        let name = self.attribute_name(inner.next().expect("grammar: name"))?;
+        let name_pair = inner.next().expect("grammar: name");
+        let name_span = span_of(&name_pair);
+        let name = self.attribute_name(name_pair)?;
+        if name.as_str().is_empty() {
+            // HTCondor's parser cannot insert an attribute without a name
+            // (`[ '' = 3 ]` does not parse), though `''` is a reference.
+            return Err(self.error(name_span, "an attribute name cannot be empty"));
+        }
         let value = self.expression(inner.next().expect("grammar: value"))?;
         Ok((name, value))
     }
@@ -1237,9 +1255,9 @@ impl<'p, 's> Builder<'p, 's> {
             return Ok(self.parser.intern(text));
         }
         let mut bytes = Vec::new();
-        let body = &text[1..text.len() - 1];
-        decode_new_escapes(body, &mut bytes).map_err(|(at, msg)| {
-            let start = span_of(&pair).start as usize + 1 + at;
+        let (body, starts) = joined_parts(pair.into_inner());
+        decode_new_escapes(&body, &mut bytes).map_err(|(at, msg)| {
+            let start = source_offset(&starts, at);
             self.error(Span::new(start, start + 1), msg)
         })?;
         Ok(self.parser.intern(&String::from_utf8_lossy(&bytes)))
@@ -1288,6 +1306,20 @@ impl<'p, 's> Builder<'p, 's> {
             .strip_prefix("0x")
             .or_else(|| digits.strip_prefix("0X"))
         {
+            if let Some((whole, fraction)) = hex.split_once('.') {
+                // HTCondor's lexer wants a digit after the point, and reads
+                // the token with strtod: a hexadecimal float in every mode.
+                if !fraction.starts_with(|c: char| c.is_ascii_digit()) {
+                    return Err(self.error(
+                        span,
+                        format!(
+                            "`{quoted}` is not a number: a digit must follow the decimal point"
+                        ),
+                    ));
+                }
+                let value = hex_float(whole, fraction);
+                return Ok(Literal::Real(if negative { -value } else { value }));
+            }
             if jdl {
                 let value = i64::from_str_radix(hex, 16).unwrap_or(0);
                 return Ok(Literal::Integer(if negative {
@@ -1351,6 +1383,97 @@ impl<'p, 's> Builder<'p, 's> {
         // Parse with the sign so that i64::MIN reads; out of range is 0 as in HTCondor.
         Ok(Literal::Integer(text.parse::<i64>().unwrap_or(0)))
     }
+}
+
+/// The texts between the quotes of adjacent quoted parts, joined (escapes
+/// are read in the joined text, as HTCondor's lexer reads them), and for
+/// each part where its text starts in the joined text and in the source.
+fn joined_parts(parts: Pairs<'_, Rule>) -> (String, Vec<(usize, usize)>) {
+    let mut body = String::new();
+    let mut starts = Vec::new();
+    for part in parts {
+        let text = part.as_str();
+        starts.push((body.len(), part.as_span().start() + 1));
+        body.push_str(&text[1..text.len() - 1]);
+    }
+    (body, starts)
+}
+
+/// The source offset of byte `at` of a text [`joined_parts`] made.
+fn source_offset(starts: &[(usize, usize)], at: usize) -> usize {
+    let (joined, source) = starts
+        .iter()
+        .rev()
+        .find(|(joined, _)| *joined <= at)
+        .copied()
+        .unwrap_or((0, 0));
+    source + (at - joined)
+}
+
+/// The value C's strtod gives the text `0x{whole}.{fraction}` as HTCondor's
+/// lexer cuts it (`fraction` is decimal digits, then maybe an exponent
+/// `e`/`E` with an optional sign and digits): strtod reads hex digits after
+/// the point, so an `e` and the digits after it are more of the fraction,
+/// and a sign ends the number (there is no `p` exponent). Correctly
+/// rounded, to infinity past the largest double, as glibc does.
+fn hex_float(whole: &str, fraction: &str) -> f64 {
+    let fraction = fraction
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .map_or(fraction, |end| &fraction[..end]);
+    let digits = whole
+        .bytes()
+        .chain(fraction.bytes())
+        .skip_while(|&b| b == b'0');
+    // Exponent of two of the last digit read.
+    let mut exp2 = -4 * fraction.len() as i64;
+    let mut mantissa: u128 = 0;
+    let mut sticky = false;
+    let mut used = 0;
+    for b in digits {
+        let d = (b as char).to_digit(16).unwrap_or(0) as u128;
+        if used < 30 {
+            mantissa = mantissa << 4 | d;
+            used += 1;
+        } else {
+            sticky |= d != 0;
+            exp2 += 4;
+        }
+    }
+    if mantissa == 0 {
+        return 0.0;
+    }
+    let bits = 128 - i64::from(mantissa.leading_zeros());
+    // Exponent of the leading bit, and the bits a double keeps there.
+    let top = exp2 + bits - 1;
+    if top > 1023 {
+        return f64::INFINITY;
+    }
+    let precision = if top >= -1022 { 53 } else { 53 - (-1022 - top) };
+    let shift = bits - precision;
+    if shift > 0 {
+        let shift = shift.min(127) as u32;
+        let rest = mantissa & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        mantissa >>= shift;
+        let round_up = rest > half || (rest == half && (sticky || mantissa & 1 == 1));
+        if round_up {
+            mantissa += 1;
+        }
+        exp2 += i64::from(shift);
+    }
+    // Exact from here: at most 54 bits, scaled by a power of two in steps
+    // that never leave the normal range before the last.
+    let mut value = mantissa as f64;
+    let mut k = exp2;
+    while k > 1000 {
+        value *= 2f64.powi(1000);
+        k -= 1000;
+    }
+    while k < -1000 {
+        value *= 2f64.powi(-1000);
+        k += 1000;
+    }
+    value * 2f64.powi(k as i32)
 }
 
 /// Decodes new-syntax escapes (spec 003 "Composing Literals"; HTCondor's
@@ -1440,4 +1563,54 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Class: a point after hex digits makes a hexadecimal float, as C's
+    /// strtod reads HTCondor's token (correctly rounded, the `e` of an
+    /// exponent a hex digit).
+    #[test]
+    fn hex_floats_read_as_strtod_does() {
+        assert_eq!(hex_float("1", "5"), 1.3125);
+        assert_eq!(hex_float("A", "5"), 10.3125);
+        assert_eq!(hex_float("1", "5e3"), 1.367919921875);
+        assert_eq!(hex_float("1", "5E+3"), 1.3671875);
+        assert_eq!(hex_float("1", "fffffffffffff8"), 2.0);
+        assert_eq!(hex_float("1", "00000000000008"), 1.0);
+        assert_eq!(hex_float("1", "00000000000018"), 1.0 + 2f64.powi(-51));
+        assert_eq!(hex_float("0", "0"), 0.0);
+        assert_eq!(hex_float(&"f".repeat(300), "0"), f64::INFINITY);
+        // Around half the least subnormal, 2^-1075 (ties to even: 0).
+        let tiny = |digits: &str| hex_float("0", &format!("{}{digits}", "0".repeat(268)));
+        assert_eq!(tiny("2"), 0.0);
+        assert_eq!(tiny("21"), 5e-324);
+        assert_eq!(tiny("3"), 5e-324);
+        assert_eq!(tiny("6"), 1e-323);
+        assert_eq!(tiny("8"), 1e-323);
+    }
+
+    /// Class: adjacent strings and quoted names are one token whose
+    /// escapes are read after the texts are joined; an ad cannot define
+    /// the empty name.
+    #[test]
+    fn adjacent_texts_join_before_their_escapes() {
+        let string = |text: &str| match parse_expression(text).map(|e| e.kind) {
+            Ok(ExprKind::Literal(Literal::String(bytes))) => bytes.to_vec(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(string(r#""\1" "2""#), b"\n");
+        assert_eq!(string(r#""\0" "1""#), b"\x01");
+        let name = |text: &str| match parse_expression(text).map(|e| e.kind) {
+            Ok(ExprKind::Attribute(name)) => name.as_str().to_string(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(name("'a' 'b'"), "ab");
+        assert_eq!(name("'a''b'"), "ab");
+        assert_eq!(name("''"), "");
+        assert!(parse_expression("[ '' = 3 ]").is_err());
+        assert!(parse_expression("[ '' '' = 3 ]").is_err());
+    }
 }

@@ -176,7 +176,9 @@ fn raw_expr() -> impl Strategy<Value = Expr> {
             2 => proptest::collection::vec(inner.clone(), 0..4).prop_map(|v| node(ExprKind::List(v))),
             2 => proptest::collection::vec((name(), inner.clone()), 0..4).prop_map(|defs| {
                 let mut ad = AdExpr::new();
-                for (n, e) in defs {
+                // An ad cannot define the empty name (HTCondor's parser
+                // refuses `[ '' = 1 ]`); a reference may use it.
+                for (n, e) in defs.into_iter().filter(|(n, _)| !n.as_str().is_empty()) {
                     // Same rule as the parser: a repeated name keeps its first place.
                     ad.insert(n, e);
                 }

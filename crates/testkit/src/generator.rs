@@ -101,6 +101,21 @@ pub struct GenOptions {
     /// `unresolved` of references through ads, `userMap` and
     /// `envV1ToV2` with odd texts, times of far years. Implies `calls`.
     pub odd: bool,
+    /// Whether to write expressions as an outside tester types them, and
+    /// to generate the forms such a tester tries first: every operator on
+    /// mixed types and times (`absTime(..) + relTime(..)`, `relTime(..) *
+    /// 2`, comparisons and `=?=` of times, lists and ads), unary operators
+    /// on every type, shifts and bitwise operators with negative and huge
+    /// counts, overflow, division by zero, every builtin with any arity,
+    /// `undefined`/`error` arguments and names in any case, times in lists,
+    /// string comparisons that differ in case. The text is respelled token
+    /// by token ([`respell_wild`]): hexadecimal, octal and hexadecimal-float
+    /// numbers, reals in every exponent form, strings with octal and
+    /// unknown escapes or split into adjacent strings, keywords and
+    /// function names in any case, `=?=`/`=!=` for `is`/`isnt`, quoted
+    /// attribute names (split in adjacent parts too), comments, and white
+    /// space taken out or added. Implies `calls`.
+    pub wild: bool,
 }
 
 impl Default for GenOptions {
@@ -111,6 +126,7 @@ impl Default for GenOptions {
             text: false,
             library: false,
             odd: false,
+            wild: false,
         }
     }
 }
@@ -592,6 +608,12 @@ impl Generator {
                     text = respell_elvis(&text, &mut self.rng);
                 }
                 if let Ok(reparsed) = classad_syntax::parse_expression(&text) {
+                    if self.options.wild {
+                        // The respelled text is returned whether or not this
+                        // library reads it (that is what it tests); the tree
+                        // is the one it was respelled from.
+                        return (respell_wild(&text, &mut self.rng), reparsed);
+                    }
                     return (text, reparsed);
                 }
             }
@@ -746,6 +768,7 @@ impl Generator {
             6 | 7 if self.options.text => return self.text_form(ty, d),
             8..=10 if self.options.library => return self.library_form(ty, d),
             11..=13 if self.options.odd => return self.odd_form(d),
+            14..=16 if self.options.wild => return self.wild_form(ty, d),
             _ => {}
         }
         match ty {
@@ -1980,6 +2003,179 @@ impl Generator {
         }
     }
 
+    /// A value of any type, times included, for [`Generator::wild_form`].
+    fn wild_operand(&mut self, d: u32) -> Expr {
+        match self.rng.below(8) {
+            0 => self.abs_time(d.min(1)),
+            1 => self.rel_time(d.min(1)),
+            2 => self.odd_value(),
+            3 => lit(Literal::Integer(*self.rng.pick(&WILD_COUNTS))),
+            _ => self.typed(Ty::Any, d),
+        }
+    }
+
+    /// The forms of [`GenOptions::wild`].
+    fn wild_form(&mut self, ty: Ty, d: u32) -> Expr {
+        let e = d.min(2);
+        match self.rng.below(11) {
+            10 => {
+                // evalInEachContext/countMatches of a name, and names used
+                // after it in the same expression (HTCondor's lookup of the
+                // name leaves the ad it ended in current).
+                let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+                let reference = self.pick_name(&visible);
+                let ads: Vec<Expr> = (0..self.rng.below(3))
+                    .map(|_| self.ad_literal(e.min(1)))
+                    .collect();
+                let function = self.rng.pick_str(&["countMatches", "evalInEachContext"]);
+                let probe = call(
+                    function,
+                    vec![
+                        node(ExprKind::Attribute(name(&reference))),
+                        node(ExprKind::List(ads)),
+                    ],
+                );
+                let after = self.reference(0);
+                let op = *self.rng.pick(&[BinaryOp::Add, BinaryOp::Is, BinaryOp::Or]);
+                binary(op, probe, after)
+            }
+            0 | 1 => {
+                // Every operator on operands of any type, times included.
+                let op = *self.rng.pick(&BinaryOp::ALL);
+                let (l, r) = (self.wild_operand(e), self.wild_operand(e));
+                binary(op, l, r)
+            }
+            2 => {
+                let op =
+                    *self
+                        .rng
+                        .pick(&[UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot]);
+                let operand = self.wild_operand(e);
+                unary(op, operand)
+            }
+            3 => {
+                // Shifts, bitwise operators and arithmetic at the edges.
+                let op = *self.rng.pick(&[
+                    BinaryOp::ShiftLeft,
+                    BinaryOp::ShiftRight,
+                    BinaryOp::ShiftRightUnsigned,
+                    BinaryOp::BitAnd,
+                    BinaryOp::BitOr,
+                    BinaryOp::BitXor,
+                    BinaryOp::Multiply,
+                    BinaryOp::Subtract,
+                    BinaryOp::Add,
+                    BinaryOp::Divide,
+                    BinaryOp::Modulo,
+                ]);
+                let l = if self.rng.chance(50) {
+                    lit(Literal::Integer(*self.rng.pick(&WILD_COUNTS)))
+                } else {
+                    self.typed(Ty::Int, e)
+                };
+                let r = lit(Literal::Integer(*self.rng.pick(&WILD_COUNTS)));
+                binary(op, l, r)
+            }
+            4 => {
+                // Identity and comparison of lists, ads, times and strings
+                // that differ in case.
+                let op = *self.rng.pick(&[
+                    BinaryOp::Is,
+                    BinaryOp::Isnt,
+                    BinaryOp::Equal,
+                    BinaryOp::NotEqual,
+                    BinaryOp::Less,
+                    BinaryOp::GreaterEqual,
+                ]);
+                let pick = |g: &mut Generator| match g.rng.below(6) {
+                    0 => g.list_expr(e.min(1)),
+                    1 => g.ad_literal(e.min(1)),
+                    2 => g.abs_time(0),
+                    3 => g.rel_time(0),
+                    4 => lit(Literal::String(
+                        g.rng
+                            .pick(&[&b"abc"[..], b"ABC", b"aBc", b"abd", b"", b"\xc3\xa9"])
+                            .to_vec()
+                            .into(),
+                    )),
+                    _ => g.wild_operand(0),
+                };
+                let (l, r) = (pick(self), pick(self));
+                binary(op, l, r)
+            }
+            5 | 6 => {
+                // Any builtin, any arity, names in any case, undefined and
+                // error among the arguments.
+                let function = *self.rng.pick(&BUILTINS);
+                let mut n = self.rng.below(5);
+                if n == 0 && matches!(function, "absTime" | "formatTime") {
+                    n = 1;
+                }
+                let args = (0..n)
+                    .map(|_| match self.rng.below(5) {
+                        0 => lit(if self.rng.chance(50) {
+                            Literal::Undefined
+                        } else {
+                            Literal::Error
+                        }),
+                        1 => self.odd_value(),
+                        _ => self.wild_operand(e.min(1)),
+                    })
+                    .collect();
+                call(&respell_case(function, &mut self.rng), args)
+            }
+            7 => {
+                // Times in lists, selected, subscripted or compared.
+                let n = 1 + self.rng.below(3);
+                let items: Vec<Expr> = (0..n)
+                    .map(|_| match self.rng.below(3) {
+                        0 => self.abs_time(0),
+                        1 => self.rel_time(0),
+                        _ => self.leaf(Ty::Any),
+                    })
+                    .collect();
+                let list = node(ExprKind::List(items));
+                match self.rng.below(4) {
+                    0 => list,
+                    1 => subscript(list, self.index(n)),
+                    2 => {
+                        let other = self.wild_operand(0);
+                        binary(*self.rng.pick(&[BinaryOp::Is, BinaryOp::Isnt]), list, other)
+                    }
+                    _ => {
+                        let delta = self.rel_time(0);
+                        binary(BinaryOp::Add, subscript(list, self.index(n)), delta)
+                    }
+                }
+            }
+            8 => {
+                // Nested conditionals, the unparser leaves out parentheses.
+                let c1 = self.typed(Ty::Bool, e.min(1));
+                let c2 = self.wild_operand(0);
+                let a = self.typed(ty, e.min(1));
+                let b = self.typed(ty, e.min(1));
+                let c = self.wild_operand(0);
+                if self.rng.chance(50) {
+                    conditional(c1, a, conditional(c2, b, c))
+                } else {
+                    conditional(conditional(c1, a, b), c2, c)
+                }
+            }
+            _ => {
+                // Unary minus against selections, subscripts and calls.
+                let base = self.ad_literal(e.min(1));
+                let names = ad_names(&base);
+                let n = self.pick_name(&names);
+                let inner = match self.rng.below(3) {
+                    0 => select(base, &n),
+                    1 => subscript(node(ExprKind::List(vec![base])), lit(Literal::Integer(0))),
+                    _ => call("size", vec![base]),
+                };
+                unary(*self.rng.pick(&[UnaryOp::Minus, UnaryOp::Not]), inner)
+            }
+        }
+    }
+
     /// The forms of [`GenOptions::text`].
     fn text_form(&mut self, ty: Ty, d: u32) -> Expr {
         let visible: Vec<String> = self.scopes.iter().flatten().cloned().collect();
@@ -2154,6 +2350,287 @@ impl Generator {
     }
 }
 
+/// Integers at the edges of shifts, bitwise operators and overflow, for
+/// [`GenOptions::wild`].
+const WILD_COUNTS: [i64; 14] = [
+    -1,
+    -2,
+    -63,
+    -64,
+    -65,
+    63,
+    64,
+    65,
+    127,
+    128,
+    i64::MIN,
+    i64::MAX,
+    i64::MIN + 1,
+    4_294_967_296,
+];
+
+/// `name` with each letter's case flipped at random (ClassAd names,
+/// keywords and function names are case-insensitive).
+fn respell_case(name: &str, rng: &mut Rng) -> String {
+    match rng.below(4) {
+        0 => name.to_ascii_uppercase(),
+        1 => name.to_ascii_lowercase(),
+        2 => name
+            .chars()
+            .map(|c| {
+                if rng.chance(50) {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect(),
+        _ => name.to_string(),
+    }
+}
+
+/// One token of a canonical text, for [`respell_wild`].
+#[derive(Debug, PartialEq)]
+enum Token<'t> {
+    Space(&'t str),
+    /// A double-quoted string, quotes included.
+    Str(&'t str),
+    /// A single-quoted name, quotes included.
+    Quoted(&'t str),
+    /// Digits, maybe with a point and an exponent.
+    Number(&'t str),
+    Word(&'t str),
+    Punct(&'t str),
+}
+
+/// Splits a canonical text into tokens; `None` if it sees something it
+/// does not know (the text is then left as it is).
+fn tokens(text: &str) -> Option<Vec<Token<'_>>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let b = bytes[i];
+        let token = if b == b' ' || b == b'\t' {
+            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                i += 1;
+            }
+            Token::Space(&text[start..i])
+        } else if b == b'"' || b == b'\'' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            if i > bytes.len() {
+                return None;
+            }
+            if b == b'"' {
+                Token::Str(&text[start..i])
+            } else {
+                Token::Quoted(&text[start..i])
+            }
+        } else if b.is_ascii_digit() {
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            if matches!(bytes.get(i), Some(b'e' | b'E')) {
+                i += 1;
+                if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                    i += 1;
+                }
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            Token::Number(&text[start..i])
+        } else if b.is_ascii_alphabetic() || b == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            Token::Word(&text[start..i])
+        } else {
+            let rest = &text[i..];
+            let len = [
+                "=?=", "=!=", ">>>", "?:", ">>", "<<", "<=", ">=", "==", "!=", "&&", "||",
+            ]
+            .iter()
+            .find(|op| rest.starts_with(*op))
+            .map_or(1, |op| op.len());
+            if !rest.is_char_boundary(len) {
+                return None;
+            }
+            i += len;
+            Token::Punct(&text[start..i])
+        };
+        out.push(token);
+    }
+    Some(out)
+}
+
+/// Another spelling of the integer `digits` (non-negative, decimal).
+fn respell_integer(digits: &str, rng: &mut Rng) -> String {
+    let Ok(value) = digits.parse::<u64>() else {
+        return digits.to_string();
+    };
+    match rng.below(10) {
+        0 => format!("0x{value:x}"),
+        1 => format!("0X{value:X}"),
+        // Small: HTCondor reads a leading zero as decimal (or refuses it),
+        // and a large one would leave the times it can compute.
+        2 if value > 0 && value < 4096 => format!("0{value:o}"),
+        3 => format!("{value}.0"),
+        4 => format!("{value}e0"),
+        _ => digits.to_string(),
+    }
+}
+
+/// Another spelling of the real `text` with the same value.
+fn respell_real(text: &str, rng: &mut Rng) -> String {
+    let Ok(value) = text.parse::<f64>() else {
+        return text.to_string();
+    };
+    let spelled = match rng.below(8) {
+        0 => format!("{value:e}"),
+        1 => format!("{value:E}"),
+        2 => format!("{value:?}"),
+        3 if value.fract() == 0.0 && value.abs() < 9e15 => {
+            format!("0x{:x}.0", value as i64)
+        }
+        4 if value.abs() < 1.0 && value != 0.0 => {
+            // `.5` without the leading zero.
+            let shown = format!("{value:?}");
+            shown.strip_prefix("0").unwrap_or(&shown).to_string()
+        }
+        5 => format!("{value:.3e}"),
+        _ => return text.to_string(),
+    };
+    // A spelling must stay a real (a point or an exponent) of the same value.
+    if (spelled.contains(['.', 'e', 'E']))
+        && (spelled.parse::<f64>().ok() == Some(value) || spelled.starts_with("0x"))
+    {
+        spelled
+    } else {
+        text.to_string()
+    }
+}
+
+/// Another spelling of the double-quoted string `text`: letters as octal
+/// escapes, unknown escapes (`\q` is `q`), split into adjacent strings.
+fn respell_string(text: &str, rng: &mut Rng) -> String {
+    let body = &text[1..text.len() - 1];
+    let mut out = String::from("\"");
+    let mut chars = body.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        if c == '\\' {
+            out.push(c);
+            if let Some((_, next)) = chars.next() {
+                out.push(next);
+                // Octal escapes keep their digits together.
+                while next.is_ascii_digit() && chars.peek().is_some_and(|(_, d)| d.is_ascii_digit())
+                {
+                    out.push(chars.next().map_or('0', |(_, d)| d));
+                }
+            }
+            continue;
+        }
+        match rng.below(12) {
+            0 if c.is_ascii_alphabetic() => out.push_str(&format!("\\{:03o}", c as u32)),
+            1 if c.is_ascii_alphabetic() && !"abfnrtv".contains(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            2 => {
+                out.push_str(if rng.chance(50) { "\" \"" } else { "\"\"" });
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    if rng.chance(5) {
+        out.push_str("\" \"");
+    }
+    out.push('"');
+    out
+}
+
+/// Whether a token is a word, a number or a quoted string or name.
+fn word_like(token: Option<&Token<'_>>) -> bool {
+    matches!(
+        token,
+        Some(Token::Word(_) | Token::Number(_) | Token::Str(_) | Token::Quoted(_))
+    )
+}
+
+/// Respells a canonical text token by token as an outside tester writes
+/// ([`GenOptions::wild`]); the meaning is the same where HTCondor's lexer
+/// reads what the spelling claims.
+pub fn respell_wild(text: &str, rng: &mut Rng) -> String {
+    let Some(tokens) = tokens(text) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, token) in tokens.iter().enumerate() {
+        let next_is_paren = matches!(tokens.get(i + 1), Some(Token::Punct("(")));
+        let after_dot = i > 0 && matches!(tokens.get(i - 1), Some(Token::Punct(".")));
+        match *token {
+            Token::Space(s) => match rng.below(12) {
+                // Not between two words or numbers, which would run together.
+                0 if !(word_like(i.checked_sub(1).and_then(|j| tokens.get(j)))
+                    && word_like(tokens.get(i + 1))) => {}
+                1 => out.push_str("  "),
+                2 => out.push('\t'),
+                3 => out.push_str(" /* c */ "),
+                _ => out.push_str(s),
+            },
+            Token::Str(s) if rng.chance(30) => out.push_str(&respell_string(s, rng)),
+            Token::Number(n) if rng.chance(30) => {
+                if n.contains(['.', 'e', 'E']) {
+                    out.push_str(&respell_real(n, rng));
+                } else {
+                    out.push_str(&respell_integer(n, rng));
+                }
+            }
+            Token::Word(w) => {
+                let lower = w.to_ascii_lowercase();
+                let keyword = matches!(
+                    lower.as_str(),
+                    "true" | "false" | "undefined" | "error" | "is" | "isnt"
+                );
+                if keyword && lower == "is" && rng.chance(30) {
+                    out.push_str("=?=");
+                } else if keyword && lower == "isnt" && rng.chance(30) {
+                    out.push_str("=!=");
+                } else if keyword || next_is_paren {
+                    out.push_str(&respell_case(w, rng));
+                } else if rng.chance(10) {
+                    // A quoted name, maybe in adjacent parts.
+                    if w.len() > 1 && rng.chance(30) {
+                        out.push_str(&format!("'{}' '{}'", &w[..1], &w[1..]));
+                    } else {
+                        out.push_str(&format!("'{w}'"));
+                    }
+                } else if !after_dot && rng.chance(10) {
+                    out.push_str(&respell_case(w, rng));
+                } else {
+                    out.push_str(w);
+                }
+            }
+            Token::Str(s) | Token::Quoted(s) | Token::Number(s) | Token::Punct(s) => {
+                out.push_str(s)
+            }
+        }
+    }
+    out
+}
+
 /// The attribute names of an ad literal node.
 fn ad_names(e: &Expr) -> Vec<String> {
     match &e.kind {
@@ -2205,6 +2682,7 @@ mod tests {
                 text: true,
                 library: false,
                 odd: false,
+                wild: false,
             },
         );
         for _ in 0..300 {
@@ -2225,6 +2703,7 @@ mod tests {
                 text: true,
                 library: false,
                 odd: false,
+                wild: false,
             },
         );
         let texts: Vec<String> = (0..3000).map(|_| g.next_text()).collect();
@@ -2247,6 +2726,7 @@ mod tests {
                 text: false,
                 library: true,
                 odd: false,
+                wild: false,
             },
         );
         let mut texts = String::new();
@@ -2257,6 +2737,33 @@ mod tests {
         }
         for needle in ["stringList", "v0", "splitTime", "formatTime", "MY."] {
             assert!(texts.contains(needle), "{needle}");
+        }
+    }
+
+    /// The `--wild` forms respell the text as an outside tester writes it
+    /// (each class of mismatch they found: hexadecimal floats, adjacent
+    /// quoted names, comments), and leave a token-free text alone.
+    #[test]
+    fn wild_texts_respell_tokens() {
+        let mut g = Generator::new(
+            9,
+            GenOptions {
+                max_depth: 4,
+                calls: true,
+                text: false,
+                library: false,
+                odd: false,
+                wild: true,
+            },
+        );
+        let all: String = (0..3000).map(|_| g.next_text() + "\n").collect();
+        for needle in ["/* c */", "' '", "=?=", "=!=", "0x", ".0", "\\1", "\" \""] {
+            assert!(all.contains(needle), "{needle}");
+        }
+        let mut rng = Rng::new(1);
+        for _ in 0..100 {
+            let text = respell_wild("a + \"x\" * 2.5", &mut rng);
+            assert!(classad_syntax::parse_expression(&text).is_ok(), "{text}");
         }
     }
 

@@ -574,9 +574,9 @@ impl<'a> Reference<'a> {
         let left = self.eval(lhs, scope);
         match op {
             BinaryOp::And => {
-                // Decided by a false (or zero) left operand alone.
-                if ops::truth(&left.to_scalar_value()) == Some(false) {
-                    return RValue::Bool(false);
+                // Decided by a false (or zero) or ERROR left operand alone.
+                if let Some(v) = ops::and_short_circuit(&left.to_scalar_value()) {
+                    return RValue::from_scalar(v);
                 }
                 let right = self.eval(rhs, scope);
                 if self.options.mutation == Mutation::SwapAndTable {
@@ -592,8 +592,8 @@ impl<'a> Reference<'a> {
                 ))
             }
             BinaryOp::Or => {
-                if ops::truth(&left.to_scalar_value()) == Some(true) {
-                    return RValue::Bool(true);
+                if let Some(v) = ops::or_short_circuit(&left.to_scalar_value()) {
+                    return RValue::from_scalar(v);
                 }
                 let right = self.eval(rhs, scope);
                 RValue::from_scalar(ops::logical_or(

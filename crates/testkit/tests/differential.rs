@@ -87,6 +87,7 @@ fn generated_expressions_with_calls_agree() {
                 text: false,
                 library: false,
                 odd: false,
+                wild: false,
             },
             RefOptions::default(),
         )
@@ -105,6 +106,7 @@ fn generated_library_expressions_agree() {
                 text: false,
                 library: true,
                 odd: false,
+                wild: false,
             },
         );
         let mut harness = Harness::new(RefOptions::default());
@@ -140,6 +142,7 @@ fn deeper_expressions_agree() {
                 text: false,
                 library: false,
                 odd: false,
+                wild: false,
             },
             RefOptions::default(),
         )
@@ -156,6 +159,7 @@ fn run_matches(seed: u64, strict: bool) -> (usize, Vec<(Mismatch, Option<&'stati
             text: false,
             library: false,
             odd: false,
+            wild: false,
         },
     );
     let mut harness = Harness::new(RefOptions {
@@ -237,6 +241,7 @@ fn explore() {
                 text: false,
                 library: false,
                 odd: false,
+                wild: false,
             },
             RefOptions::default(),
         );

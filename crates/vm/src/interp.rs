@@ -297,6 +297,9 @@ pub struct Vm {
     /// (`evalInEachContext` starts one with its own depth budget): bounds
     /// the whole nesting, which the stack must hold.
     outer_depth: u32,
+    /// The ad a lazy function's lookup left current (see
+    /// [`CallContext::leave_scope`]), taken by the caller's loop.
+    left_scope: Option<AdRef>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -312,6 +315,20 @@ pub struct CallContext<'a> {
 }
 
 impl CallContext<'_> {
+    /// Leaves `ad` as the ad the rest of the caller's expression looks
+    /// names up from, as HTCondor's `AttributeReference::Deref` leaves its
+    /// lookup's last ad current in the caller's evaluation state
+    /// (`evalInEachContext` and `countMatches` of an attribute found
+    /// outside the ad, or not found: `[v = 1; r = size(evalInEachContext(P,
+    /// {})) + v].r` looks `v` up in the ad around). It holds until the
+    /// attribute being evaluated is done, as HTCondor restores the current
+    /// ad there.
+    pub fn leave_scope(&mut self, ad: AdRef) {
+        if !Arc::ptr_eq(&ad, self.scope) {
+            self.vm.left_scope = Some(ad);
+        }
+    }
+
     /// Evaluates `program` in the caller's scope.
     /// Counts as one level of depth: `eval` of a string that evaluates
     /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
@@ -472,8 +489,8 @@ impl CallContext<'_> {
     /// parser gave them (`[x = [b = 1].y; l = {[y = 5]}; r =
     /// evalInEachContext(x, l)].r` is `{ undefined }`). One level deeper
     /// than the call, as HTCondor counts it (so an expression that calls
-    /// itself this way ends in ERROR); a failed evaluation leaves its value
-    /// (ERROR at the depth limit), not a failed call.
+    /// itself this way ends in ERROR); a failed evaluation is ERROR, not a
+    /// failed call.
     pub fn evaluate_in_context(
         &mut self,
         program: &Program,
@@ -530,6 +547,14 @@ impl CallContext<'_> {
             .vm
             .in_state(new_state_root(ad), |vm| vm.run(env, program, ad));
         self.vm.literal_parent = saved;
+        // HTCondor's evaluateInContext makes a failed evaluation ERROR
+        // (`[A = B.y; As = {[B = {b.b}]}; r = evalInEachContext(A, As)].r`
+        // is `{ error }`, where the selection's failure left UNDEFINED).
+        let value = if self.vm.depth_failures > failures {
+            Value::Error
+        } else {
+            value
+        };
         let value = if force {
             self.vm.force(self.env, Some(ad), value)
         } else {
@@ -581,6 +606,7 @@ impl Vm {
             literal_parent: None,
             state_root: None,
             outer_depth: 0,
+            left_scope: None,
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -1394,12 +1420,18 @@ impl Vm {
 
     /// Runs `program` in `scope` and returns its value. Re-entrant: an
     /// attribute reference runs the attribute's program on the same stack.
-    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope: &AdRef) -> Value {
+    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope_in: &AdRef) -> Value {
         let base = self.stack.len();
         self.stack.reserve(program.max_stack as usize);
         let code = &program.code;
         let mut pc = 0usize;
+        // The ad a lazy call left current (`CallContext::leave_scope`).
+        let mut left: Option<AdRef> = None;
         loop {
+            let scope = match &left {
+                Some(ad) => ad,
+                None => scope_in,
+            };
             let instr = code[pc];
             pc += 1;
             self.steps += 1;
@@ -1757,6 +1789,9 @@ impl Vm {
                     };
                     self.depth -= level;
                     self.stack.push(value);
+                    if let Some(ad) = self.left_scope.take() {
+                        left = Some(ad);
+                    }
                 }
                 opcode::MAKE_LIST => {
                     let scope = match &self.literal_parent {

@@ -115,19 +115,29 @@ pub fn binary(op: BinaryOp, left: Value, right: Value) -> Value {
 }
 
 /// Whether `&&` is decided by its left operand alone: false (or a number
-/// equal to zero) gives false. ERROR is not decided here: HTCondor still
-/// evaluates the right side, whose value cannot change the ERROR.
+/// equal to zero) gives false, and ERROR gives ERROR without evaluating
+/// the right side (HTCondor 25.14: `false is (error && a1)` is false where
+/// `a1` is a chain of references past the depth limit, and `error &&
+/// self["x"]` inside `x` does not recurse; UNDEFINED and values of other
+/// types still evaluate the right side).
 #[inline]
 pub fn and_short_circuit(left: &Value) -> Option<Value> {
+    if left.is_error() {
+        return Some(Value::Error);
+    }
     match truth(left) {
         Some(false) => Some(Value::Bool(false)),
         _ => None,
     }
 }
 
-/// Whether `||` is decided by its left operand alone.
+/// Whether `||` is decided by its left operand alone: true (or a nonzero
+/// number) gives true, ERROR gives ERROR (as for `&&`).
 #[inline]
 pub fn or_short_circuit(left: &Value) -> Option<Value> {
+    if left.is_error() {
+        return Some(Value::Error);
+    }
     match truth(left) {
         Some(true) => Some(Value::Bool(true)),
         _ => None,

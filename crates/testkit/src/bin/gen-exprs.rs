@@ -1,4 +1,4 @@
-//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd]`:
+//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild]`:
 //! prints N generated ClassAd expressions, one a line, for the oracle
 //! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called;
 //! `--text` adds the forms of `GenOptions::text` (values as text, lists and
@@ -7,7 +7,10 @@
 //! `GenOptions::library` (the wider library, arguments that are
 //! references, `MY.`/`TARGET.` in lists); `--odd` the forms of
 //! `GenOptions::odd` (every builtin with arguments at the edges of every
-//! type).
+//! type); `--wild` the forms of `GenOptions::wild` (operators on every
+//! type and times, every builtin at any arity, the text respelled as an
+//! outside tester writes it: hex and octal numbers, escapes, case,
+//! quoted names, comments).
 //!
 //! `gen-exprs --classify` reads expressions from standard input and prints,
 //! for each, the known VM bug it may run into
@@ -20,7 +23,7 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd]"
+        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild]"
     );
     ExitCode::from(2)
 }
@@ -72,6 +75,12 @@ fn main() -> ExitCode {
             ("--odd", _) => {
                 options.calls = true;
                 options.odd = true;
+                i += 1;
+                continue;
+            }
+            ("--wild", _) => {
+                options.calls = true;
+                options.wild = true;
                 i += 1;
                 continue;
             }
