@@ -981,30 +981,16 @@ impl Parser {
             Ok(Some(node))
         };
         match byte {
-            b'd' => simple(
-                self,
-                Node::Set(Box::new(self.class_escape(Kind::Digit, false))),
-            ),
-            b'D' => simple(
-                self,
-                Node::Set(Box::new(self.class_escape(Kind::Digit, true))),
-            ),
-            b's' => simple(
-                self,
-                Node::Set(Box::new(self.class_escape(Kind::Space, false))),
-            ),
-            b'S' => simple(
-                self,
-                Node::Set(Box::new(self.class_escape(Kind::Space, true))),
-            ),
-            b'w' => simple(
-                self,
-                Node::Set(Box::new(self.class_escape(Kind::Word, false))),
-            ),
-            b'W' => simple(
-                self,
-                Node::Set(Box::new(self.class_escape(Kind::Word, true))),
-            ),
+            b'd' | b'D' | b's' | b'S' | b'w' | b'W' => {
+                let kind = match byte.to_ascii_lowercase() {
+                    b'd' => Kind::Digit,
+                    b's' => Kind::Space,
+                    _ => Kind::Word,
+                };
+                // The upper-case escape is the complement of its class.
+                let negated = byte.is_ascii_uppercase();
+                simple(self, Node::Set(Box::new(self.class_escape(kind, negated))))
+            }
             b'h' => simple(self, Node::Set(Box::new(self.horizontal(false)))),
             b'H' => simple(self, Node::Set(Box::new(self.horizontal(true)))),
             b'v' => simple(self, Node::Set(Box::new(self.vertical(false)))),
