@@ -163,14 +163,20 @@ fn is_lost_scope(ad: &AdRef) -> bool {
 /// Whether `ad` was written inside a value whose scope HTCondor's copy
 /// lost (its chain of enclosing ads ends in one of the stand-ins).
 fn written_in_lost_scope(ad: &AdRef) -> bool {
+    outermost_below_lost_scope(ad).is_some()
+}
+
+/// The ad of `ad`'s chain of enclosing ads whose parent is one of the
+/// stand-ins of a lost scope, if the chain ends in one.
+fn outermost_below_lost_scope(ad: &AdRef) -> Option<&AdRef> {
     let mut current = ad;
     while let Some(parent) = &current.parent {
         if is_lost_scope(parent) {
-            return true;
+            return Some(current);
         }
         current = parent;
     }
-    false
+    None
 }
 
 /// The root of a new evaluation state HTCondor starts in `ad`
@@ -180,14 +186,7 @@ fn written_in_lost_scope(ad: &AdRef) -> bool {
 /// it has that ad as its root (`{[c = [y = root; a = MY["y"]]]}.c[0].a`
 /// is the ad itself). `None` when the root is the end of the chain.
 fn new_state_root(ad: &AdRef) -> Option<AdRef> {
-    let mut current = ad;
-    while let Some(parent) = &current.parent {
-        if is_lost_scope(parent) {
-            return Some(current.clone());
-        }
-        current = parent;
-    }
-    None
+    outermost_below_lost_scope(ad).cloned()
 }
 
 /// Whether `expr` is only references and selections (the bases of
