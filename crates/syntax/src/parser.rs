@@ -1086,9 +1086,7 @@ impl<'p, 's> Builder<'p, 's> {
             }
             Rule::function_call => {
                 let mut inner = pair.into_inner();
-                let name = self
-                    .parser
-                    .intern(inner.next().expect("grammar: name").as_str());
+                let name = self.attribute_name(inner.next().expect("grammar: name"))?;
                 let mut depth = 0;
                 let mut args = Vec::new();
                 for arg in inner {
@@ -1612,5 +1610,21 @@ mod tests {
         assert_eq!(name("''"), "");
         assert!(parse_expression("[ '' = 3 ]").is_err());
         assert!(parse_expression("[ '' '' = 3 ]").is_err());
+    }
+
+    /// Class: a quoted name before `(` is a function name (HTCondor's lexer
+    /// makes one identifier token of both spellings), written back quoted
+    /// in the round-trip form when it is no plain identifier.
+    #[test]
+    fn quoted_names_call_functions() {
+        let call = |text: &str| match parse_expression(text).map(|e| e.kind) {
+            Ok(ExprKind::Call { name, args }) => (name.as_str().to_string(), args.len()),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(call("'pow'(2, -1)"), ("pow".to_string(), 2));
+        assert_eq!(call("'is' 'Undefined' (1)"), ("isUndefined".to_string(), 1));
+        assert_eq!(call("'a b'()"), ("a b".to_string(), 0));
+        let back = crate::unparse(&parse_expression("'a b'(1)").expect("parses"));
+        assert_eq!(back, "'a b'(1)");
     }
 }

@@ -379,7 +379,13 @@ impl Unparser {
                     out.push_str(&canonical);
                     return;
                 }
-                out.push_str(name.as_str());
+                // A function name that is no identifier (`'a b'(1)`) came
+                // quoted; HTCondor writes it bare, the round-trip form quoted.
+                if self.htcondor {
+                    out.push_str(name.as_str());
+                } else {
+                    write_name(name, out);
+                }
                 out.push('(');
                 for (i, arg) in args.iter().enumerate() {
                     if i > 0 {

@@ -7,6 +7,8 @@
 //!   `classad_vm::ops` and the builtin functions of the stdlib.
 //! * [`generator`]: a seeded, dependency-free generator of typed random
 //!   expressions and ads.
+//! * [`mutate`]: seeded mutants of corpus expressions (tokens and
+//!   characters changed), for the oracle.
 //! * [`harness`]: the differential comparison of the VM against the
 //!   reference.
 //!
@@ -15,4 +17,5 @@
 
 pub mod generator;
 pub mod harness;
+pub mod mutate;
 pub mod reference;

@@ -12,18 +12,24 @@
 //! outside tester writes it: hex and octal numbers, escapes, case,
 //! quoted names, comments).
 //!
+//! `gen-exprs --mutate FILE [--mutate FILE ...] --seed S --count N`:
+//! prints N mutants of the expressions in the FILEs (corpus files, one
+//! expression a line, `#` comments), one a line
+//! ([`classad_testkit::mutate`]).
+//!
 //! `gen-exprs --classify` reads expressions from standard input and prints,
 //! for each, the known VM bug it may run into
 //! ([`classad_testkit::harness::known_vm_bug`]) or `-`, for triage of
 //! oracle mismatches (`tests/gen/triage.py`).
 
 use classad_testkit::generator::{GenOptions, Generator};
+use classad_testkit::mutate::Mutator;
 use std::io::Write;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild]"
+        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild]\n       gen-exprs --mutate FILE [--mutate FILE ...] --seed S --count N"
     );
     ExitCode::from(2)
 }
@@ -46,6 +52,37 @@ fn classify() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Prints `count` mutants of the lines of `files` (fewer when the corpus
+/// runs out of new ones).
+fn print_mutants(files: &[String], seed: u64, count: u64) -> ExitCode {
+    let mut lines = Vec::new();
+    for file in files {
+        match std::fs::read(file) {
+            // Bytes that are not UTF-8 are rare in a corpus; they become U+FFFD.
+            Ok(bytes) => lines.extend(String::from_utf8_lossy(&bytes).lines().map(String::from)),
+            Err(e) => {
+                eprintln!("gen-exprs: {file}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let mut mutator = Mutator::new(seed, lines);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for _ in 0..count {
+        let Some(mutant) = mutator.next_mutant() else {
+            break;
+        };
+        if writeln!(out, "{mutant}").is_err() {
+            return ExitCode::from(1);
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().is_some_and(|a| a == "--classify") {
@@ -54,8 +91,17 @@ fn main() -> ExitCode {
     let mut seed = None;
     let mut count = None;
     let mut options = GenOptions::default();
+    let mut mutate = Vec::new();
     let mut i = 0;
     while i < args.len() {
+        if args[i] == "--mutate" {
+            let Some(file) = args.get(i + 1) else {
+                return usage();
+            };
+            mutate.push(file.clone());
+            i += 2;
+            continue;
+        }
         let value = args.get(i + 1).and_then(|v| v.parse::<u64>().ok());
         match (args[i].as_str(), value) {
             ("--seed", Some(v)) => seed = Some(v),
@@ -97,6 +143,9 @@ fn main() -> ExitCode {
     let (Some(seed), Some(count)) = (seed, count) else {
         return usage();
     };
+    if !mutate.is_empty() {
+        return print_mutants(&mutate, seed, count);
+    }
     let mut generator = Generator::new(seed, options);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
