@@ -139,11 +139,18 @@ fn next_random(context: &mut CallContext<'_>) -> u64 {
 /// else, and for `x <= 0` (where HTCondor fails to evaluate).
 fn random(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     match args.first().unwrap_or(&Value::Real(1.0)) {
-        // HTCondor fails to evaluate above the largest C int.
-        Value::Int(limit)
-            if *limit > 0
-                && (*limit <= i64::from(i32::MAX) || context.vm.options().corrections) =>
-        {
+        // HTCondor reads the limit as a C int (the low 32 bits, so
+        // `random(-4294967291)` draws below 5) and fails to evaluate when
+        // that is not positive; the corrections keep the 64-bit limit.
+        Value::Int(limit) => {
+            let limit = if context.vm.options().corrections {
+                *limit
+            } else {
+                i64::from(*limit as i32)
+            };
+            if limit <= 0 {
+                return Value::Error;
+            }
             let bits = next_random(context);
             let pick = (u128::from(bits) * u128::from(limit.unsigned_abs())) >> 64;
             Value::Int(i64::try_from(pick).unwrap_or(0))

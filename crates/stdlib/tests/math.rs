@@ -128,6 +128,13 @@ fn random() {
         ("random(undefined)", "error"),
         ("random(error)", "error"),
         ("random(1, 2)", "error"),
+        // Class: the limit is a C int, its low 32 bits (found by
+        // gen-exprs --mutate, seed 993).
+        ("random(4294967297)", "0"),
+        ("random(-4294967291) < 5", "true"),
+        ("random(9147483647) < 557549055", "true"),
+        ("random(2147483648)", "error"),
+        ("random(4294967296)", "error"),
     ]);
 }
 

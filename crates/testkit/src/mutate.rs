@@ -327,6 +327,20 @@ fn subexprs(tokens: &[Token]) -> Vec<String> {
         .collect()
 }
 
+/// Whether a quoted name of `text` may hold a line feed or carriage
+/// return once its escapes are read (`'\n'`, `'\12'`, `'\1' '2'`): the
+/// harness probes an ad by writing its names unescaped into the next
+/// expression, which then spans two lines and shifts every later answer.
+fn name_may_hold_line_break(text: &str) -> bool {
+    tokenize(text).iter().any(|t| {
+        t.kind == Kind::Quoted
+            && t.text
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'\\' && matches!(w[1], b'0'..=b'7' | b'n' | b'r'))
+    })
+}
+
 /// A mutator over a corpus.
 pub struct Mutator {
     rng: Rng,
@@ -388,6 +402,7 @@ impl Mutator {
             }
             let usable = text != line
                 && !text.contains(['\n', '\r'])
+                && !name_may_hold_line_break(&text)
                 && !text.trim().is_empty()
                 && !text.trim_start().starts_with('#');
             if usable && self.seen.insert(text.clone()) {
@@ -637,6 +652,13 @@ mod tests {
     }
 
     #[test]
+    fn names_that_may_break_a_line_are_seen() {
+        assert!(name_may_hold_line_break("[ '\\1' '2' = 1 ]"));
+        assert!(name_may_hold_line_break("x.'a\\n'"));
+        assert!(!name_may_hold_line_break("\"\\n\" + 'a\\'b'"));
+    }
+
+    #[test]
     fn subexpressions_are_groups_calls_and_operands() {
         let t = tokenize("f(1, (2)) + [a = {3}].a");
         let parts = subexprs(&t);
@@ -662,6 +684,7 @@ mod tests {
         assert_eq!(unique.len(), first.len());
         for m in &first {
             assert!(!m.contains(['\n', '\r']), "{m:?}");
+            assert!(!name_may_hold_line_break(m), "{m:?}");
             assert!(!corpus.contains(m));
         }
     }
