@@ -376,6 +376,19 @@ impl Unparser {
                     && let ExprKind::Literal(Literal::String(text)) = &arg.kind
                     && let Some(canonical) = crate::time::canonical_time_call(name.as_str(), text)
                 {
+                    // HTCondor's text of an absolute time it cannot read
+                    // back (an offset of 100 hours or more, a year past
+                    // 9999): the round-trip form writes the seconds and
+                    // offset instead, as a printed value does.
+                    if !self.htcondor
+                        && name.eq_ignore_case("absTime")
+                        && let Some((secs, offset)) = crate::time::read_abs_time(text)
+                        && crate::time::read_abs_time(&canonical.as_bytes()[9..canonical.len() - 2])
+                            != Some((secs, offset))
+                    {
+                        let _ = write!(out, "absTime({secs}, {offset})");
+                        return;
+                    }
                     out.push_str(&canonical);
                     return;
                 }
