@@ -206,7 +206,9 @@ fn time_literals_that_do_not_read_back_are_written_as_numbers() {
     let e = parse("absTime(\"2020-01-01T00:00:00+09:59\")").unwrap();
     assert_eq!(unparse(&e), "absTime(\"2020-01-01T00:00:00+09:59\")");
     assert!(
-        classad_syntax::unparse::unparse_htcondor(&parse("absTime(\"2020-01-01T00:00:00+99:99\")").unwrap())
-            .contains("+100:39")
+        classad_syntax::unparse::unparse_htcondor(
+            &parse("absTime(\"2020-01-01T00:00:00+99:99\")").unwrap()
+        )
+        .contains("+100:39")
     );
 }

@@ -55,8 +55,8 @@ const OPERATORS: &[&str] = &[
 
 /// Every operator token, for replacements.
 const ALL_OPERATORS: &[&str] = &[
-    "+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "=?=", "=!=", "&&", "||", "!",
-    "~", "&", "|", "^", "<<", ">>", ">>>", "?", ":", "?:", ".", ",", ";", "=", "is", "isnt",
+    "+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "=?=", "=!=", "&&", "||", "!", "~",
+    "&", "|", "^", "<<", ">>", ">>>", "?", ":", "?:", ".", ",", ";", "=", "is", "isnt",
 ];
 
 /// Edge values a literal is replaced by.
@@ -180,9 +180,9 @@ const WRAPPERS: &[&str] = &[
 
 /// Text inserted at a character position.
 const INSERTIONS: &[&str] = &[
-    "\n", "\r", "\t", "\u{b}", "\u{c}", "\0", " ", "/* */", "/* c */", "//", "/*", "*/", "\"",
-    "'", "\\", ".", ",", ";", "(", ")", "[", "]", "{", "}", "-", "+", "!", "?", ":", "=", "e",
-    "E", "x", "0", "9", "$", "@", "#", "`", "\u{e9}", "\u{a0}", "\u{2028}", "\u{ff}",
+    "\n", "\r", "\t", "\u{b}", "\u{c}", "\0", " ", "/* */", "/* c */", "//", "/*", "*/", "\"", "'",
+    "\\", ".", ",", ";", "(", ")", "[", "]", "{", "}", "-", "+", "!", "?", ":", "=", "e", "E", "x",
+    "0", "9", "$", "@", "#", "`", "\u{e9}", "\u{a0}", "\u{2028}", "\u{ff}",
 ];
 
 /// Splits `text` into tokens; every byte lands in one, so the tokens
@@ -217,11 +217,7 @@ pub fn tokenize(text: &str) -> Vec<Token> {
                 i += if at(i) == Some('\\') { 2 } else { 1 };
             }
             i = (i + 1).min(chars.len());
-            if c == '"' {
-                Kind::Str
-            } else {
-                Kind::Quoted
-            }
+            if c == '"' { Kind::Str } else { Kind::Quoted }
         } else if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
             let hex = c == '0' && matches!(at(i + 1), Some('x' | 'X'));
@@ -452,10 +448,7 @@ impl Mutator {
                     .copied()
                     .filter(|&i| {
                         tokens[i].kind == Kind::Punct && closing(&tokens[i].text).is_none()
-                            || matches!(
-                                tokens[i].text.to_ascii_lowercase().as_str(),
-                                "is" | "isnt"
-                            )
+                            || matches!(tokens[i].text.to_ascii_lowercase().as_str(), "is" | "isnt")
                     })
                     .collect();
                 if ops.is_empty() {
@@ -670,8 +663,12 @@ mod tests {
 
     #[test]
     fn mutants_are_deterministic_single_lines_and_new() {
-        let corpus = ["strcat(\"a\", 1 + 2)", "[ a = 1; b = a * 2 ].b", "x =?= undefined"]
-            .map(String::from);
+        let corpus = [
+            "strcat(\"a\", 1 + 2)",
+            "[ a = 1; b = a * 2 ].b",
+            "x =?= undefined",
+        ]
+        .map(String::from);
         let run = |seed| {
             let mut m = Mutator::new(seed, corpus.clone());
             (0..300).filter_map(|_| m.next_mutant()).collect::<Vec<_>>()
