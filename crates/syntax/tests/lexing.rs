@@ -212,3 +212,17 @@ fn time_literals_that_do_not_read_back_are_written_as_numbers() {
         .contains("+100:39")
     );
 }
+
+/// Class (found by gen-exprs --mutate, seed 998): a NUL byte is refused
+/// wherever it stands, in a comment too (HTCondor's C strings end there
+/// and its Python bindings refuse it), so `x // c` followed by NUL is a
+/// parse error as `x` followed by NUL is.
+#[test]
+fn nul_is_refused_in_comments_too() {
+    for source in ["rege//xp(\"a\")\0", "1 /* \0 */", "1 + \0 2", "\"a\0b\"", "\0 1"] {
+        assert!(parse(source).is_err(), "{source:?}");
+        assert!(parse_strict(source).is_err(), "{source:?}");
+    }
+    assert!(parse("1 // c").is_ok());
+    assert!(parse("1 /* c */").is_ok());
+}
