@@ -17,7 +17,9 @@
 # (default ../shared/oracle next to the repository), SEEDS (default
 # "101 102 103"), CALL_SEEDS (default "201"), TEXT_SEEDS (default "301"),
 # LIBRARY_SEEDS (default "401"), ODD_SEEDS (default none), WILD_SEEDS
-# (default none), MODE (htcondor
+# (default none), MUTATE_SEEDS (default none: mutants of every corpus line,
+# `gen-exprs --mutate`, of tests/corpus and the shared conformance
+# corpora; expect a few mismatches from the clock and `random`), MODE (htcondor
 # or strict, default
 # htcondor). From a git worktree set ORACLE to the shared oracle's path.
 set -eu
@@ -33,6 +35,7 @@ TEXT_SEEDS=${TEXT_SEEDS:-301}
 LIBRARY_SEEDS=${LIBRARY_SEEDS:-401}
 ODD_SEEDS=${ODD_SEEDS:-}
 WILD_SEEDS=${WILD_SEEDS:-}
+MUTATE_SEEDS=${MUTATE_SEEDS:-}
 MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
@@ -72,5 +75,14 @@ done
 for seed in $WILD_SEEDS; do
     "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --wild > "$OUT/wild-$seed.txt"
     run "$OUT/wild-$seed.txt"
+done
+for seed in $MUTATE_SEEDS; do
+    set --
+    for f in "$ROOT"/tests/corpus/*.txt "$ORACLE"/../conformance/*.txt \
+        "$ORACLE"/../conformance/htcondor/functional_tests.txt; do
+        if [ -f "$f" ]; then set -- "$@" --mutate "$f"; fi
+    done
+    "$GEN" "$@" --seed "$seed" --count "$COUNT" > "$OUT/mutate-$seed.txt"
+    run "$OUT/mutate-$seed.txt"
 done
 exit $status
