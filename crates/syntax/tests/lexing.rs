@@ -219,7 +219,13 @@ fn time_literals_that_do_not_read_back_are_written_as_numbers() {
 /// parse error as `x` followed by NUL is.
 #[test]
 fn nul_is_refused_in_comments_too() {
-    for source in ["rege//xp(\"a\")\0", "1 /* \0 */", "1 + \0 2", "\"a\0b\"", "\0 1"] {
+    for source in [
+        "rege//xp(\"a\")\0",
+        "1 /* \0 */",
+        "1 + \0 2",
+        "\"a\0b\"",
+        "\0 1",
+    ] {
         assert!(parse(source).is_err(), "{source:?}");
         assert!(parse_strict(source).is_err(), "{source:?}");
     }
