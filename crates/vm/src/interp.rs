@@ -382,6 +382,71 @@ impl CallContext<'_> {
         self.list_elements_in(value, scope)
     }
 
+    /// Runs `f`, forgetting whether the evaluations it made failed (each
+    /// keeps the value its failure left): for a function that, as
+    /// HTCondor's, ignores whether the evaluation of an element succeeded
+    /// (`evalInEachContext` and `countMatches` of a list whose element
+    /// calls them over the list again end with that element ERROR at the
+    /// depth limit, which is not an ad).
+    pub fn ignoring_failures<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let failures = self.vm.depth_failures;
+        let value = f(self);
+        self.vm.depth_failures = failures;
+        value
+    }
+
+    /// Element `i` of the list `value`, evaluated where the call is and in
+    /// its state (see [`CallContext::leave_scope`]), for a function that
+    /// walks the list and may stop before its end, as HTCondor's `member`
+    /// and `anyCompare` do (`[y = {2, member(2, y) || 1}].y[1]` is true:
+    /// the walk stops at the first element, before the one that would
+    /// evaluate the list again). With `strict`, the element as a strict
+    /// function's argument holds it (lists in it evaluated, a relative
+    /// time's literal its value); else a list in it is left as written.
+    /// `None` past the end, for a value that is not a list, and where the
+    /// list is evaluated again inside itself past the depth limit.
+    pub fn list_element(&mut self, value: &Value, i: usize, strict: bool) -> Option<Value> {
+        let item = match value {
+            Value::List(items) | Value::SharedList(items) => items.get(i)?.element_value(),
+            Value::LazyList(list) => {
+                if i >= list.items.len() {
+                    return None;
+                }
+                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
+                    self.vm.depth_failures += 1;
+                    return None;
+                }
+                self.vm.force_nesting += 1;
+                let mut left = self.vm.left_scope.take();
+                let scope = self.scope;
+                let item = self
+                    .vm
+                    .run_element_in_state(self.env, list, i, scope, Some(&mut left));
+                self.vm.left_scope = left;
+                self.vm.force_nesting -= 1;
+                item
+            }
+            _ => return None,
+        };
+        Some(if strict {
+            self.vm
+                .force_elements(self.env, Some(self.scope), item, true, None)
+        } else {
+            item
+        })
+    }
+
+    /// [`CallContext::list_elements`] with the elements evaluated `levels`
+    /// levels deeper than the call (`join`'s, as HTCondor evaluates each
+    /// argument of `join` one level deeper: a `join` over its own list
+    /// ends at the depth limit).
+    pub fn list_elements_deeper(&mut self, value: &Value, levels: u32) -> Option<Vec<Value>> {
+        self.vm.depth += levels;
+        let items = self.list_elements(value);
+        self.vm.depth -= levels;
+        items
+    }
+
     /// [`CallContext::list_elements`] with the elements evaluated in
     /// `scope` (ad literals among them keep the ad they were written in).
     pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
@@ -390,6 +455,16 @@ impl CallContext<'_> {
                 Some(items.iter().map(Value::element_value).collect())
             }
             Value::LazyList(list) => {
+                // An element that calls a function over its own list
+                // (`[y = {join(",", y)}].y[0]`) evaluates the list again:
+                // bounded as nested forcing is (HTCondor's recursion ends
+                // at its depth limit when the cycle has a level, and
+                // crashes its process when it has none).
+                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
+                    self.vm.depth_failures += 1;
+                    return None;
+                }
+                self.vm.force_nesting += 1;
                 // One after another in the caller's state (see
                 // `CallContext::leave_scope`).
                 let mut left = self.vm.left_scope.take();
@@ -400,6 +475,7 @@ impl CallContext<'_> {
                     })
                     .collect();
                 self.vm.left_scope = left;
+                self.vm.force_nesting -= 1;
                 Some(items)
             }
             _ => None,
@@ -1268,7 +1344,7 @@ impl Vm {
     /// elements (`sum({[a = relTime(2)]}.a)` is 2.0). Anything that only
     /// keeps or prints the list keeps the literals, which print as relative
     /// times.
-    fn force_elements(
+    pub(crate) fn force_elements(
         &mut self,
         env: Env<'_>,
         here: Option<&AdRef>,
