@@ -340,7 +340,7 @@ impl CallContext<'_> {
     /// the next one.
     fn run_in_callers_state(&mut self, program: &Program, scope: &AdRef) -> Value {
         let left = self.vm.left_scope.take();
-        self.vm.run_in_state(self.env, program, scope, left, true)
+        self.vm.run_in_state::<true>(self.env, program, scope, left)
     }
 
     /// Evaluates `program` in the caller's scope (and state, see
@@ -1316,7 +1316,7 @@ impl Vm {
         let failures = self.depth_failures;
         let value = match left {
             Some(left) => {
-                let value = self.run_in_state(env, &item.program, scope, left.take(), true);
+                let value = self.run_in_state::<true>(env, &item.program, scope, left.take());
                 *left = self.left_scope.take();
                 value
             }
@@ -1582,21 +1582,21 @@ impl Vm {
     /// done.
     #[inline]
     pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope: &AdRef) -> Value {
-        self.run_in_state(env, program, scope, None, false)
+        self.run_in_state::<false>(env, program, scope, None)
     }
 
     /// [`Vm::run`] as part of an evaluation under way in the same HTCondor
     /// state (an element of a list a function evaluates, the text `eval`
     /// reads): names are looked up from `left` when a call before it left
     /// that ad current, and the ad it leaves current is handed on in
-    /// `left_scope` when `hand_on` (see `CallContext::leave_scope`).
-    pub(crate) fn run_in_state(
+    /// `left_scope` when `HAND_ON` (see `CallContext::leave_scope`). A
+    /// constant, so that the copy every reference runs has no such step.
+    pub(crate) fn run_in_state<const HAND_ON: bool>(
         &mut self,
         env: Env<'_>,
         program: &Program,
         scope_in: &AdRef,
         left: Option<AdRef>,
-        hand_on: bool,
     ) -> Value {
         let base = self.stack.len();
         self.stack.reserve(program.max_stack as usize);
@@ -1949,8 +1949,8 @@ impl Vm {
                     self.call_args = args;
                     self.depth -= level;
                     self.stack.push(value);
-                    if let Some(ad) = self.left_scope.take().or(forced_left) {
-                        left = Some(ad);
+                    if self.left_scope.is_some() || forced_left.is_some() {
+                        left = self.left_scope.take().or(forced_left);
                     }
                 }
                 opcode::CALL_LAZY => {
@@ -1975,8 +1975,8 @@ impl Vm {
                     };
                     self.depth -= level;
                     self.stack.push(value);
-                    if let Some(ad) = self.left_scope.take() {
-                        left = Some(ad);
+                    if self.left_scope.is_some() {
+                        left = self.left_scope.take();
                     }
                 }
                 opcode::MAKE_LIST => {
@@ -2010,7 +2010,7 @@ impl Vm {
                     // RETURN (the verifier guarantees one value above base).
                     let value = self.pop();
                     self.stack.truncate(base);
-                    if hand_on && left.is_some() {
+                    if HAND_ON && left.is_some() {
                         self.left_scope = left;
                     }
                     return value;
