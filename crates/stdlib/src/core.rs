@@ -36,17 +36,11 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin("isRelTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::RelTime(_)))
         }),
-        builtin("member", 2, 2, true, |c, a| {
-            if !charge_comparisons(c, &a[0], &a[1]) {
-                return Value::Error;
-            }
-            member(&a[0], &a[1], false)
-        }),
-        builtin("identicalMember", 2, 2, true, |c, a| {
-            if !charge_comparisons(c, &a[0], &a[1]) {
-                return Value::Error;
-            }
-            member(&a[0], &a[1], true)
+        // The list is walked element by element, each evaluated as it is
+        // reached (see `member`).
+        builtin_keeping_lists("member", 2, 2, true, |c, a| member(c, &a[0], &a[1], false)),
+        builtin_keeping_lists("identicalMember", 2, 2, true, |c, a| {
+            member(c, &a[0], &a[1], true)
         }),
         // Lists kept as they come: a list an element or the third argument
         // evaluates to keeps its kind (a literal's or a function's), which
@@ -61,19 +55,6 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         // fallback for callers that reach the function directly.
         builtin("ifThenElse", 3, 3, true, if_then_else),
     ]
-}
-
-/// Charges comparing the string `item` with each string of `list` (the
-/// VM charged the list's length).
-fn charge_comparisons(context: &mut CallContext<'_>, item: &Value, list: &Value) -> bool {
-    let (Value::Str(item), Value::List(elements)) = (item, list) else {
-        return true;
-    };
-    let bytes: usize = elements
-        .iter()
-        .map(|e| e.as_str_bytes().map_or(0, |s| s.len().min(item.len())))
-        .sum();
-    context.charge_bytes(bytes)
 }
 
 /// `size(x)`: bytes of a string, elements of a list, attributes of an ad.
@@ -93,16 +74,25 @@ fn size(_: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// Checked in this order: an UNDEFINED list (or, for `member`, an UNDEFINED
 /// item) gives UNDEFINED; a list argument that is not a list, or an item
 /// that is a list or an ad, gives ERROR; for `member`, an ERROR item gives
-/// ERROR. Then true as soon as one element compares true, else false
-/// (comparisons that are UNDEFINED or ERROR count as not equal).
-fn member(item: &Value, list: &Value, identical: bool) -> Value {
+/// ERROR. Then the elements are evaluated one by one, as HTCondor walks
+/// the list: true as soon as one element compares true (the rest are not
+/// evaluated), else false (comparisons that are UNDEFINED or ERROR count
+/// as not equal).
+fn member(context: &mut CallContext<'_>, item: &Value, list: &Value, identical: bool) -> Value {
     if list.is_undefined() || (!identical && item.is_undefined()) {
         return Value::Undefined;
     }
-    let Value::List(elements) = list else {
+    if !matches!(
+        list,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+    ) {
         return Value::Error;
-    };
-    if matches!(item, Value::List(_) | Value::Ad(_)) || (!identical && item.is_error()) {
+    }
+    if matches!(
+        item,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_) | Value::Ad(_)
+    ) || (!identical && item.is_error())
+    {
         return Value::Error;
     }
     let op = if identical {
@@ -110,13 +100,22 @@ fn member(item: &Value, list: &Value, identical: bool) -> Value {
     } else {
         BinaryOp::Equal
     };
-    let found = elements.iter().any(|element| {
-        matches!(
-            ops::binary(op, element.clone(), item.clone()),
-            Value::Bool(true)
-        )
-    });
-    Value::Bool(found)
+    let item_bytes = item.as_str_bytes().map_or(0, <[u8]>::len);
+    let mut i = 0;
+    while let Some(element) = context.list_element(list, i, true) {
+        i += 1;
+        // One step an element, and the bytes a string comparison reads.
+        let bytes = element
+            .as_str_bytes()
+            .map_or(0, |s| s.len().min(item_bytes));
+        if !context.charge(1) || !context.charge_bytes(bytes) {
+            return Value::Error;
+        }
+        if matches!(ops::binary(op, element, item.clone()), Value::Bool(true)) {
+            return Value::Bool(true);
+        }
+    }
+    Value::Bool(false)
 }
 
 /// `anyCompare(op, list, x)` / `allCompare(op, list, x)`: `element op x`
@@ -147,20 +146,24 @@ fn list_compare(context: &mut CallContext<'_>, args: &[Value], all: bool) -> Val
     if args[1].is_undefined() {
         return Value::Undefined;
     }
-    let Some(elements) = context.list_elements(&args[1]) else {
+    if !matches!(
+        args[1],
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+    ) {
         return Value::Error;
-    };
-    // Comparing the string with each string of the list.
-    if let Value::Str(item) = &args[2] {
-        let bytes: usize = elements
-            .iter()
-            .map(|e| e.as_str_bytes().map_or(0, |s| s.len().min(item.len())))
-            .sum();
-        if !context.charge_bytes(bytes) {
+    }
+    // Each element evaluated as the walk reaches it, as HTCondor does (the
+    // walk stops at the first element that decides).
+    let item_bytes = args[2].as_str_bytes().map_or(0, <[u8]>::len);
+    let mut i = 0;
+    while let Some(element) = context.list_element(&args[1], i, false) {
+        i += 1;
+        let bytes = element
+            .as_str_bytes()
+            .map_or(0, |s| s.len().min(item_bytes));
+        if !context.charge(1) || !context.charge_bytes(bytes) {
             return Value::Error;
         }
-    }
-    for element in elements {
         match ops::binary(op, element, args[2].clone()) {
             Value::Bool(true) if !all => return Value::Bool(true),
             Value::Bool(false) if all => return Value::Bool(false),

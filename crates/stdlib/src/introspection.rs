@@ -400,7 +400,7 @@ fn ad_list(
     match list {
         Value::Undefined => Err(None),
         list => context
-            .list_elements_in(&list, current)
+            .ignoring_failures(|context| context.list_elements_in(&list, current))
             .ok_or(Some(Value::Error)),
     }
 }

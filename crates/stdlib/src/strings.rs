@@ -106,11 +106,11 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let elements;
     let (separator, items): (Option<&Value>, &[Value]) = match args {
         [list] if is_list(list) => {
-            elements = context.list_elements(list).unwrap_or_default();
+            elements = context.list_elements_deeper(list, 1).unwrap_or_default();
             (None, &elements)
         }
         [sep, list] if is_list(list) => {
-            elements = context.list_elements(list).unwrap_or_default();
+            elements = context.list_elements_deeper(list, 1).unwrap_or_default();
             (Some(sep), &elements)
         }
         [sep, rest @ ..] => (Some(sep), rest),

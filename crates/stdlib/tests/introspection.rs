@@ -83,3 +83,57 @@ fn a_dereferenced_name_leaves_its_ad_current() {
         ),
     ]);
 }
+
+/// Class (known_bugs class 6): the ad evalInEachContext/countMatches of a
+/// name leave current is carried from one element of a list to the next
+/// when a function evaluates the list's elements in one pass, and on to
+/// the rest of the caller's expression, as HTCondor's one EvalState keeps
+/// it; a subscript starts a state of its own.
+#[test]
+fn the_left_ad_is_carried_across_a_functions_list_elements() {
+    check(&[
+        ("[v = 1; r = {countMatches(P, {}), v}; s = sum(r)].s", "0"),
+        (
+            "[v = 1; r = {v, countMatches(P, {}), v}; s = sum(r)].s",
+            "1",
+        ),
+        ("[v = 1; s = sum({countMatches(P, {})}) + v].s", "undefined"),
+        (
+            r#"[v = 1; s = join(",", {countMatches(P, {}), v})].s"#,
+            r#""0""#,
+        ),
+        (
+            r#"[v = 1; s = eval("countMatches(P, {})") + v].s"#,
+            "undefined",
+        ),
+        ("[v = 1; s = {countMatches(P, {}), v}[0] + v].s", "1"),
+        (
+            "[v = 1; r = {countMatches(P, {}), v}; s = size(r) + v].s",
+            "3",
+        ),
+    ]);
+}
+
+/// Class (known_bugs class 7): a list element that calls a function over
+/// its own list evaluates the list again, until the depth limit (ERROR),
+/// as HTCondor's functions do; member stops at the first element equal
+/// to its item, before the recursion, and evalInEachContext/countMatches
+/// ignore the element's failure. Without an operation HTCondor never ends
+/// (it crashes); here the nesting is bounded.
+#[test]
+fn a_function_over_its_own_list_recurses_to_the_depth_limit() {
+    check(&[
+        ("[y = {member(1, y) || 1}].y[0]", "error"),
+        (
+            "[y = {1, member(9223372036854775807, y) || 1}].y[1]",
+            "error",
+        ),
+        ("[y = {2, member(2, y) || 1}].y[1]", "true"),
+        (r#"[y = {join(",", y)}].y[0]"#, "error"),
+        ("[y = {countMatches(true, y) + 1}].y[0]", "1"),
+        ("[y = {size(evalInEachContext(1, y)) + 1}].y[0]", "2"),
+        ("[y = {member(2, y)}].y[0]", "error"),
+        ("[y = {sum(y)}].y[0]", "error"),
+        ("[y = {member(1, y), member(2, y)}].y[0]", "error"),
+    ]);
+}

@@ -322,26 +322,56 @@ impl CallContext<'_> {
     /// {})) + v].r` looks `v` up in the ad around). It holds until the
     /// attribute being evaluated is done, as HTCondor restores the current
     /// ad there.
+    /// An evaluation the call makes in its caller's HTCondor state (an
+    /// element of a list argument, an argument evaluated lazily, the text
+    /// `eval` reads) later ones of the same call and the rest of the
+    /// caller's expression go on from (`[v = 1; r = sum({countMatches(P,
+    /// {}), v})].r` is 0, `eval("countMatches(P, {})") + v` looks `v` up
+    /// where `P`'s lookup ended).
     pub fn leave_scope(&mut self, ad: AdRef) {
-        if !Arc::ptr_eq(&ad, self.scope) {
+        if self.vm.left_scope.is_none() && !Arc::ptr_eq(&ad, self.scope) {
             self.vm.left_scope = Some(ad);
         }
     }
 
-    /// Evaluates `program` in the caller's scope.
+    /// Runs `program` in `scope` in the caller's evaluation state: from
+    /// the ad an earlier evaluation of the call left current (see
+    /// [`CallContext::leave_scope`]), and leaving the ad it ends in for
+    /// the next one.
+    fn run_in_callers_state(&mut self, program: &Program, scope: &AdRef) -> Value {
+        let left = self.vm.left_scope.take();
+        self.vm.run_in_state::<true>(self.env, program, scope, left)
+    }
+
+    /// Evaluates `program` in the caller's scope (and state, see
+    /// [`CallContext::leave_scope`]).
     /// Counts as one level of depth: `eval` of a string that evaluates
     /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
     pub fn evaluate(&mut self, program: &Program) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.vm.depth += 1;
         let scope = self.scope;
-        self.evaluate_in(program, scope)
+        let value = self.run_in_callers_state(program, scope);
+        let value = self.vm.force(self.env, Some(scope), value);
+        self.vm.depth -= 1;
+        value
     }
 
-    /// Evaluates `program` in the caller's scope, leaving a list as written
-    /// (its elements unevaluated), as HTCondor's value of a list is: for a
-    /// function that hands its argument's value back (`eval`).
+    /// Evaluates `program` in the caller's scope (and state), leaving a
+    /// list as written (its elements unevaluated), as HTCondor's value of a
+    /// list is: for a function that hands its argument's value back
+    /// (`eval`). One level deeper, as [`CallContext::evaluate`].
     pub fn evaluate_as_written(&mut self, program: &Program) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            return Value::Error;
+        }
+        self.vm.depth += 1;
         let scope = self.scope;
-        self.evaluate_as_written_in(program, scope)
+        let value = self.run_in_callers_state(program, scope);
+        self.vm.depth -= 1;
+        value
     }
 
     /// The elements of a list argument, each evaluated where the call is
@@ -352,6 +382,71 @@ impl CallContext<'_> {
         self.list_elements_in(value, scope)
     }
 
+    /// Runs `f`, forgetting whether the evaluations it made failed (each
+    /// keeps the value its failure left): for a function that, as
+    /// HTCondor's, ignores whether the evaluation of an element succeeded
+    /// (`evalInEachContext` and `countMatches` of a list whose element
+    /// calls them over the list again end with that element ERROR at the
+    /// depth limit, which is not an ad).
+    pub fn ignoring_failures<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let failures = self.vm.depth_failures;
+        let value = f(self);
+        self.vm.depth_failures = failures;
+        value
+    }
+
+    /// Element `i` of the list `value`, evaluated where the call is and in
+    /// its state (see [`CallContext::leave_scope`]), for a function that
+    /// walks the list and may stop before its end, as HTCondor's `member`
+    /// and `anyCompare` do (`[y = {2, member(2, y) || 1}].y[1]` is true:
+    /// the walk stops at the first element, before the one that would
+    /// evaluate the list again). With `strict`, the element as a strict
+    /// function's argument holds it (lists in it evaluated, a relative
+    /// time's literal its value); else a list in it is left as written.
+    /// `None` past the end, for a value that is not a list, and where the
+    /// list is evaluated again inside itself past the depth limit.
+    pub fn list_element(&mut self, value: &Value, i: usize, strict: bool) -> Option<Value> {
+        let item = match value {
+            Value::List(items) | Value::SharedList(items) => items.get(i)?.element_value(),
+            Value::LazyList(list) => {
+                if i >= list.items.len() {
+                    return None;
+                }
+                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
+                    self.vm.depth_failures += 1;
+                    return None;
+                }
+                self.vm.force_nesting += 1;
+                let mut left = self.vm.left_scope.take();
+                let scope = self.scope;
+                let item = self
+                    .vm
+                    .run_element_in_state(self.env, list, i, scope, Some(&mut left));
+                self.vm.left_scope = left;
+                self.vm.force_nesting -= 1;
+                item
+            }
+            _ => return None,
+        };
+        Some(if strict {
+            self.vm
+                .force_elements(self.env, Some(self.scope), item, true, None)
+        } else {
+            item
+        })
+    }
+
+    /// [`CallContext::list_elements`] with the elements evaluated `levels`
+    /// levels deeper than the call (`join`'s, as HTCondor evaluates each
+    /// argument of `join` one level deeper: a `join` over its own list
+    /// ends at the depth limit).
+    pub fn list_elements_deeper(&mut self, value: &Value, levels: u32) -> Option<Vec<Value>> {
+        self.vm.depth += levels;
+        let items = self.list_elements(value);
+        self.vm.depth -= levels;
+        items
+    }
+
     /// [`CallContext::list_elements`] with the elements evaluated in
     /// `scope` (ad literals among them keep the ad they were written in).
     pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
@@ -359,19 +454,39 @@ impl CallContext<'_> {
             Value::List(items) | Value::SharedList(items) => {
                 Some(items.iter().map(Value::element_value).collect())
             }
-            Value::LazyList(list) => Some(
-                (0..list.items.len())
-                    .map(|i| self.vm.run_element(self.env, list, i, scope))
-                    .collect(),
-            ),
+            Value::LazyList(list) => {
+                // An element that calls a function over its own list
+                // (`[y = {join(",", y)}].y[0]`) evaluates the list again:
+                // bounded as nested forcing is (HTCondor's recursion ends
+                // at its depth limit when the cycle has a level, and
+                // crashes its process when it has none).
+                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
+                    self.vm.depth_failures += 1;
+                    return None;
+                }
+                self.vm.force_nesting += 1;
+                // One after another in the caller's state (see
+                // `CallContext::leave_scope`).
+                let mut left = self.vm.left_scope.take();
+                let items = (0..list.items.len())
+                    .map(|i| {
+                        self.vm
+                            .run_element_in_state(self.env, list, i, scope, Some(&mut left))
+                    })
+                    .collect();
+                self.vm.left_scope = left;
+                self.vm.force_nesting -= 1;
+                Some(items)
+            }
             _ => None,
         }
     }
 
-    /// Evaluates `program` in `scope` at the caller's depth, leaving a list
-    /// as written: an argument a function evaluates itself.
+    /// Evaluates `program` in `scope` at the caller's depth (and in its
+    /// state), leaving a list as written: an argument a function evaluates
+    /// itself.
     pub fn evaluate_argument_in(&mut self, program: &Program, scope: &AdRef) -> Value {
-        self.vm.run(self.env, program, scope)
+        self.run_in_callers_state(program, scope)
     }
 
     /// Evaluates `program` in `scope`, leaving a list as written.
@@ -400,8 +515,10 @@ impl CallContext<'_> {
             return Value::Error;
         }
         self.vm.depth += 1;
+        let left = self.vm.left_scope.take();
         let value = self.vm.run(self.env, program, scope);
         let value = self.vm.force(self.env, Some(scope), value);
+        self.vm.left_scope = left;
         self.vm.depth -= 1;
         value
     }
@@ -542,9 +659,11 @@ impl CallContext<'_> {
         // A new evaluation state started in `ad` (HTCondor's
         // `evaluateInContext`).
         let env = self.env;
+        let left = self.vm.left_scope.take();
         let value = self
             .vm
             .in_state(new_state_root(ad), |vm| vm.run(env, program, ad));
+        self.vm.left_scope = left;
         self.vm.literal_parent = saved;
         // HTCondor's evaluateInContext makes a failed evaluation ERROR
         // (`[A = B.y; As = {[B = {b.b}]}; r = evalInEachContext(A, As)].r`
@@ -1162,6 +1281,25 @@ impl Vm {
         i: usize,
         scope: &AdRef,
     ) -> Value {
+        self.run_element_in_state(env, list, i, scope, None)
+    }
+
+    /// [`Vm::run_element`] in the state of a function that evaluates the
+    /// list's elements one after another, as HTCondor's do in one
+    /// evaluation state: with `left`, the ad an element before it (or the
+    /// call's arguments) left current, names are looked up from there, and
+    /// `left` becomes the ad this element leaves current (`[v = 1; r = {
+    /// countMatches(P, {}), v }; s = sum(r)].s` looks the second `v` up
+    /// where the lookup of `P` ended). Without `left`, the element starts
+    /// afresh and what it leaves ends with it.
+    pub(crate) fn run_element_in_state(
+        &mut self,
+        env: Env<'_>,
+        list: &LazyList,
+        i: usize,
+        scope: &AdRef,
+        left: Option<&mut Option<AdRef>>,
+    ) -> Value {
         let item = &list.items[i];
         // An ad literal keeps the ad it was written in as its parent, as
         // HTCondor sets it when parsing (`[a = 17; c = {[x = a]}].c.x` is
@@ -1176,7 +1314,14 @@ impl Vm {
             list.scope.clone(),
         ));
         let failures = self.depth_failures;
-        let value = self.run(env, &item.program, scope);
+        let value = match left {
+            Some(left) => {
+                let value = self.run_in_state::<true>(env, &item.program, scope, left.take());
+                *left = self.left_scope.take();
+                value
+            }
+            None => self.run(env, &item.program, scope),
+        };
         self.literal_parent = saved;
         if self.depth_failures > failures {
             return failed_value(&item.source, value);
@@ -1191,7 +1336,7 @@ impl Vm {
     /// written). A list that contains itself (its forcing reached again) is
     /// left lazy there.
     pub(crate) fn force(&mut self, env: Env<'_>, here: Option<&AdRef>, value: Value) -> Value {
-        self.force_elements(env, here, value, false)
+        self.force_elements(env, here, value, false, None)
     }
 
     /// [`Vm::force`], and with `plain` every relative time's literal in a
@@ -1199,12 +1344,13 @@ impl Vm {
     /// elements (`sum({[a = relTime(2)]}.a)` is 2.0). Anything that only
     /// keeps or prints the list keeps the literals, which print as relative
     /// times.
-    fn force_elements(
+    pub(crate) fn force_elements(
         &mut self,
         env: Env<'_>,
         here: Option<&AdRef>,
         value: Value,
         plain: bool,
+        mut left: Option<&mut Option<AdRef>>,
     ) -> Value {
         match value {
             Value::RelTimeLiteral(secs) if plain => Value::Real(secs),
@@ -1230,8 +1376,18 @@ impl Vm {
                 self.force_nesting += 1;
                 let items: Vec<Value> = (0..list.items.len())
                     .map(|i| {
-                        let item = self.run_element(env, &list, i, here.unwrap_or(&list.scope));
-                        let item = self.force_elements(env, here, item, plain);
+                        // An element that evaluates its own list again
+                        // through a function (`[y = {member(1, y) || 1}].y[0]`)
+                        // is not the list holding itself: HTCondor's
+                        // function evaluates the elements again, until its
+                        // depth limit. Only a list found again among the
+                        // values of its own elements is left lazy.
+                        let outer = std::mem::take(&mut self.forcing);
+                        let scope = here.unwrap_or(&list.scope);
+                        let item =
+                            self.run_element_in_state(env, &list, i, scope, left.as_deref_mut());
+                        self.forcing = outer;
+                        let item = self.force_elements(env, here, item, plain, None);
                         self.count_copy(&item);
                         item
                     })
@@ -1240,7 +1396,9 @@ impl Vm {
                 self.forcing.pop();
                 Value::List(items.into())
             }
-            Value::SharedList(items) => self.force_elements(env, here, Value::List(items), plain),
+            Value::SharedList(items) => {
+                self.force_elements(env, here, Value::List(items), plain, left)
+            }
             Value::List(items)
                 if items.iter().any(|v| match v {
                     Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => true,
@@ -1253,7 +1411,7 @@ impl Vm {
                 }
                 let items: Vec<Value> = items
                     .iter()
-                    .map(|v| self.force_elements(env, here, v.clone(), plain))
+                    .map(|v| self.force_elements(env, here, v.clone(), plain, None))
                     .collect();
                 Value::List(items.into())
             }
@@ -1419,13 +1577,33 @@ impl Vm {
 
     /// Runs `program` in `scope` and returns its value. Re-entrant: an
     /// attribute reference runs the attribute's program on the same stack.
-    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope_in: &AdRef) -> Value {
+    /// The ad a call inside it left current (see `left_scope`) ends with
+    /// it, as HTCondor restores its state's current ad when a reference is
+    /// done.
+    #[inline]
+    pub(crate) fn run(&mut self, env: Env<'_>, program: &Program, scope: &AdRef) -> Value {
+        self.run_in_state::<false>(env, program, scope, None)
+    }
+
+    /// [`Vm::run`] as part of an evaluation under way in the same HTCondor
+    /// state (an element of a list a function evaluates, the text `eval`
+    /// reads): names are looked up from `left` when a call before it left
+    /// that ad current, and the ad it leaves current is handed on in
+    /// `left_scope` when `HAND_ON` (see `CallContext::leave_scope`). A
+    /// constant, so that the copy every reference runs has no such step.
+    pub(crate) fn run_in_state<const HAND_ON: bool>(
+        &mut self,
+        env: Env<'_>,
+        program: &Program,
+        scope_in: &AdRef,
+        left: Option<AdRef>,
+    ) -> Value {
         let base = self.stack.len();
         self.stack.reserve(program.max_stack as usize);
         let code = &program.code;
         let mut pc = 0usize;
         // The ad a lazy call left current (`CallContext::leave_scope`).
-        let mut left: Option<AdRef> = None;
+        let mut left = left;
         loop {
             let scope = match &left {
                 Some(ad) => ad,
@@ -1715,6 +1893,11 @@ impl Vm {
                     let mut args = std::mem::take(&mut self.call_args);
                     args.extend(self.stack.drain(args_start..));
                     let function = &program.functions[instr.arg as usize];
+                    // The ad the elements of the list arguments leave
+                    // current, each element starting where the one before
+                    // left it (HTCondor's function evaluates them in one
+                    // state).
+                    let mut forced_left: Option<AdRef> = None;
                     if let Function::Strict(_) = function.function {
                         for arg in args.iter_mut() {
                             if matches!(
@@ -1726,6 +1909,7 @@ impl Vm {
                                     Some(scope),
                                     std::mem::take(arg),
                                     true,
+                                    Some(&mut forced_left),
                                 );
                             }
                         }
@@ -1765,6 +1949,9 @@ impl Vm {
                     self.call_args = args;
                     self.depth -= level;
                     self.stack.push(value);
+                    if self.left_scope.is_some() || forced_left.is_some() {
+                        left = self.left_scope.take().or(forced_left);
+                    }
                 }
                 opcode::CALL_LAZY => {
                     let level = level(instr);
@@ -1788,8 +1975,8 @@ impl Vm {
                     };
                     self.depth -= level;
                     self.stack.push(value);
-                    if let Some(ad) = self.left_scope.take() {
-                        left = Some(ad);
+                    if self.left_scope.is_some() {
+                        left = self.left_scope.take();
                     }
                 }
                 opcode::MAKE_LIST => {
@@ -1823,6 +2010,9 @@ impl Vm {
                     // RETURN (the verifier guarantees one value above base).
                     let value = self.pop();
                     self.stack.truncate(base);
+                    if HAND_ON && left.is_some() {
+                        self.left_scope = left;
+                    }
                     return value;
                 }
             }
