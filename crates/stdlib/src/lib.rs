@@ -27,6 +27,7 @@ mod regex;
 mod stringlist;
 mod strings;
 mod time;
+mod unicode_property;
 mod version;
 
 /// Every builtin, family by family.

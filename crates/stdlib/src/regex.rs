@@ -675,17 +675,9 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     // PCRE2 (`\p{Lu}` never matches `a`); the engine's
                     // case folding would widen it.
                     'p' | 'P' => {
-                        let mut end = i + 2;
-                        if chars.get(end) == Some(&'{') {
-                            end = chars[end..]
-                                .iter()
-                                .position(|&c| c == '}')
-                                .map_or(chars.len(), |p| end + p + 1);
-                        } else {
-                            end = (end + 1).min(chars.len());
-                        }
+                        let (ranges, end) = property(&chars, i + 1, utf)?;
                         out.push_str("(?-i:");
-                        out.extend(&chars[i..end]);
+                        out.push_str(&class_text(&ranges));
                         out.push(')');
                         i = end;
                         last = Last::Item;
@@ -869,6 +861,56 @@ fn beyond_byte(letter: char, braces: &[char]) -> bool {
     }) > 0xFF
 }
 
+/// The Unicode property at `chars[at]` (the `p` or `P` of `\p{..}`): its
+/// code points (bytes only outside UTF mode) and the index after it, or
+/// `None` if PCRE2 refuses it.
+fn property(chars: &[char], at: usize, utf: bool) -> Option<(Vec<(u32, u32)>, usize)> {
+    let upper = chars[at] == 'P';
+    // A name is at most 31 characters.
+    let units: Vec<u32> = chars[at + 1..]
+        .iter()
+        .take(40)
+        .map(|&c| u32::from(c))
+        .collect();
+    let (mut ranges, used) = crate::unicode_property::parse(&units, upper)?;
+    if !utf {
+        ranges.retain(|&(low, _)| low <= 0xFF);
+        if let Some(last) = ranges.last_mut() {
+            last.1 = last.1.min(0xFF);
+        }
+    }
+    Some((ranges, at + 1 + used))
+}
+
+/// Sorted ranges with the overlapping and adjacent ones joined.
+fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (low, high) in ranges {
+        match out.last_mut() {
+            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
+            _ => out.push((low, high)),
+        }
+    }
+    out
+}
+
+/// A class of the engine holding `ranges` (one that matches nothing when
+/// they are empty).
+fn class_text(ranges: &[(u32, u32)]) -> String {
+    if ranges.is_empty() {
+        return String::from(r"[^\x{0}-\x{10FFFF}]");
+    }
+    let mut out = String::from("[");
+    for &(low, high) in ranges {
+        out.push_str(&format!(r"\x{{{low:X}}}"));
+        if high > low {
+            out.push_str(&format!(r"-\x{{{high:X}}}"));
+        }
+    }
+    out.push(']');
+    out
+}
+
 /// The POSIX class names PCRE2 knows.
 const POSIX_NAMES: [&str; 14] = [
     "alpha", "lower", "upper", "alnum", "ascii", "blank", "cntrl", "digit", "graph", "print",
@@ -921,11 +963,10 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
     }
     let mut out = String::from("[");
     let mut j = start + 1;
-    // A class with a Unicode property and no letter of its own is kept
-    // out of the caseless option, as PCRE2 keeps properties (a class that
-    // has both is left to the engine).
-    let mut property = false;
-    let mut letters = false;
+    // The members by Unicode property, kept apart: PCRE2 never compares
+    // them in the other case, and the engine's caseless option would.
+    let mut properties: Option<Vec<(u32, u32)>> = None;
+    let utf = chars.starts_with(&['(', '*', 'U', 'T', 'F']);
     // `\E` (and empty `\Q\E`) may come before the `^`; one `^` negates.
     let mut negated = false;
     loop {
@@ -964,9 +1005,21 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
         match c {
             ']' => {
                 out.push(']');
-                if property && !letters {
-                    out = format!("(?-i:{out})");
-                }
+                let Some(mut properties) = properties else {
+                    return Some((out, j + 1));
+                };
+                properties.sort_unstable();
+                let negated = out.starts_with("[^");
+                let own = if negated { &out[2..] } else { &out[1..] };
+                let out = match (own == "]", negated) {
+                    (true, false) => format!("(?-i:{})", class_text(&properties)),
+                    (true, true) => format!(
+                        "(?-i:{})",
+                        class_text(&crate::unicode_property::complement(&merged(properties)))
+                    ),
+                    (false, false) => format!("(?:(?-i:{})|{out})", class_text(&properties)),
+                    (false, true) => format!("(?:(?!(?-i:{})){out})", class_text(&properties)),
+                };
                 return Some((out, j + 1));
             }
             '[' if matches!(chars.get(j + 1), Some(':' | '.' | '='))
@@ -1010,20 +1063,20 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
                     }
                     'E' => j += 2,
                     'u' | 'U' | 'L' | 'l' | 'F' | 'N' => return None,
-                    'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' | 'p' | 'P' => {
-                        property |= matches!(next, 'p' | 'P');
+                    'p' | 'P' => {
+                        let (ranges, end) = property(chars, j + 1, utf)?;
+                        if range == Range::Started || hyphen_after(end) {
+                            return None;
+                        }
+                        properties.get_or_insert_with(Vec::new).extend(ranges);
+                        j = end;
+                        range = Range::No;
+                    }
+                    'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' => {
                         if range == Range::Started {
                             return None;
                         }
-                        let mut end = j + 2;
-                        if matches!(next, 'p' | 'P') && chars.get(end) == Some(&'{') {
-                            end = chars[end..]
-                                .iter()
-                                .position(|&c| c == '}')
-                                .map_or(chars.len(), |p| end + p + 1);
-                        } else if matches!(next, 'p' | 'P') {
-                            end = (end + 1).min(chars.len());
-                        }
+                        let end = j + 2;
                         if hyphen_after(end) {
                             return None;
                         }
@@ -1068,7 +1121,6 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
             }
             _ => {
                 out.push(c);
-                letters |= c.is_alphabetic();
                 range = literal(range);
                 j += 1;
             }
