@@ -149,6 +149,27 @@ impl Class {
         found != self.negated
     }
 
+    /// Every code unit this (plain) class does not hold, as plain members,
+    /// so that a union with it (`[\\H]`) takes them.
+    fn complement(&mut self) {
+        for bits in &mut self.bits {
+            *bits = !*bits;
+        }
+        self.ranges.sort_unstable();
+        let mut out = Vec::new();
+        let mut next = 256u32;
+        for &(low, high) in &self.ranges {
+            if low > next {
+                out.push((next, low - 1));
+            }
+            next = next.max(high.saturating_add(1));
+        }
+        if next < u32::MAX {
+            out.push((next, u32::MAX));
+        }
+        self.ranges = out;
+    }
+
     fn union(&mut self, other: &Class) {
         for (a, b) in self.bits.iter_mut().zip(other.bits) {
             *a |= b;
@@ -644,7 +665,9 @@ impl Parser {
                 .for_each(|c| class.add(c));
             class.add_range(0x2000, 0x200a);
         }
-        class.negated = negated;
+        if negated {
+            class.complement();
+        }
         class
     }
 
@@ -656,7 +679,9 @@ impl Parser {
         if self.utf {
             class.add_range(0x2028, 0x2029);
         }
-        class.negated = negated;
+        if negated {
+            class.complement();
+        }
         class
     }
 

@@ -671,6 +671,23 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     // `\N{U+hh}` names a character only in UTF mode.
                     'N' if chars[i + 2..].starts_with(&['{', 'U', '+']) => return None,
                     'N' => out.push_str("[^\n]"),
+                    'c' => {
+                        out.push_str(&control(chars.get(i + 2).copied())?);
+                        i += 3;
+                        last = Last::Item;
+                        continue;
+                    }
+                    '4'..='7' if octal_above_byte(&chars[i + 1..]) && !utf => {
+                        let decimal: String = chars[i + 1..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit())
+                            .collect();
+                        if decimal.parse::<usize>().unwrap_or(usize::MAX) > count_groups(pattern) {
+                            return None;
+                        }
+                        out.push('\\');
+                        out.push(next);
+                    }
                     // A Unicode property ignores the caseless option in
                     // PCRE2 (`\p{Lu}` never matches `a`); the engine's
                     // case folding would widen it.
@@ -882,6 +899,26 @@ fn property(chars: &[char], at: usize, utf: bool) -> Option<(Vec<(u32, u32)>, us
     Some((ranges, at + 1 + used))
 }
 
+/// `\\c` and the character after it: the character that is its code with
+/// bit 6 flipped (upper case first), or `None` where PCRE2 refuses it (not
+/// a printable ASCII character, or none).
+fn control(next: Option<char>) -> Option<String> {
+    let x = next.filter(|c| (' '..='~').contains(c))?;
+    Some(format!(
+        r"\x{{{:X}}}",
+        u32::from(x.to_ascii_uppercase()) ^ 0x40
+    ))
+}
+
+/// Whether `digits` (after a `\\`) start with three octal digits whose
+/// value is above 255, which PCRE2 refuses outside UTF mode when they are
+/// not a back reference.
+fn octal_above_byte(digits: &[char]) -> bool {
+    digits.len() >= 3
+        && matches!(digits[0], '4'..='7')
+        && digits[1..3].iter().all(|c| matches!(c, '0'..='7'))
+}
+
 /// Sorted ranges with the overlapping and adjacent ones joined.
 fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
@@ -1062,7 +1099,21 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
                         j = end;
                     }
                     'E' => j += 2,
-                    'u' | 'U' | 'L' | 'l' | 'F' | 'N' => return None,
+                    // Invalid in a class in PCRE2 (as are unknown letters).
+                    'u' | 'U' | 'L' | 'l' | 'F' | 'N' | 'A' | 'B' | 'C' | 'G' | 'K' | 'R' | 'X'
+                    | 'Z' | 'z' | 'k' => return None,
+                    // A literal `g` in a class.
+                    'g' => {
+                        out.push('g');
+                        j += 2;
+                        range = literal(range);
+                    }
+                    'c' => {
+                        out.push_str(&control(chars.get(j + 2).copied())?);
+                        j += 3;
+                        range = literal(range);
+                    }
+                    '4'..='7' if octal_above_byte(&chars[j + 1..]) && !utf => return None,
                     'p' | 'P' => {
                         let (ranges, end) = property(chars, j + 1, utf)?;
                         if range == Range::Started || hyphen_after(end) {
@@ -1238,12 +1289,15 @@ fn translate(pattern: &str, dollar: bool) -> String {
                     'w' => out.push_str(&class("word")),
                     'W' => out.push_str(&class("^word")),
                     'h' if in_class => out.push_str(r"\t \xA0"),
+                    'H' if in_class => out.push_str(r"[^\t \xA0]"),
+                    'V' if in_class => out.push_str(r"[^\n\x0B\x0C\r\x85]"),
                     'h' => out.push_str(r"[\t \xA0]"),
                     'H' if !in_class => out.push_str(r"[^\t \xA0]"),
                     'v' if in_class => out.push_str(r"\n\x0B\x0C\r\x85"),
                     'v' => out.push_str(r"[\n\x0B\x0C\r\x85]"),
                     'V' if !in_class => out.push_str(r"[^\n\x0B\x0C\r\x85]"),
-                    'R' if !in_class => out.push_str(r"(?:\r\n|[\n\x0B\x0C\r\x85])"),
+                    // Atomic in PCRE2: a CR LF is never split.
+                    'R' if !in_class => out.push_str(r"(?>\r\n|[\n\x0B\x0C\r\x85])"),
                     'b' if in_class => out.push_str(r"\x08"),
                     // Word boundaries between ASCII word characters only, as
                     // PCRE2 reads bytes.
