@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 mod backtrack;
 mod budget;
+mod compiled_size;
 mod convert;
 mod core;
 pub mod env;

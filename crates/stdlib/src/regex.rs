@@ -372,6 +372,14 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
         flags & EXTENDED != 0,
         duplicate_names_allowed(&source),
     )?;
+    // PCRE2's limit on the compiled size (not estimated in extended mode,
+    // where white space and comments take no room).
+    if flags & EXTENDED == 0
+        && !inline_option(&text, 'x')
+        && crate::compiled_size::estimate(&source) > crate::compiled_size::MAX_COMPILED
+    {
+        return None;
+    }
     if may_need_backtrack(pattern) {
         match build_program(pattern, flags) {
             Ok(program) if program.needed => {
@@ -983,7 +991,7 @@ fn posix_end(chars: &[char], at: usize) -> Option<usize> {
 /// pattern: `[:alpha:]` outside a class, `[.a.]` and `[=a=]` anywhere, an
 /// unknown POSIX name, a POSIX item or class escape at either end of a
 /// range (`[a-[:digit:]]`, `[\d-z]`), a class without its `]`.
-fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
+pub(crate) fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
     if matches!(chars.get(start + 1), Some(':' | '.' | '='))
         && posix_end(chars, start + 1).is_some()
     {
@@ -1181,7 +1189,7 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
 
 /// A quantifier `{n}`, `{n,}` or `{n,m}` at the start of `chars`: its
 /// length and counts (saturated), or `None` if the brace starts none.
-fn brace_quantifier(chars: &[char]) -> Option<(usize, u32, Option<u32>)> {
+pub(crate) fn brace_quantifier(chars: &[char]) -> Option<(usize, u32, Option<u32>)> {
     let digits = |from: usize| {
         chars[from.min(chars.len())..]
             .iter()
