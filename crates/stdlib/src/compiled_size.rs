@@ -200,7 +200,7 @@ pub(crate) fn estimate(pattern: &str) -> u64 {
                     members.dedup();
                     match members[..] {
                         [] | [_] => false,
-                        [a, b] => a.to_ascii_lowercase() != b.to_ascii_lowercase(),
+                        [a, b] => !a.eq_ignore_ascii_case(&b),
                         _ => true,
                     }
                 };

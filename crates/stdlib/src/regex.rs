@@ -255,7 +255,9 @@ fn may_backtrack(translated: &str) -> bool {
             .any(|w| matches!(w, [b'\\', b'1'..=b'9' | b'k' | b'g' | b'K' | b'G']))
 }
 
-type Cache = HashMap<(Box<[u8]>, u8), Option<Rc<Compiled>>>;
+/// Compiled patterns by pattern, then by flags (4 bits): looked up by the
+/// borrowed pattern, with no allocation per call.
+type Cache = HashMap<Box<[u8]>, [Option<Option<Rc<Compiled>>>; 16]>;
 
 thread_local! {
     static CACHE: RefCell<Cache> = RefCell::new(HashMap::new());
@@ -265,7 +267,8 @@ thread_local! {
 fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
     let pattern = c_string(pattern);
     CACHE.with(|cache| {
-        if let Some(hit) = cache.borrow().get(&(Box::from(pattern), flags)) {
+        let slot = usize::from(flags & 15);
+        if let Some(Some(hit)) = cache.borrow().get(pattern).map(|slots| &slots[slot]) {
             return hit.clone();
         }
         // Compiling costs far more per byte than matching (measured up to
@@ -278,7 +281,9 @@ fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<R
         if cache.len() >= CACHE_CAPACITY {
             cache.clear();
         }
-        cache.insert((Box::from(pattern), flags), compiled.clone());
+        cache
+            .entry(Box::from(pattern))
+            .or_insert_with(Default::default)[slot] = Some(compiled.clone());
         compiled
     })
 }
