@@ -95,6 +95,9 @@ struct Class {
     ranges: Vec<(u32, u32)>,
     /// Unicode classes (UCP): (kind, negated).
     unicode: Vec<(Kind, bool)>,
+    /// Members by a Unicode property in UTF mode (outside it they are in
+    /// `bits`): never compared in the other case, as in PCRE2.
+    props: Vec<(u32, u32)>,
     negated: bool,
     /// Compare also the other case (UTF mode, above ASCII).
     fold: bool,
@@ -135,6 +138,7 @@ impl Class {
 
     fn has(&self, c: u32) -> bool {
         let mut found = self.has_plain(c)
+            || self.props.iter().any(|&(l, h)| l <= c && c <= h)
             || self
                 .unicode
                 .iter()
@@ -145,12 +149,34 @@ impl Class {
         found != self.negated
     }
 
+    /// Every code unit this (plain) class does not hold, as plain members,
+    /// so that a union with it (`[\\H]`) takes them.
+    fn complement(&mut self) {
+        for bits in &mut self.bits {
+            *bits = !*bits;
+        }
+        self.ranges.sort_unstable();
+        let mut out = Vec::new();
+        let mut next = 256u32;
+        for &(low, high) in &self.ranges {
+            if low > next {
+                out.push((next, low - 1));
+            }
+            next = next.max(high.saturating_add(1));
+        }
+        if next < u32::MAX {
+            out.push((next, u32::MAX));
+        }
+        self.ranges = out;
+    }
+
     fn union(&mut self, other: &Class) {
         for (a, b) in self.bits.iter_mut().zip(other.bits) {
             *a |= b;
         }
         self.ranges.extend_from_slice(&other.ranges);
         self.unicode.extend_from_slice(&other.unicode);
+        self.props.extend_from_slice(&other.props);
     }
 }
 
@@ -610,6 +636,26 @@ impl Parser {
         class
     }
 
+    /// A Unicode property, at the `p` or `P` of `\p{..}`, `\P{..}`, `\pL`.
+    fn property(&mut self) -> Parsed<Class> {
+        let upper = self.units[self.at] == u32::from(b'P');
+        let Some((ranges, used)) =
+            crate::unicode_property::parse(&self.units[self.at + 1..], upper)
+        else {
+            return invalid();
+        };
+        self.at += 1 + used;
+        let mut class = Class::default();
+        for (low, high) in ranges {
+            if self.utf {
+                class.props.push((low, high));
+            } else {
+                (low..=high.min(255)).for_each(|c| class.add(c));
+            }
+        }
+        Ok(class)
+    }
+
     fn horizontal(&self, negated: bool) -> Class {
         let mut class = Class::default();
         [9, 32, 0xa0].into_iter().for_each(|c| class.add(c));
@@ -619,7 +665,9 @@ impl Parser {
                 .for_each(|c| class.add(c));
             class.add_range(0x2000, 0x200a);
         }
-        class.negated = negated;
+        if negated {
+            class.complement();
+        }
         class
     }
 
@@ -631,7 +679,9 @@ impl Parser {
         if self.utf {
             class.add_range(0x2028, 0x2029);
         }
-        class.negated = negated;
+        if negated {
+            class.complement();
+        }
         class
     }
 
@@ -843,7 +893,12 @@ impl Parser {
                     b'H' => Some(self.horizontal(true)),
                     b'v' => Some(self.vertical(false)),
                     b'V' => Some(self.vertical(true)),
-                    b'p' | b'P' => return Err(CompileError::Unsupported),
+                    b'p' | b'P' => {
+                        let set = self.property()?;
+                        self.flush(&mut class, &mut pending);
+                        class.union(&set);
+                        continue;
+                    }
                     b'Q' => {
                         self.at += 1;
                         in_quote = true;
@@ -1043,7 +1098,10 @@ impl Parser {
                 self.at += 1;
                 Ok(None)
             }
-            b'p' | b'P' => Err(CompileError::Unsupported),
+            b'p' | b'P' => {
+                let class = self.property()?;
+                Ok(Some(Node::Set(Box::new(class))))
+            }
             b'g' => {
                 self.at += 1;
                 self.special = true;
@@ -2308,7 +2366,12 @@ fn first_units(node: &Node) -> Option<([u64; 4], bool)> {
             set[(*u >> 6) as usize] |= 1 << (*u & 63);
             Some((set, false))
         }
-        Node::Set(class) if class.ranges.is_empty() && class.unicode.is_empty() && !class.fold => {
+        Node::Set(class)
+            if class.ranges.is_empty()
+                && class.unicode.is_empty()
+                && class.props.is_empty()
+                && !class.fold =>
+        {
             let bits = if class.negated {
                 class.bits.map(|b| !b)
             } else {
@@ -2408,6 +2471,7 @@ fn required_last(node: &Node) -> Option<(u32, Option<u32>)> {
             if !class.negated
                 && class.ranges.is_empty()
                 && class.unicode.is_empty()
+                && class.props.is_empty()
                 && !class.fold =>
         {
             let members: Vec<u32> = (0..256u32)

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 mod backtrack;
 mod budget;
+mod compiled_size;
 mod convert;
 mod core;
 pub mod env;
@@ -27,6 +28,7 @@ mod regex;
 mod stringlist;
 mod strings;
 mod time;
+mod unicode_property;
 mod version;
 
 /// Every builtin, family by family.

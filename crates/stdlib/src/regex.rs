@@ -255,7 +255,9 @@ fn may_backtrack(translated: &str) -> bool {
             .any(|w| matches!(w, [b'\\', b'1'..=b'9' | b'k' | b'g' | b'K' | b'G']))
 }
 
-type Cache = HashMap<(Box<[u8]>, u8), Option<Rc<Compiled>>>;
+/// Compiled patterns by pattern, then by flags (4 bits): looked up by the
+/// borrowed pattern, with no allocation per call.
+type Cache = HashMap<Box<[u8]>, [Option<Option<Rc<Compiled>>>; 16]>;
 
 thread_local! {
     static CACHE: RefCell<Cache> = RefCell::new(HashMap::new());
@@ -265,7 +267,8 @@ thread_local! {
 fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<Rc<Compiled>> {
     let pattern = c_string(pattern);
     CACHE.with(|cache| {
-        if let Some(hit) = cache.borrow().get(&(Box::from(pattern), flags)) {
+        let slot = usize::from(flags & 15);
+        if let Some(Some(hit)) = cache.borrow().get(pattern).map(|slots| &slots[slot]) {
             return hit.clone();
         }
         // Compiling costs far more per byte than matching (measured up to
@@ -278,7 +281,9 @@ fn compile(context: &mut CallContext<'_>, pattern: &[u8], flags: u8) -> Option<R
         if cache.len() >= CACHE_CAPACITY {
             cache.clear();
         }
-        cache.insert((Box::from(pattern), flags), compiled.clone());
+        cache
+            .entry(Box::from(pattern))
+            .or_insert_with(Default::default)[slot] = Some(compiled.clone());
         compiled
     })
 }
@@ -372,6 +377,14 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
         flags & EXTENDED != 0,
         duplicate_names_allowed(&source),
     )?;
+    // PCRE2's limit on the compiled size (not estimated in extended mode,
+    // where white space and comments take no room).
+    if flags & EXTENDED == 0
+        && !inline_option(&text, 'x')
+        && crate::compiled_size::estimate(&source) > crate::compiled_size::MAX_COMPILED
+    {
+        return None;
+    }
     if may_need_backtrack(pattern) {
         match build_program(pattern, flags) {
             Ok(program) if program.needed => {
@@ -671,21 +684,30 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     // `\N{U+hh}` names a character only in UTF mode.
                     'N' if chars[i + 2..].starts_with(&['{', 'U', '+']) => return None,
                     'N' => out.push_str("[^\n]"),
+                    'c' => {
+                        out.push_str(&control(chars.get(i + 2).copied())?);
+                        i += 3;
+                        last = Last::Item;
+                        continue;
+                    }
+                    '4'..='7' if octal_above_byte(&chars[i + 1..]) && !utf => {
+                        let decimal: String = chars[i + 1..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit())
+                            .collect();
+                        if decimal.parse::<usize>().unwrap_or(usize::MAX) > count_groups(pattern) {
+                            return None;
+                        }
+                        out.push('\\');
+                        out.push(next);
+                    }
                     // A Unicode property ignores the caseless option in
                     // PCRE2 (`\p{Lu}` never matches `a`); the engine's
                     // case folding would widen it.
                     'p' | 'P' => {
-                        let mut end = i + 2;
-                        if chars.get(end) == Some(&'{') {
-                            end = chars[end..]
-                                .iter()
-                                .position(|&c| c == '}')
-                                .map_or(chars.len(), |p| end + p + 1);
-                        } else {
-                            end = (end + 1).min(chars.len());
-                        }
+                        let (ranges, end) = property(&chars, i + 1, utf)?;
                         out.push_str("(?-i:");
-                        out.extend(&chars[i..end]);
+                        out.push_str(&class_text(&ranges));
                         out.push(')');
                         i = end;
                         last = Last::Item;
@@ -869,6 +891,76 @@ fn beyond_byte(letter: char, braces: &[char]) -> bool {
     }) > 0xFF
 }
 
+/// The Unicode property at `chars[at]` (the `p` or `P` of `\p{..}`): its
+/// code points (bytes only outside UTF mode) and the index after it, or
+/// `None` if PCRE2 refuses it.
+fn property(chars: &[char], at: usize, utf: bool) -> Option<(Vec<(u32, u32)>, usize)> {
+    let upper = chars[at] == 'P';
+    // A name is at most 31 characters.
+    let units: Vec<u32> = chars[at + 1..]
+        .iter()
+        .take(40)
+        .map(|&c| u32::from(c))
+        .collect();
+    let (mut ranges, used) = crate::unicode_property::parse(&units, upper)?;
+    if !utf {
+        ranges.retain(|&(low, _)| low <= 0xFF);
+        if let Some(last) = ranges.last_mut() {
+            last.1 = last.1.min(0xFF);
+        }
+    }
+    Some((ranges, at + 1 + used))
+}
+
+/// `\\c` and the character after it: the character that is its code with
+/// bit 6 flipped (upper case first), or `None` where PCRE2 refuses it (not
+/// a printable ASCII character, or none).
+fn control(next: Option<char>) -> Option<String> {
+    let x = next.filter(|c| (' '..='~').contains(c))?;
+    Some(format!(
+        r"\x{{{:X}}}",
+        u32::from(x.to_ascii_uppercase()) ^ 0x40
+    ))
+}
+
+/// Whether `digits` (after a `\\`) start with three octal digits whose
+/// value is above 255, which PCRE2 refuses outside UTF mode when they are
+/// not a back reference.
+fn octal_above_byte(digits: &[char]) -> bool {
+    digits.len() >= 3
+        && matches!(digits[0], '4'..='7')
+        && digits[1..3].iter().all(|c| matches!(c, '0'..='7'))
+}
+
+/// Sorted ranges with the overlapping and adjacent ones joined.
+fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (low, high) in ranges {
+        match out.last_mut() {
+            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
+            _ => out.push((low, high)),
+        }
+    }
+    out
+}
+
+/// A class of the engine holding `ranges` (one that matches nothing when
+/// they are empty).
+fn class_text(ranges: &[(u32, u32)]) -> String {
+    if ranges.is_empty() {
+        return String::from(r"[^\x{0}-\x{10FFFF}]");
+    }
+    let mut out = String::from("[");
+    for &(low, high) in ranges {
+        out.push_str(&format!(r"\x{{{low:X}}}"));
+        if high > low {
+            out.push_str(&format!(r"-\x{{{high:X}}}"));
+        }
+    }
+    out.push(']');
+    out
+}
+
 /// The POSIX class names PCRE2 knows.
 const POSIX_NAMES: [&str; 14] = [
     "alpha", "lower", "upper", "alnum", "ascii", "blank", "cntrl", "digit", "graph", "print",
@@ -904,7 +996,7 @@ fn posix_end(chars: &[char], at: usize) -> Option<usize> {
 /// pattern: `[:alpha:]` outside a class, `[.a.]` and `[=a=]` anywhere, an
 /// unknown POSIX name, a POSIX item or class escape at either end of a
 /// range (`[a-[:digit:]]`, `[\d-z]`), a class without its `]`.
-fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
+pub(crate) fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
     if matches!(chars.get(start + 1), Some(':' | '.' | '='))
         && posix_end(chars, start + 1).is_some()
     {
@@ -921,11 +1013,10 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
     }
     let mut out = String::from("[");
     let mut j = start + 1;
-    // A class with a Unicode property and no letter of its own is kept
-    // out of the caseless option, as PCRE2 keeps properties (a class that
-    // has both is left to the engine).
-    let mut property = false;
-    let mut letters = false;
+    // The members by Unicode property, kept apart: PCRE2 never compares
+    // them in the other case, and the engine's caseless option would.
+    let mut properties: Option<Vec<(u32, u32)>> = None;
+    let utf = chars.starts_with(&['(', '*', 'U', 'T', 'F']);
     // `\E` (and empty `\Q\E`) may come before the `^`; one `^` negates.
     let mut negated = false;
     loop {
@@ -964,9 +1055,21 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
         match c {
             ']' => {
                 out.push(']');
-                if property && !letters {
-                    out = format!("(?-i:{out})");
-                }
+                let Some(mut properties) = properties else {
+                    return Some((out, j + 1));
+                };
+                properties.sort_unstable();
+                let negated = out.starts_with("[^");
+                let own = if negated { &out[2..] } else { &out[1..] };
+                let out = match (own == "]", negated) {
+                    (true, false) => format!("(?-i:{})", class_text(&properties)),
+                    (true, true) => format!(
+                        "(?-i:{})",
+                        class_text(&crate::unicode_property::complement(&merged(properties)))
+                    ),
+                    (false, false) => format!("(?:(?-i:{})|{out})", class_text(&properties)),
+                    (false, true) => format!("(?:(?!(?-i:{})){out})", class_text(&properties)),
+                };
                 return Some((out, j + 1));
             }
             '[' if matches!(chars.get(j + 1), Some(':' | '.' | '='))
@@ -1009,21 +1112,35 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
                         j = end;
                     }
                     'E' => j += 2,
-                    'u' | 'U' | 'L' | 'l' | 'F' | 'N' => return None,
-                    'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' | 'p' | 'P' => {
-                        property |= matches!(next, 'p' | 'P');
+                    // Invalid in a class in PCRE2 (as are unknown letters).
+                    'u' | 'U' | 'L' | 'l' | 'F' | 'N' | 'A' | 'B' | 'C' | 'G' | 'K' | 'R' | 'X'
+                    | 'Z' | 'z' | 'k' => return None,
+                    // A literal `g` in a class.
+                    'g' => {
+                        out.push('g');
+                        j += 2;
+                        range = literal(range);
+                    }
+                    'c' => {
+                        out.push_str(&control(chars.get(j + 2).copied())?);
+                        j += 3;
+                        range = literal(range);
+                    }
+                    '4'..='7' if octal_above_byte(&chars[j + 1..]) && !utf => return None,
+                    'p' | 'P' => {
+                        let (ranges, end) = property(chars, j + 1, utf)?;
+                        if range == Range::Started || hyphen_after(end) {
+                            return None;
+                        }
+                        properties.get_or_insert_with(Vec::new).extend(ranges);
+                        j = end;
+                        range = Range::No;
+                    }
+                    'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'h' | 'H' | 'v' | 'V' => {
                         if range == Range::Started {
                             return None;
                         }
-                        let mut end = j + 2;
-                        if matches!(next, 'p' | 'P') && chars.get(end) == Some(&'{') {
-                            end = chars[end..]
-                                .iter()
-                                .position(|&c| c == '}')
-                                .map_or(chars.len(), |p| end + p + 1);
-                        } else if matches!(next, 'p' | 'P') {
-                            end = (end + 1).min(chars.len());
-                        }
+                        let end = j + 2;
                         if hyphen_after(end) {
                             return None;
                         }
@@ -1068,7 +1185,6 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
             }
             _ => {
                 out.push(c);
-                letters |= c.is_alphabetic();
                 range = literal(range);
                 j += 1;
             }
@@ -1078,7 +1194,7 @@ fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
 
 /// A quantifier `{n}`, `{n,}` or `{n,m}` at the start of `chars`: its
 /// length and counts (saturated), or `None` if the brace starts none.
-fn brace_quantifier(chars: &[char]) -> Option<(usize, u32, Option<u32>)> {
+pub(crate) fn brace_quantifier(chars: &[char]) -> Option<(usize, u32, Option<u32>)> {
     let digits = |from: usize| {
         chars[from.min(chars.len())..]
             .iter()
@@ -1186,12 +1302,15 @@ fn translate(pattern: &str, dollar: bool) -> String {
                     'w' => out.push_str(&class("word")),
                     'W' => out.push_str(&class("^word")),
                     'h' if in_class => out.push_str(r"\t \xA0"),
+                    'H' if in_class => out.push_str(r"[^\t \xA0]"),
+                    'V' if in_class => out.push_str(r"[^\n\x0B\x0C\r\x85]"),
                     'h' => out.push_str(r"[\t \xA0]"),
                     'H' if !in_class => out.push_str(r"[^\t \xA0]"),
                     'v' if in_class => out.push_str(r"\n\x0B\x0C\r\x85"),
                     'v' => out.push_str(r"[\n\x0B\x0C\r\x85]"),
                     'V' if !in_class => out.push_str(r"[^\n\x0B\x0C\r\x85]"),
-                    'R' if !in_class => out.push_str(r"(?:\r\n|[\n\x0B\x0C\r\x85])"),
+                    // Atomic in PCRE2: a CR LF is never split.
+                    'R' if !in_class => out.push_str(r"(?>\r\n|[\n\x0B\x0C\r\x85])"),
                     'b' if in_class => out.push_str(r"\x08"),
                     // Word boundaries between ASCII word characters only, as
                     // PCRE2 reads bytes.
