@@ -375,6 +375,9 @@ impl Unparser {
                 if let [arg] = args.as_slice()
                     && let ExprKind::Literal(Literal::String(text)) = &arg.kind
                     && let Some(canonical) = crate::time::canonical_time_call(name.as_str(), text)
+                    // Printed (not HTCondor's text of a value), a form that
+                    // would not read back stays as written.
+                    && (self.htcondor || crate::time::canonical_time_reads_back(name.as_str(), text))
                 {
                     out.push_str(&canonical);
                     return;
