@@ -3130,6 +3130,44 @@ mod tests {
         }
     }
 
+    /// The `--outside` texts hold each kind of form an independent
+    /// generator writes, and a comment put between tokens never splits
+    /// another comment.
+    #[test]
+    fn outside_texts_cover_the_forms() {
+        let mut g = Generator::new(
+            11,
+            GenOptions {
+                outside: true,
+                calls: true,
+                ..GenOptions::default()
+            },
+        );
+        let all: String = (0..3000).map(|_| g.next_text() + "\n").collect();
+        for needle in [
+            " isnt ",
+            " =?= ",
+            "9223372036854775808",
+            "1e309",
+            "\\x41",
+            "absTime(\"",
+            "relTime(\"",
+            ";]",
+            ",}",
+            "/**/",
+            "~",
+            "!",
+        ] {
+            assert!(all.contains(needle), "{needle}");
+        }
+        assert!(!all.contains("/ **/") && !all.contains("/\t**/"));
+        let mut rng = Rng::new(3);
+        for _ in 0..100 {
+            let text = respell_spacing("[a = 1; b = \"x\" + a].b", &mut rng);
+            assert!(classad_syntax::parse_expression(&text).is_ok(), "{text}");
+        }
+    }
+
     #[test]
     fn every_operator_appears() {
         let mut g = Generator::new(3, GenOptions::default());

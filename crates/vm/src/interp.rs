@@ -423,6 +423,14 @@ impl CallContext<'_> {
         false
     }
 
+    /// Fails the evaluation as an HTCondor function does when it returns
+    /// false (`userHome` with a wrong number of arguments): the call's value
+    /// is the one the function returns (ERROR), and an operation, a list
+    /// element or a selection over it fails with it as at the depth limit.
+    pub fn fail(&mut self) {
+        self.vm.depth_failures += 1;
+    }
+
     /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
     /// false once it is past its budget, when the function should return
     /// ERROR without doing the work.
