@@ -2505,7 +2505,7 @@ impl Generator {
                 // subscripts through them.
                 let v = sub(self);
                 let w = sub(self);
-                let text = match self.rng.below(10) {
+                match self.rng.below(10) {
                     0 => format!("[a = {v}; ; b = {w}]"),
                     1 => format!("[a = {v};].a"),
                     2 => format!("{{{v}, {w},}}"),
@@ -2525,8 +2525,7 @@ impl Generator {
                         self.rng.pick_str(&["b", "c", "d"])
                     ),
                     _ => format!("{v} ?: {w}"),
-                };
-                text
+                }
             }
             _ => {
                 // Conditionals with operands of any type.
