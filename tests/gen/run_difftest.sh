@@ -17,7 +17,8 @@
 # (default ../shared/oracle next to the repository), SEEDS (default
 # "101 102 103"), CALL_SEEDS (default "201"), TEXT_SEEDS (default "301"),
 # LIBRARY_SEEDS (default "401"), ODD_SEEDS (default none), WILD_SEEDS
-# (default none), MODE (htcondor
+# (default none), OUTSIDE_SEEDS (default none: the `--outside` texts),
+# MODE (htcondor
 # or strict, default
 # htcondor). From a git worktree set ORACLE to the shared oracle's path.
 set -eu
@@ -33,6 +34,7 @@ TEXT_SEEDS=${TEXT_SEEDS:-301}
 LIBRARY_SEEDS=${LIBRARY_SEEDS:-401}
 ODD_SEEDS=${ODD_SEEDS:-}
 WILD_SEEDS=${WILD_SEEDS:-}
+OUTSIDE_SEEDS=${OUTSIDE_SEEDS:-}
 MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
@@ -72,5 +74,9 @@ done
 for seed in $WILD_SEEDS; do
     "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --wild > "$OUT/wild-$seed.txt"
     run "$OUT/wild-$seed.txt"
+done
+for seed in $OUTSIDE_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --outside > "$OUT/outside-$seed.txt"
+    run "$OUT/outside-$seed.txt"
 done
 exit $status
