@@ -19,7 +19,8 @@
 # LIBRARY_SEEDS (default "401"), ODD_SEEDS (default none), WILD_SEEDS
 # (default none), MUTATE_SEEDS (default none: mutants of every corpus line,
 # `gen-exprs --mutate`, of tests/corpus and the shared conformance
-# corpora; expect a few mismatches from the clock and `random`), MODE (htcondor
+# corpora; expect a few mismatches from the clock and `random`), OUTSIDE_SEEDS
+# (default none: the `--outside` texts), MODE (htcondor
 # or strict, default
 # htcondor). From a git worktree set ORACLE to the shared oracle's path.
 set -eu
@@ -36,6 +37,7 @@ LIBRARY_SEEDS=${LIBRARY_SEEDS:-401}
 ODD_SEEDS=${ODD_SEEDS:-}
 WILD_SEEDS=${WILD_SEEDS:-}
 MUTATE_SEEDS=${MUTATE_SEEDS:-}
+OUTSIDE_SEEDS=${OUTSIDE_SEEDS:-}
 MODE=${MODE:-htcondor}
 
 (cd "$ROOT" && cargo build --release -p classad-cli -p classad-testkit)
@@ -84,5 +86,9 @@ for seed in $MUTATE_SEEDS; do
     done
     "$GEN" "$@" --seed "$seed" --count "$COUNT" > "$OUT/mutate-$seed.txt"
     run "$OUT/mutate-$seed.txt"
+done
+for seed in $OUTSIDE_SEEDS; do
+    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --outside > "$OUT/outside-$seed.txt"
+    run "$OUT/outside-$seed.txt"
 done
 exit $status

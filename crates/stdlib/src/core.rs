@@ -8,32 +8,39 @@ use classad_vm::{Builtin, CallContext, Value};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
-        builtin("isUndefined", 1, 1, true, |_, a| {
+        // The type predicates look at the value only: a list's elements
+        // are not evaluated (HTCondor's isType does not), so one whose
+        // evaluation fails leaves `isList(B)` true (`[A = isList(B); B =
+        // {B.b}].A`, seed 978 --wild).
+        builtin_keeping_lists("isUndefined", 1, 1, true, |_, a| {
             Value::Bool(a[0].is_undefined())
         }),
-        builtin("isError", 1, 1, true, |_, a| Value::Bool(a[0].is_error())),
-        builtin("isString", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isError", 1, 1, true, |_, a| Value::Bool(a[0].is_error())),
+        builtin_keeping_lists("isString", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Str(_)))
         }),
-        builtin("isInteger", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isInteger", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Int(_)))
         }),
-        builtin("isReal", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isReal", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Real(_)))
         }),
-        builtin("isBoolean", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isBoolean", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Bool(_)))
         }),
-        builtin("isList", 1, 1, true, |_, a| {
-            Value::Bool(matches!(a[0], Value::List(_)))
+        builtin_keeping_lists("isList", 1, 1, true, |_, a| {
+            Value::Bool(matches!(
+                a[0],
+                Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+            ))
         }),
-        builtin("isClassAd", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isClassAd", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Ad(_)))
         }),
-        builtin("isAbsTime", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isAbsTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::AbsTime(_)))
         }),
-        builtin("isRelTime", 1, 1, true, |_, a| {
+        builtin_keeping_lists("isRelTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::RelTime(_)))
         }),
         // The list is walked element by element, each evaluated as it is

@@ -24,7 +24,8 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin("listToArgs", 1, 2, true, list_to_args),
         builtin("argsToList", 1, 2, true, args_to_list),
         // Depends on the system's user database.
-        builtin("userHome", 1, 2, false, user_home),
+        // Any count: HTCondor fails the evaluation on a wrong one.
+        builtin("userHome", 0, u16::MAX, false, user_home),
         // Depends on the maps installed with `set_user_map`.
         builtin("userMap", 2, 4, false, user_map),
     ]
@@ -293,8 +294,14 @@ pub fn home_in_passwd(passwd: &[u8], user: &[u8]) -> Option<Vec<u8>> {
 /// `userHome(name [, default])`: the home directory of `name` in the
 /// system's user database (`/etc/passwd`). A non-empty string `default`
 /// replaces every failure; without one, an unknown user or UNDEFINED name
-/// is UNDEFINED and a non-string name ERROR.
-fn user_home(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+/// is UNDEFINED and a non-string name ERROR. Called with no argument or
+/// more than two, HTCondor's function fails the evaluation (it returns
+/// false): ERROR, and `1 is userHome()` is ERROR too.
+fn user_home(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    if args.is_empty() || args.len() > 2 {
+        context.fail();
+        return Value::Error;
+    }
     let default = match args.get(1) {
         Some(Value::Str(d)) if !d.is_empty() => Some(d.clone()),
         _ => None,

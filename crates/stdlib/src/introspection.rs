@@ -59,7 +59,15 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     };
     let registry = crate::shared_registry();
     match classad_compiler::Compiler::new(&registry).compile(&expr) {
-        Ok(program) => context.evaluate_as_written(&program),
+        Ok(program) => {
+            let value = context.evaluate_as_written(&program);
+            // The text was a list or an ad literal, whose value is the tree
+            // HTCondor parsed: `ad["name"]` takes it over with its scope.
+            if matches!(expr.kind, ExprKind::List(_) | ExprKind::Ad(_)) {
+                context.vm.note_eval_made(&value);
+            }
+            value
+        }
         Err(_) => Value::Error,
     }
 }

@@ -140,3 +140,19 @@ fn list_compare_keeps_the_kind_of_a_list() {
         ),
     ]);
 }
+
+// The type predicates look at the value only: the elements of a list are
+// not evaluated (HTCondor's isType does not), so a list whose element
+// fails at the depth limit (a list selecting from itself) is still a list
+// (seed 978 `--wild`).
+#[test]
+fn type_predicates_do_not_evaluate_list_elements() {
+    check(&[
+        ("[A = isList(B); B = {B.b}].A", "true"),
+        ("[A = isError(B); B = {B.b}].A", "false"),
+        ("[A = isUndefined(B); B = {B.b}].A", "false"),
+        ("[A = isList(B); B = true ? {B.b} : 1].A", "true"),
+        ("isList(split(\"a b\"))", "true"),
+        ("isList([b = {1}][\"b\"])", "true"),
+    ]);
+}

@@ -107,6 +107,22 @@ fn user_home() {
     ]);
 }
 
+// With no argument or more than two HTCondor's userHome fails the
+// evaluation: an operation or a list element over it is ERROR (`1 is
+// userHome()` too), found by seed 976 (`--odd`).
+#[test]
+fn user_home_with_a_wrong_count_fails_the_evaluation() {
+    check(&[
+        ("userHome()", "error"),
+        ("{1 is userHome()}", "{ error }"),
+        ("{1 is userHome(1, 2, 3)}", "{ error }"),
+        (r#"{"a" is userHome(1, split("a b"), 1, 2)}"#, "{ error }"),
+        ("{1 is userHome(1, 2)}", "{ false }"),
+        ("{isError(userHome())}", "{ error }"),
+        ("{true || userHome()}", "{ true }"),
+    ]);
+}
+
 #[test]
 fn user_map() {
     let map = "# groups\n\

@@ -278,3 +278,32 @@ fn root_of_an_ad_copied_by_a_selection_is_the_root_of_the_evaluation() {
         assert_eq!(eval_in(context, source), expected, "{source}");
     }
 }
+
+// A list or an ad `eval` made from the literal it parsed is taken over by
+// `ad["name"]` with its scope (HTCondor takes the tree out of its
+// evaluation state instead of copying it): its references still resolve,
+// a further `ad["name"]` hands it on unchanged, and it is the shared type
+// for `=?=`. Text that only contains the literal (`({z})`) is copied as
+// any other value. Found by seed 972 (`--odd`).
+#[test]
+fn value_eval_made_keeps_its_scope_through_subscript() {
+    check(&[
+        ("[A = eval(\"{z}\"); z = 5][\"A\"][0]", "5"),
+        ("[A = eval({z}); z = 5][\"A\"][0]", "5"),
+        ("[A = eval(\"({z})\"); z = 5][\"A\"][0]", "undefined"),
+        ("[A = {z}; z = 5][\"A\"][0]", "undefined"),
+        ("[A = B; B = eval(\"{z}\"); z = 5][\"A\"][0]", "5"),
+        (
+            "[A = [B = eval(\"{z}\"); z = 4][\"B\"]; z = 5][\"A\"][0]",
+            "4",
+        ),
+        ("[A = eval(\"[q = z]\"); z = 5][\"A\"][\"q\"]", "5"),
+        ("[A = eval(\"[q = z]\"); z = 5][\"A\"].q", "undefined"),
+        ("[A = eval(\"{z}\"); z = 5][\"A\"] =?= {5}", "false"),
+        (
+            "[A = eval(\"{z}\"); z = 5][\"A\"] =?= split(\"5\")",
+            "error",
+        ),
+        ("[A = eval(\"[q = z]\"); z = 5][\"A\"] =?= [q = z]", "false"),
+    ]);
+}

@@ -414,6 +414,31 @@ pub fn canonical_time_call(name: &str, text: &[u8]) -> Option<String> {
     Some(out)
 }
 
+/// Whether HTCondor's form of the time literal `name("text")`
+/// ([`canonical_time_call`]) reads back as the same time. It does not for a
+/// year past 9999 or before 0 (`absTime("9999 66 99")` is written
+/// `absTime("10004-09-07T00:00:00...")`, which HTCondor's reader refuses),
+/// where the printer keeps the text as written.
+pub fn canonical_time_reads_back(name: &str, text: &[u8]) -> bool {
+    if name.eq_ignore_ascii_case("absTime") {
+        let Some((secs, offset)) = read_abs_time(text) else {
+            return true;
+        };
+        let mut out = String::new();
+        write_abs_time(secs, offset, &mut out);
+        read_abs_time(out.as_bytes()) == Some((secs, offset))
+    } else if name.eq_ignore_ascii_case("relTime") {
+        let Some(secs) = read_rel_time(text) else {
+            return true;
+        };
+        let mut out = String::new();
+        write_rel_time(secs, &mut out);
+        read_rel_time(out.as_bytes()).is_some_and(|back| back.to_bits() == secs.to_bits())
+    } else {
+        true
+    }
+}
+
 /// The text of the first `absTime("...")`/`relTime("...")` of a literal
 /// string in `expr` that is not a time. HTCondor reads these literals while
 /// parsing, so one refuses the whole text, even in a definition a later
@@ -490,6 +515,25 @@ mod tests {
         assert_eq!(abs("1969-12-31T23:59:59Z"), None);
         assert_eq!(abs("2003-1-5"), None);
         assert_eq!(abs("200"), None);
+    }
+
+    /// A time literal whose HTCondor form does not read back (a year past
+    /// 9999, seed 972 `--outside`) is printed as written.
+    #[test]
+    fn canonical_form_that_does_not_read_back() {
+        assert!(!canonical_time_reads_back("absTime", b"9999 66 99+01:00"));
+        assert!(canonical_time_reads_back("absTime", b"2003-01-25"));
+        assert!(canonical_time_reads_back("relTime", b"3d19:49:15"));
+        assert!(canonical_time_reads_back("absTime", b"not a time"));
+        let printed = |text: &str| crate::unparse(&crate::parse_expression(text).unwrap());
+        assert_eq!(
+            printed("[b = absTime(\"9999 66 99+01:00\")]"),
+            "[ b = absTime(\"9999 66 99+01:00\") ]"
+        );
+        assert_eq!(
+            printed("[b = absTime(\"2003-01-25\")]"),
+            "[ b = absTime(\"2003-01-25T00:00:00-00:00\") ]"
+        );
     }
 
     #[test]

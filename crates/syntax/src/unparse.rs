@@ -375,6 +375,9 @@ impl Unparser {
                 if let [arg] = args.as_slice()
                     && let ExprKind::Literal(Literal::String(text)) = &arg.kind
                     && let Some(canonical) = crate::time::canonical_time_call(name.as_str(), text)
+                    // Printed (not HTCondor's text of a value), a form that
+                    // would not read back stays as written.
+                    && (self.htcondor || crate::time::canonical_time_reads_back(name.as_str(), text))
                 {
                     // HTCondor's text of an absolute time it cannot read
                     // back (an offset of 100 hours or more, a year past

@@ -116,6 +116,19 @@ pub struct GenOptions {
     /// attribute names (split in adjacent parts too), comments, and white
     /// space taken out or added. Implies `calls`.
     pub wild: bool,
+    /// Whether to write, besides the trees above, texts made token by token
+    /// as a generator written by someone else would ([`Generator::outside_text`]):
+    /// `is`/`isnt`/`=?=`/`=!=` and comparisons on every pair of types,
+    /// chains of unary operators with and without spaces, numbers past the
+    /// edges of int64 and double (`9223372036854775808`, `1e309`, hex,
+    /// octal, `5.`, `.5e3`), string literals with every kind of escape,
+    /// `absTime`/`relTime` of odd strings under the time functions, every
+    /// builtin with nested lists and ads among any number of arguments,
+    /// the old ways of writing ads and lists (trailing `;` and `,`, empty
+    /// items), and comments or white space between any two tokens. A text
+    /// this library refuses is kept (that is what it tests). Implies
+    /// `calls`.
+    pub outside: bool,
 }
 
 impl Default for GenOptions {
@@ -127,6 +140,7 @@ impl Default for GenOptions {
             library: false,
             odd: false,
             wild: false,
+            outside: false,
         }
     }
 }
@@ -596,6 +610,18 @@ impl Generator {
     /// The text is the canonical unparse of that tree, so that a literal
     /// folded by the parser (` -1` to `-1`) is written folded.
     pub fn next_expr(&mut self) -> (String, Expr) {
+        if self.options.outside && self.rng.chance(60) {
+            // The text is returned whether or not this library reads it; the
+            // tree is the one read from it, or `error` where it is refused.
+            let text = self.outside_text(self.options.max_depth.min(3));
+            let text = if self.rng.chance(40) {
+                respell_spacing(&text, &mut self.rng)
+            } else {
+                text
+            };
+            let tree = classad_syntax::parse_expression(&text).unwrap_or(lit(Literal::Error));
+            return (text, tree);
+        }
         loop {
             let expr = self.expression();
             let text = classad_syntax::unparse(&expr);
@@ -2298,6 +2324,221 @@ impl Generator {
         }
     }
 
+    /// A value of any type as an outside tester writes it: literals at
+    /// the edges, times, nested lists and ads, special names.
+    fn outside_value(&mut self, d: u32) -> String {
+        match self.rng.below(8) {
+            0 => (*self.rng.pick(&OUTSIDE_NUMBERS)).to_string(),
+            1 => self.outside_string(),
+            2 => self.outside_time(),
+            3 if d > 0 => {
+                let n = self.rng.below(4);
+                let items: Vec<String> = (0..n).map(|_| self.outside_value(d - 1)).collect();
+                let trailing = if n > 0 && self.rng.chance(10) {
+                    ","
+                } else {
+                    ""
+                };
+                format!("{{{}{trailing}}}", items.join(", "))
+            }
+            4 if d > 0 => {
+                let n = self.rng.below(4);
+                let names = ["a", "b", "c", "A"];
+                let items: Vec<String> = (0..n)
+                    .map(|i| format!("{} = {}", names[i], self.outside_value(d - 1)))
+                    .collect();
+                let trailing = if n > 0 && self.rng.chance(15) {
+                    ";"
+                } else {
+                    ""
+                };
+                format!("[{}{trailing}]", items.join("; "))
+            }
+            5 => (*self.rng.pick(&ODD_VALUES)).to_string(),
+            _ => {
+                let ty = *self.rng.pick(&TYPES);
+                let e = self.typed(ty, d.min(2));
+                classad_syntax::unparse(&e)
+            }
+        }
+    }
+
+    /// A string literal with escapes of every kind (octal up to `\777`,
+    /// unknown letters, `\x41`, quotes, control characters).
+    fn outside_string(&mut self) -> String {
+        let mut text = String::from("\"");
+        for _ in 0..self.rng.below(5) {
+            let piece = match self.rng.below(10) {
+                0 => format!("\\{:o}", self.rng.below(512)),
+                1 => format!("\\{:03o}", self.rng.below(256)),
+                2 => (*self.rng.pick(&[
+                    "\\x41", "\\u0041", "\\q", "\\'", "\\\"", "\\\\", "\\n", "\\t", "\\a", "\\0",
+                    "\\08", "\\e", "\\?", "\\/",
+                ]))
+                .to_string(),
+                3 => (*self
+                    .rng
+                    .pick(&["\u{e9}", "\u{2603}", "%d", "%s", "/*", "*/", "//", " "]))
+                .to_string(),
+                _ => (*self
+                    .rng
+                    .pick(&["a", "B", "1", ".", ",", "x y", "0x1F", "-", "e5"]))
+                .to_string(),
+            };
+            text.push_str(&piece);
+        }
+        text.push('"');
+        text
+    }
+
+    /// `absTime` or `relTime` of an odd string, maybe under a time function.
+    fn outside_time(&mut self) -> String {
+        let inner = match self.rng.below(4) {
+            0 => String::from_utf8_lossy(&self.abs_time_text()).into_owned(),
+            1 => String::from_utf8_lossy(&self.rel_time_text()).into_owned(),
+            _ => (*self.rng.pick(&OUTSIDE_TIME_TEXTS)).to_string(),
+        };
+        let function = self.rng.pick_str(&["absTime", "relTime"]);
+        let time = format!("{function}(\"{inner}\")");
+        match self.rng.below(8) {
+            0 => format!("string({time})"),
+            1 => format!("formatTime({time}, \"%c %j %Z\")"),
+            2 => format!("splitTime({time})"),
+            3 => format!("interval({time})"),
+            4 => format!(
+                "{}({time})",
+                self.rng.pick_str(&[
+                    "getYear",
+                    "getDays",
+                    "getHours",
+                    "getDayOfWeek",
+                    "int",
+                    "real"
+                ])
+            ),
+            _ => time,
+        }
+    }
+
+    /// The texts of [`GenOptions::outside`], `d` levels deep at most.
+    pub fn outside_text(&mut self, d: u32) -> String {
+        let sub = |g: &mut Generator| {
+            if d > 0 && g.rng.chance(30) {
+                format!("({})", g.outside_text(d - 1))
+            } else {
+                g.outside_value(d.saturating_sub(1))
+            }
+        };
+        match self.rng.below(9) {
+            0 | 1 => {
+                // Identity and comparison on every pair of types.
+                let op = self.rng.pick_str(&[
+                    "is", "isnt", "=?=", "=!=", "IS", "ISNT", "==", "!=", "<", ">=",
+                ]);
+                let (l, r) = (sub(self), sub(self));
+                format!("{l} {op} {r}")
+            }
+            2 => {
+                // A chain of unary operators, with and without spaces.
+                let mut text = String::new();
+                for _ in 0..1 + self.rng.below(5) {
+                    text.push_str(self.rng.pick_str(&["-", "+", "!", "~"]));
+                    text.push_str(self.rng.pick_str(&["", "", " ", "/**/"]));
+                }
+                text.push_str(&sub(self));
+                text
+            }
+            3 => {
+                // Numbers at the edges, alone or in arithmetic.
+                let n = *self.rng.pick(&OUTSIDE_NUMBERS);
+                match self.rng.below(4) {
+                    0 => n.to_string(),
+                    1 => format!("-{n}"),
+                    _ => {
+                        let op = self.rng.pick_str(&[
+                            "+", "-", "*", "/", "%", "<<", ">>", ">>>", "&", "|", "^", "<", "==",
+                        ]);
+                        let other = sub(self);
+                        if self.rng.chance(50) {
+                            format!("{n} {op} {other}")
+                        } else {
+                            format!("{other} {op} {n}")
+                        }
+                    }
+                }
+            }
+            4 => {
+                // Escapes in strings, through the string functions and in
+                // quoted names.
+                let s = self.outside_string();
+                match self.rng.below(7) {
+                    0 => format!("size({s})"),
+                    1 => format!("strcat({s}, {s})"),
+                    2 => format!("toUpper({s})"),
+                    3 => format!("substr({s}, {})", self.rng.pick_str(&["1", "-1", "0, 2"])),
+                    4 => format!("{s} == \"A\""),
+                    5 => {
+                        let name = s[1..s.len() - 1].replace('\'', "\\'");
+                        format!("['{name}' = 1].'{name}'")
+                    }
+                    _ => s,
+                }
+            }
+            5 => self.outside_time(),
+            6 => {
+                // Any builtin, any arity, nested lists and ads among the
+                // arguments.
+                let function = *self.rng.pick(&BUILTINS);
+                let mut n = self.rng.below(6);
+                if n == 0 && matches!(function, "absTime" | "formatTime") {
+                    n = 1;
+                }
+                let args: Vec<String> = (0..n).map(|_| sub(self)).collect();
+                format!(
+                    "{}({})",
+                    respell_case(function, &mut self.rng),
+                    args.join(", ")
+                )
+            }
+            7 => {
+                // The old ways of writing ads and lists, and selections and
+                // subscripts through them.
+                let v = sub(self);
+                let w = sub(self);
+                match self.rng.below(10) {
+                    0 => format!("[a = {v}; ; b = {w}]"),
+                    1 => format!("[a = {v};].a"),
+                    2 => format!("{{{v}, {w},}}"),
+                    3 => format!("{{{v},, {w}}}"),
+                    4 => format!(
+                        "[a = {v}; b = a]{}",
+                        self.rng.pick_str(&[".b", "[\"b\"]", ".a.b"])
+                    ),
+                    5 => format!(
+                        "{{{v}, {w}}}[{}]",
+                        self.rng.pick_str(&["0", "1", "-1", "1.5", "true", "\"a\""])
+                    ),
+                    6 => format!("MY.a + {v}"),
+                    7 => format!("[x = {v}].x.y.z"),
+                    8 => format!(
+                        "[a = {v}; b = .a; c = root.a; d = self.a].{}",
+                        self.rng.pick_str(&["b", "c", "d"])
+                    ),
+                    _ => format!("{v} ?: {w}"),
+                }
+            }
+            _ => {
+                // Conditionals with operands of any type.
+                let (c, a, b) = (sub(self), sub(self), sub(self));
+                if self.rng.chance(50) {
+                    format!("{c} ? {a} : {b}")
+                } else {
+                    format!("ifThenElse({c}, {a}, {b})")
+                }
+            }
+        }
+    }
+
     fn str_leaf(&mut self) -> Expr {
         lit(Literal::String(self.rng.pick(&STRINGS).to_vec().into()))
     }
@@ -2348,6 +2589,123 @@ impl Generator {
             },
         }
     }
+}
+
+/// Numbers at and past the edges of int64 and double, in the spellings an
+/// outside tester uses, for [`GenOptions::outside`].
+const OUTSIDE_NUMBERS: [&str; 40] = [
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999",
+    "0x7fffffffffffffff",
+    "0x8000000000000000",
+    "0xffffffffffffffff",
+    "0X1F",
+    "0x0",
+    "017",
+    "08",
+    "00",
+    "1e308",
+    "1.7976931348623157e308",
+    "1.7976931348623159e308",
+    "1e309",
+    "4.9e-324",
+    "2.4e-324",
+    "1e-400",
+    "5.",
+    ".5",
+    ".5e3",
+    "5.e3",
+    "1E+2",
+    "1e-0",
+    "0.0",
+    "-0.0",
+    "0e0",
+    "123456789012345678",
+    "2147483647",
+    "2147483648",
+    "-2147483649",
+    "4294967296",
+    "9007199254740993",
+    "0.1",
+    "1.0000000000000002",
+    "3.14159265358979323846",
+    "1e15",
+    "1e16",
+];
+
+/// Strings of times outside the forms generated from fields, for
+/// [`GenOptions::outside`].
+const OUTSIDE_TIME_TEXTS: [&str; 24] = [
+    "",
+    " ",
+    "0",
+    "-0",
+    "1",
+    "1.5",
+    "abc",
+    "1970-01-01",
+    "1970-01-01T00:00:00",
+    "2020-02-30T00:00:00Z",
+    "2020-13-01",
+    "2020-12-01T25:61:61Z",
+    "2038-01-19T03:14:08+14:00",
+    "1d",
+    "1h 1m",
+    "1:2:3:4",
+    "+1:00",
+    "-",
+    "--1",
+    "1+2+3",
+    "1e3",
+    "0x10",
+    "1d25:61:61",
+    "99999999999999999999d",
+];
+
+/// `text` with white space or a comment put between tokens where it keeps
+/// them apart, or taken out where a space is not needed, as an outside
+/// tester writes ([`GenOptions::outside`]); a text it cannot split into
+/// tokens is left as it is.
+fn respell_spacing(text: &str, rng: &mut Rng) -> String {
+    let Some(tokens) = tokens(text) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Space(s) => {
+                let apart = word_like(i.checked_sub(1).and_then(|j| tokens.get(j)))
+                    && word_like(tokens.get(i + 1));
+                match rng.below(6) {
+                    0 if !apart => {}
+                    1 => out.push_str("/**/"),
+                    2 => out.push_str(" /* x */\t"),
+                    _ => out.push_str(s),
+                }
+            }
+            Token::Str(s)
+            | Token::Quoted(s)
+            | Token::Number(s)
+            | Token::Word(s)
+            | Token::Punct(s) => {
+                out.push_str(s);
+                // Between two tokens with nothing between them (not next
+                // to the `/` and `*` of a comment, which would split it).
+                let comment = |t: Option<&Token<'_>>| matches!(t, Some(Token::Punct("/" | "*")));
+                if !matches!(tokens.get(i + 1), Some(Token::Space(_)) | None)
+                    && !comment(Some(token))
+                    && !comment(tokens.get(i + 1))
+                    && rng.chance(15)
+                {
+                    out.push_str(rng.pick_str(&["/**/", " ", "\t", "/***/"]));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Integers at the edges of shifts, bitwise operators and overflow, for
@@ -2683,6 +3041,7 @@ mod tests {
                 library: false,
                 odd: false,
                 wild: false,
+                outside: false,
             },
         );
         for _ in 0..300 {
@@ -2704,6 +3063,7 @@ mod tests {
                 library: false,
                 odd: false,
                 wild: false,
+                outside: false,
             },
         );
         let texts: Vec<String> = (0..3000).map(|_| g.next_text()).collect();
@@ -2727,6 +3087,7 @@ mod tests {
                 library: true,
                 odd: false,
                 wild: false,
+                outside: false,
             },
         );
         let mut texts = String::new();
@@ -2754,6 +3115,7 @@ mod tests {
                 library: false,
                 odd: false,
                 wild: true,
+                outside: false,
             },
         );
         let all: String = (0..3000).map(|_| g.next_text() + "\n").collect();
@@ -2763,6 +3125,44 @@ mod tests {
         let mut rng = Rng::new(1);
         for _ in 0..100 {
             let text = respell_wild("a + \"x\" * 2.5", &mut rng);
+            assert!(classad_syntax::parse_expression(&text).is_ok(), "{text}");
+        }
+    }
+
+    /// The `--outside` texts hold each kind of form an independent
+    /// generator writes, and a comment put between tokens never splits
+    /// another comment.
+    #[test]
+    fn outside_texts_cover_the_forms() {
+        let mut g = Generator::new(
+            11,
+            GenOptions {
+                outside: true,
+                calls: true,
+                ..GenOptions::default()
+            },
+        );
+        let all: String = (0..3000).map(|_| g.next_text() + "\n").collect();
+        for needle in [
+            " isnt ",
+            " =?= ",
+            "9223372036854775808",
+            "1e309",
+            "\\x41",
+            "absTime(\"",
+            "relTime(\"",
+            ";]",
+            ",}",
+            "/**/",
+            "~",
+            "!",
+        ] {
+            assert!(all.contains(needle), "{needle}");
+        }
+        assert!(!all.contains("/ **/") && !all.contains("/\t**/"));
+        let mut rng = Rng::new(3);
+        for _ in 0..100 {
+            let text = respell_spacing("[a = 1; b = \"x\" + a].b", &mut rng);
             assert!(classad_syntax::parse_expression(&text).is_ok(), "{text}");
         }
     }

@@ -1028,6 +1028,7 @@ impl<'a> Reference<'a> {
                 Value::LazyList(Arc::new(classad_vm::LazyList {
                     items: items.into(),
                     scope,
+                    shared: false,
                 }))
             }
             RValue::Ad(ad) => Value::Ad(self.vm_ad(ad)),

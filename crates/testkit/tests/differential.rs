@@ -88,6 +88,7 @@ fn generated_expressions_with_calls_agree() {
                 library: false,
                 odd: false,
                 wild: false,
+                outside: false,
             },
             RefOptions::default(),
         )
@@ -107,6 +108,7 @@ fn generated_library_expressions_agree() {
                 library: true,
                 odd: false,
                 wild: false,
+                outside: false,
             },
         );
         let mut harness = Harness::new(RefOptions::default());
@@ -143,6 +145,7 @@ fn deeper_expressions_agree() {
                 library: false,
                 odd: false,
                 wild: false,
+                outside: false,
             },
             RefOptions::default(),
         )
@@ -160,6 +163,7 @@ fn run_matches(seed: u64, strict: bool) -> (usize, Vec<(Mismatch, Option<&'stati
             library: false,
             odd: false,
             wild: false,
+            outside: false,
         },
     );
     let mut harness = Harness::new(RefOptions {
@@ -242,6 +246,7 @@ fn explore() {
                 library: false,
                 odd: false,
                 wild: false,
+                outside: false,
             },
             RefOptions::default(),
         );

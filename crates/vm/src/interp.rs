@@ -299,6 +299,10 @@ pub struct Vm {
     /// The ad a lazy function's lookup left current (see
     /// [`CallContext::leave_scope`]), taken by the caller's loop.
     left_scope: Option<AdRef>,
+    /// Lists and ads `eval` made from the literal it parsed, held (so that
+    /// their addresses stay theirs) until `ad["name"]` takes them over or
+    /// the evaluation ends: see [`Vm::note_eval_made`].
+    eval_made: Vec<Value>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -536,6 +540,14 @@ impl CallContext<'_> {
         false
     }
 
+    /// Fails the evaluation as an HTCondor function does when it returns
+    /// false (`userHome` with a wrong number of arguments): the call's value
+    /// is the one the function returns (ERROR), and an operation, a list
+    /// element or a selection over it fails with it as at the depth limit.
+    pub fn fail(&mut self) {
+        self.vm.depth_failures += 1;
+    }
+
     /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
     /// false once it is past its budget, when the function should return
     /// ERROR without doing the work.
@@ -725,7 +737,37 @@ impl Vm {
             state_root: None,
             outer_depth: 0,
             left_scope: None,
+            eval_made: Vec::new(),
             random_state: 0x853c_49e6_748f_ea9b,
+        }
+    }
+
+    /// Notes a list or an ad `eval` made from the literal it parsed (the
+    /// text was that literal, not a larger expression around it): HTCondor
+    /// keeps the parsed tree in the evaluation state, and `ad["name"]`
+    /// takes such a value over with its scope instead of copying it
+    /// ([`Vm::take_eval_made`]).
+    pub fn note_eval_made(&mut self, value: &Value) {
+        if matches!(value, Value::LazyList(_) | Value::Ad(_)) {
+            self.eval_made.push(value.clone());
+        }
+    }
+
+    /// Whether `value` is one [`Vm::note_eval_made`] noted (the same list
+    /// or ad, not an equal one); it is then no longer noted, as HTCondor
+    /// takes the tree out of its state.
+    fn take_eval_made(&mut self, value: &Value) -> bool {
+        let same = |noted: &Value| match (noted, value) {
+            (Value::LazyList(a), Value::LazyList(b)) => Arc::ptr_eq(a, b),
+            (Value::Ad(a), Value::Ad(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        match self.eval_made.iter().rposition(same) {
+            Some(i) => {
+                self.eval_made.swap_remove(i);
+                true
+            }
+            None => false,
         }
     }
 
@@ -869,6 +911,7 @@ impl Vm {
         self.memory_exceeded = false;
         self.state_root = None;
         self.outer_depth = 0;
+        self.eval_made.clear();
     }
 
     /// HTCondor's root of the evaluation in `scope`: `root`, `toplevel`
@@ -1229,6 +1272,7 @@ impl Vm {
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
                 scope: AdValue::top_level(scopeless_body().clone()),
+                shared: false,
             })),
             other => other,
         }
@@ -1550,20 +1594,49 @@ impl Vm {
                 // selections are UNDEFINED, a list whose elements see no
                 // enclosing ad (`[b = [c = 1]]["b"].c` is UNDEFINED, while
                 // `self.c` inside it is 1).
+                // (An ad `eval` made keeps the ads around it: see below.)
                 let scope = if ad.detached {
-                    AdValue::top_level(ad.body.clone())
+                    Arc::new(AdValue {
+                        body: ad.body.clone(),
+                        parent: ad.parent.clone(),
+                        detached: false,
+                    })
                 } else {
                     ad.clone()
                 };
                 self.depth += level + 1;
                 let value = self.attribute_value_unmarked(env, &scope, slot);
                 self.depth -= level + 1;
+                // HTCondor copies the value, except a list or an ad `eval`
+                // parsed during this evaluation: that one it takes over as
+                // it is, scope and all (`[A = eval("{z}"); z = 5]["A"][0]`
+                // is 5, `[A = {z}; z = 5]["A"][0]` UNDEFINED). Such a value
+                // is then HTCondor's shared type, which a further
+                // `ad["name"]` hands on unchanged.
+                if self.take_eval_made(&value) {
+                    return match value {
+                        Value::Ad(inner) => Value::Ad(Arc::new(AdValue {
+                            body: inner.body.clone(),
+                            parent: inner.parent.clone(),
+                            detached: true,
+                        })),
+                        Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
+                            items: list.items.clone(),
+                            scope: list.scope.clone(),
+                            shared: true,
+                        })),
+                        other => other,
+                    };
+                }
                 match value {
+                    Value::Ad(inner) if inner.detached => Value::Ad(inner),
                     Value::Ad(inner) => Value::Ad(AdValue::detached(inner.body.clone())),
+                    Value::LazyList(list) if list.shared => Value::LazyList(list),
                     // No scope at all: references in it are UNDEFINED.
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                         items: list.items.clone(),
                         scope: AdValue::detached(scopeless_body().clone()),
+                        shared: false,
                     })),
                     // HTCondor's shared list type, for `=?=` (see
                     // `ops::identical`).
@@ -1991,6 +2064,7 @@ impl Vm {
                     let list = LazyList {
                         items: program.lists[instr.arg as usize].clone(),
                         scope: scope.clone(),
+                        shared: false,
                     };
                     self.stack.push(Value::LazyList(Arc::new(list)));
                 }

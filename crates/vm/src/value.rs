@@ -73,6 +73,12 @@ pub struct LazyList {
     pub items: Arc<[LazyArg]>,
     /// The ad the list was written in.
     pub scope: AdRef,
+    /// Whether this is HTCondor's shared list type (`SLIST_VALUE`) while
+    /// keeping its scope: a list `eval` made, handed on by `ad["name"]`,
+    /// which takes the list `eval` parsed rather than copying it (see
+    /// `Vm::note_eval_made`). `=?=` tells the two types apart; a further
+    /// `ad["name"]` leaves such a list as it is.
+    pub shared: bool,
 }
 
 /// The type of a value, for messages and type predicates.

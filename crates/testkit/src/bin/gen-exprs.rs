@@ -1,4 +1,4 @@
-//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild]`:
+//! `gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild] [--outside]`:
 //! prints N generated ClassAd expressions, one a line, for the oracle
 //! (`tests/gen/run_difftest.sh`). Without `--calls` no function is called;
 //! `--text` adds the forms of `GenOptions::text` (values as text, lists and
@@ -10,7 +10,11 @@
 //! type); `--wild` the forms of `GenOptions::wild` (operators on every
 //! type and times, every builtin at any arity, the text respelled as an
 //! outside tester writes it: hex and octal numbers, escapes, case,
-//! quoted names, comments).
+//! quoted names, comments); `--outside` the texts of
+//! `GenOptions::outside` (made token by token as a generator written by
+//! someone else would: identity on every pair of types, unary chains,
+//! numbers past the edges, escapes, odd time strings, builtins with nested
+//! arguments, old ways of writing ads and lists, comments between tokens).
 //!
 //! `gen-exprs --mutate FILE [--mutate FILE ...] --seed S --count N`:
 //! prints N mutants of the expressions in the FILEs (corpus files, one
@@ -29,7 +33,7 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild]\n       gen-exprs --mutate FILE [--mutate FILE ...] --seed S --count N"
+        "usage: gen-exprs --seed S --count N [--max-depth D] [--calls] [--text] [--library] [--odd] [--wild] [--outside]\n       gen-exprs --mutate FILE [--mutate FILE ...] --seed S --count N"
     );
     ExitCode::from(2)
 }
@@ -127,6 +131,12 @@ fn main() -> ExitCode {
             ("--wild", _) => {
                 options.calls = true;
                 options.wild = true;
+                i += 1;
+                continue;
+            }
+            ("--outside", _) => {
+                options.calls = true;
+                options.outside = true;
                 i += 1;
                 continue;
             }
