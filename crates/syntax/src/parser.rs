@@ -126,8 +126,8 @@ pub struct Parser {
 /// lower-cased form (names that differ only in case share it).
 #[derive(Default)]
 struct Names {
-    spellings: AHashMap<Box<str>, (Name, u32)>,
-    folds: AHashMap<Box<str>, u32>,
+    spellings: AHashMap<Box<[u8]>, (Name, u32)>,
+    folds: AHashMap<Box<[u8]>, u32>,
 }
 
 /// Builds an ad's definitions without a hash table of its own: a name
@@ -411,7 +411,7 @@ impl Parser {
         }
         let (name, mut expr) = self.parse_old_line_with_grammar(source)?;
         crate::json::shift_spans(&mut expr, offset);
-        let fold = self.intern_folded(name.as_str()).1;
+        let fold = self.intern_folded(name.as_bytes()).1;
         let plain = name.is_plain_identifier();
         ad.define(name, fold, plain, expr);
         Ok(())
@@ -433,11 +433,17 @@ impl Parser {
 
     /// The shared copy of a name.
     pub fn intern(&self, text: &str) -> Name {
-        self.intern_folded(text).0
+        self.intern_folded(text.as_bytes()).0
+    }
+
+    /// The shared copy of a name of these bytes (a quoted name may hold
+    /// bytes that are not UTF-8).
+    pub fn intern_bytes(&self, bytes: &[u8]) -> Name {
+        self.intern_folded(bytes).0
     }
 
     /// The shared copy of a name and the number of its lower-cased form.
-    pub(crate) fn intern_folded(&self, text: &str) -> (Name, u32) {
+    pub(crate) fn intern_folded(&self, text: &[u8]) -> (Name, u32) {
         let mut names = self.names.borrow_mut();
         if let Some((name, fold)) = names.spellings.get(text) {
             return (name.clone(), *fold);
@@ -447,7 +453,7 @@ impl Parser {
             .folds
             .entry(text.to_ascii_lowercase().into())
             .or_insert(next);
-        let name = Name::new(text);
+        let name = Name::from_bytes(text);
         names.spellings.insert(text.into(), (name.clone(), fold));
         (name, fold)
     }
@@ -1116,7 +1122,7 @@ impl<'p, 's> Builder<'p, 's> {
                 let name = self.attribute_name(pair)?;
                 if quoted
                     && self.parser.options.dialect == Dialect::Jdl
-                    && let Some(kind) = self.jdl_time_literal(name.as_str())
+                    && let Some(kind) = name.to_str().and_then(|text| self.jdl_time_literal(text))
                 {
                     return self.node(kind, span, 2);
                 }
@@ -1240,7 +1246,7 @@ impl<'p, 's> Builder<'p, 's> {
         let name_pair = inner.next().expect("grammar: name");
         let name_span = span_of(&name_pair);
         let name = self.attribute_name(name_pair)?;
-        if name.as_str().is_empty() {
+        if name.as_bytes().is_empty() {
             // HTCondor's parser cannot insert an attribute without a name
             // (`[ '' = 3 ]` does not parse), though `''` is a reference.
             return Err(self.error(name_span, "an attribute name cannot be empty"));
@@ -1260,7 +1266,7 @@ impl<'p, 's> Builder<'p, 's> {
             let start = source_offset(&starts, at);
             self.error(Span::new(start, start + 1), msg)
         })?;
-        Ok(self.parser.intern(&String::from_utf8_lossy(&bytes)))
+        Ok(self.parser.intern_bytes(&bytes))
     }
 
     fn decode_string(&self, body: &str, span: Span, out: &mut Vec<u8>) -> Result<()> {

@@ -191,7 +191,7 @@ impl XmlWriter {
                 out.extend(std::iter::repeat_n(' ', indent + 4));
             }
             out.push_str("<a n=\"");
-            push_string(name.as_str().as_bytes(), Some(b'"'), out);
+            push_string(name.as_bytes(), Some(b'"'), out);
             out.push_str("\">");
             self.value(value, indent + 4, out);
             out.push_str("</a>");
@@ -246,13 +246,15 @@ impl XmlWriter {
                 };
                 // A relative time's literal is written as the real it
                 // evaluates to, as HTCondor's writer takes its value.
-                if let Some(secs) = text.and_then(|t| rel_time_literal_seconds(name.as_str(), t)) {
+                if let Some(secs) = text.and_then(|t| rel_time_literal_seconds(name.to_str()?, t)) {
                     let _ = write!(out, "<r>{}</r>", format_real_xml(secs));
                     return;
                 }
                 if let Some(text) = text
                     && name.eq_ignore_case("absTime")
-                    && let Some(canonical) = canonical_time_call(name.as_str(), text)
+                    && let Some(canonical) = name
+                        .to_str()
+                        .and_then(|name| canonical_time_call(name, text))
                 {
                     // `absTime("` and `")` around the canonical text.
                     let inner = &canonical[9..canonical.len() - 2];
