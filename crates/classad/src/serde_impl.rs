@@ -221,7 +221,12 @@ fn value_to_json(value: Value, depth: usize) -> serde_json::Value {
 fn ad_to_json(ad: &ClassAd, depth: usize) -> serde_json::Value {
     serde_json::Value::Object(
         ad.iter()
-            .map(|(name, _)| (name.to_string(), value_to_json(ad.evaluate(name.as_bytes()), depth)))
+            .map(|(name, _)| {
+                (
+                    name.to_string(),
+                    value_to_json(ad.evaluate(name.as_bytes()), depth),
+                )
+            })
             .collect(),
     )
 }

@@ -546,7 +546,7 @@ mod tests {
         for line in read {
             let (name, lit, _) = plain_literal(line).unwrap_or_else(|| panic!("{line:?}"));
             let (parsed_name, expr) = parser.parse_old_line(line).expect(line);
-            assert_eq!(name, parsed_name.as_str(), "{line:?}");
+            assert_eq!(name.as_bytes(), parsed_name.as_bytes(), "{line:?}");
             assert_eq!(Expr::literal(lit), expr, "{line:?}");
         }
         let declined = [

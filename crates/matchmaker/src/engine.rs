@@ -798,7 +798,7 @@ impl Engine {
         }
         let id = self.projections.len() as u32;
         let symbols = match &names {
-            Names::Some(list) => Some(list.iter().map(|n| Symbol::new(n)).collect()),
+            Names::Some(list) => Some(list.iter().map(Symbol::new).collect()),
             Names::All => None,
         };
         let reads_carved = symbols.as_ref().is_none_or(|list: &Vec<Symbol>| {

@@ -369,7 +369,7 @@ impl<'p, 's> Scanner<'p, 's> {
         if keyword(&self.bytes[start..end]).is_some() {
             return None;
         }
-        Some(self.parser.intern_folded(self.text[start..end].as_bytes()))
+        Some(self.parser.intern_folded(&self.text.as_bytes()[start..end]))
     }
 
     fn expression(&mut self) -> Option<Built> {

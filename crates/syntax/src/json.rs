@@ -772,7 +772,9 @@ impl<'p, 't> JsonReader<'p, 't> {
         builder.begin();
         let read = self.members(depth, &mut |parser, name, value| {
             let (name, fold) = match builder.guess_any() {
-                Some((guess, fold)) if guess.as_bytes() == name.as_bytes() => (guess.clone(), *fold),
+                Some((guess, fold)) if guess.as_bytes() == name.as_bytes() => {
+                    (guess.clone(), *fold)
+                }
                 _ => parser.intern_folded(name.as_bytes()),
             };
             builder.define(name, fold, false, value);

@@ -294,7 +294,10 @@ impl AdLayout {
         if slot == u32::MAX {
             return u32::MAX;
         }
-        if SPECIAL_NAMES.iter().any(|n| n.as_bytes() == symbol.as_bytes()) {
+        if SPECIAL_NAMES
+            .iter()
+            .any(|n| n.as_bytes() == symbol.as_bytes())
+        {
             self.shadows_special_names = true;
         }
         self.keys.push(symbol);
@@ -566,11 +569,28 @@ impl AdValue {
 mod tests {
     use super::*;
 
+    /// Class 5 of tests/gen/known_bugs.txt: a symbol is the name's bytes,
+    /// folded for ASCII letters only (HTCondor's `strcasecmp`), so names
+    /// that differ in bytes that are not UTF-8, or in the case of a letter
+    /// outside ASCII, are different symbols.
+    #[test]
+    fn symbols_are_bytes_folded_for_ascii_only() {
+        assert_ne!(Symbol::new(b"\xfe"), Symbol::new(b"\xff"));
+        assert_eq!(Symbol::new(b"A\xff"), Symbol::new(b"a\xff"));
+        assert_eq!(Symbol::transient(b"X\xffY"), Symbol::new(b"x\xffy"));
+        assert_ne!(Symbol::new("É"), Symbol::new("é"));
+        let layout = AdLayout::new([&b"\xfe"[..], b"\xff", b"A\x80"].map(Symbol::new));
+        assert_eq!(layout.slot(&Symbol::transient(b"\xff")), Some(1));
+        assert_eq!(layout.slot(&Symbol::transient(b"a\x80")), Some(2));
+        assert_eq!(layout.slot(&Symbol::transient("\u{FFFD}")), None);
+        assert_ne!(Symbol::new(b"\xfe").text(), Symbol::new(b"\xff").text());
+    }
+
     #[test]
     fn layout_index_finds_every_name_and_nothing_else() {
         for n in [0usize, 1, 2, 7, 8, 9, 150, 1000] {
             let names: Vec<String> = (0..n).map(|i| format!("Attr{i}")).collect();
-            let layout = AdLayout::new(names.iter().map(|s| Symbol::new(s)));
+            let layout = AdLayout::new(names.iter().map(Symbol::new));
             assert_eq!(layout.len(), n);
             for (slot, name) in names.iter().enumerate() {
                 // Found by the interned symbol and by a transient one.

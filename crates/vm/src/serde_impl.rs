@@ -90,7 +90,10 @@ impl Serialize for Value {
                 let attributes = ad.body.attributes();
                 let mut map = s.serialize_map(Some(attributes.len()))?;
                 for attribute in attributes {
-                    map.serialize_entry(&*attribute.name.to_string_lossy(), &Tree(&attribute.source))?;
+                    map.serialize_entry(
+                        &*attribute.name.to_string_lossy(),
+                        &Tree(&attribute.source),
+                    )?;
                 }
                 map.end()
             }
