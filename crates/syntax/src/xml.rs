@@ -522,17 +522,18 @@ enum TagKind {
 struct Tag<'t> {
     name: &'t str,
     kind: TagKind,
-    /// `name="value"` pairs, values decoded.
-    attributes: Vec<(&'t str, String)>,
+    /// `name="value"` pairs, values decoded (bytes: `n="\377"` names the
+    /// attribute of the byte 0xFF).
+    attributes: Vec<(&'t str, Vec<u8>)>,
     span: Span,
 }
 
 impl Tag<'_> {
-    fn attribute(&self, name: &str) -> Option<&str> {
+    fn attribute(&self, name: &str) -> Option<&[u8]> {
         self.attributes
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_slice())
     }
 }
 
@@ -689,7 +690,7 @@ impl<'t> Lexer<'t> {
             if let Err((_, message)) = decode_new_escapes(&value, &mut decoded) {
                 return Err(self.error(span, message));
             }
-            attributes.push((attr, String::from_utf8_lossy(&decoded).into_owned()));
+            attributes.push((attr, decoded));
             rest = body.get(end + 1..).unwrap_or("");
         }
         Ok(Tag {
@@ -765,7 +766,7 @@ impl<'t> Reader<'_, 't> {
                 Token::Tag(tag) if tag.name == "c" && tag.kind == TagKind::End => break,
                 Token::Tag(tag) if tag.name == "a" && tag.kind == TagKind::Start => {
                     let name = match tag.attribute("n") {
-                        Some(name) if !name.is_empty() => Name::new(name),
+                        Some(name) if !name.is_empty() => Name::from_bytes(name),
                         _ => {
                             return Err(
                                 self.error(tag.span, "an attribute `<a>` needs a name `n=\"...\"`")
@@ -850,7 +851,7 @@ impl<'t> Reader<'_, 't> {
                 })
             }
             "b" => {
-                let truth = matches!(tag.attribute("v"), Some("t" | "T"));
+                let truth = matches!(tag.attribute("v"), Some(b"t" | b"T"));
                 if !empty {
                     self.expect_end("b")?;
                 }

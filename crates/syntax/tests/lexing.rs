@@ -231,4 +231,10 @@ fn names_of_bytes_unparse_as_htcondor() {
     // writes it raw, which is not JSON).
     let json = classad_syntax::json::ad_to_json(body);
     assert!(json.contains("\"\u{FFFD}\": 1"), "{json}");
+    // XML escapes the name's bytes as a string's, and reads them back.
+    let xml = classad_syntax::xml::ad_to_xml(body);
+    assert!(xml.contains(r#"<a n="\377">"#), "{xml}");
+    let parser = Parser::new(ParseOptions::default());
+    let back = classad_syntax::xml::parse_xml_ad(&parser, &xml).unwrap();
+    assert_eq!(&back, body.as_ref());
 }
