@@ -200,7 +200,7 @@ impl ClassAd {
     /// let ad: classad::ClassAd = "[a = b + 1]".parse().unwrap();
     /// assert_eq!(classad::syntax::unparse(ad.lookup("A").unwrap()), "b + 1");
     /// ```
-    pub fn lookup(&self, name: &str) -> Option<&Expr> {
+    pub fn lookup<N: AsRef<[u8]> + ?Sized>(&self, name: &N) -> Option<&Expr> {
         self.ast.get(name)
     }
 
@@ -211,7 +211,7 @@ impl ClassAd {
     /// assert!(ad.contains("memory") && !ad.contains("Cpus"));
     /// assert_eq!((ad.len(), ad.is_empty()), (1, false));
     /// ```
-    pub fn contains(&self, name: &str) -> bool {
+    pub fn contains<N: AsRef<[u8]> + ?Sized>(&self, name: &N) -> bool {
         self.ast.get(name).is_some()
     }
 
@@ -222,7 +222,7 @@ impl ClassAd {
     /// assert!(ad.remove("A").is_some());
     /// assert_eq!(ad.len(), 1);
     /// ```
-    pub fn remove(&mut self, name: &str) -> Option<Expr> {
+    pub fn remove<N: AsRef<[u8]> + ?Sized>(&mut self, name: &N) -> Option<Expr> {
         let at = self
             .ast
             .attributes
@@ -237,11 +237,11 @@ impl ClassAd {
     ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 1; B = 2]".parse().unwrap();
-    /// let names: Vec<&str> = ad.iter().map(|(name, _)| name).collect();
+    /// let names: Vec<&str> = ad.iter().filter_map(|(name, _)| name.to_str()).collect();
     /// assert_eq!(names, ["a", "B"]);
     /// ```
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Expr)> {
-        self.ast.attributes.iter().map(|(n, e)| (n.as_str(), e))
+    pub fn iter(&self) -> impl Iterator<Item = (&Name, &Expr)> {
+        self.ast.attributes.iter().map(|(n, e)| (n, e))
     }
 
     /// Number of attributes.
@@ -285,8 +285,8 @@ impl ClassAd {
     /// assert_eq!(ad.evaluate("b"), classad::Value::Int(42));
     /// assert!(ad.evaluate("c").is_undefined());
     /// ```
-    pub fn evaluate(&self, name: &str) -> Value {
-        self.evaluate_inner(name, None)
+    pub fn evaluate<N: AsRef<[u8]> + ?Sized>(&self, name: &N) -> Value {
+        self.evaluate_inner(name.as_ref(), None)
     }
 
     /// Evaluates attribute `name` with `target` as TARGET.
@@ -296,11 +296,15 @@ impl ClassAd {
     /// let slot: classad::ClassAd = "[Memory = 2048]".parse().unwrap();
     /// assert_eq!(job.evaluate_with_target("r", &slot), classad::Value::Bool(true));
     /// ```
-    pub fn evaluate_with_target(&self, name: &str, target: &ClassAd) -> Value {
-        self.evaluate_inner(name, Some(target))
+    pub fn evaluate_with_target<N: AsRef<[u8]> + ?Sized>(
+        &self,
+        name: &N,
+        target: &ClassAd,
+    ) -> Value {
+        self.evaluate_inner(name.as_ref(), Some(target))
     }
 
-    fn evaluate_inner(&self, name: &str, target: Option<&ClassAd>) -> Value {
+    fn evaluate_inner(&self, name: &[u8], target: Option<&ClassAd>) -> Value {
         let Ok(ad) = self.compiled() else {
             return Value::Error;
         };
@@ -423,7 +427,7 @@ impl ClassAd {
 
     fn refs(&self, expr: &Expr) -> (Vec<String>, Vec<String>) {
         let mut external = Vec::new();
-        let mut internal: Vec<String> = Vec::new();
+        let mut internal: Vec<&[u8]> = Vec::new();
         let mut stack = vec![expr];
         while let Some(e) = stack.pop() {
             match &e.kind {
@@ -435,13 +439,13 @@ impl ClassAd {
                         .ast
                         .attributes
                         .iter()
-                        .find(|(n, _)| n.eq_ignore_case(name.as_str()))
+                        .find(|(n, _)| n.eq_ignore_case(name.as_bytes()))
                     {
                         Some((n, value)) => {
-                            internal.push(n.as_str().to_string());
+                            internal.push(n.as_bytes());
                             stack.push(value);
                         }
-                        None => external.push(name.as_str().to_string()),
+                        None => external.push(name.to_string_lossy().into_owned()),
                     }
                 }
                 ExprKind::Select { .. } => {
@@ -450,15 +454,15 @@ impl ClassAd {
                     let mut root = e;
                     let mut path = Vec::new();
                     while let ExprKind::Select { base, name } = &root.kind {
-                        path.push(name.as_str());
+                        path.push(name.to_string_lossy());
                         root = base;
                     }
                     match &root.kind {
-                        ExprKind::Attribute(base) if self.ast.get(base.as_str()).is_some() => {
+                        ExprKind::Attribute(base) if self.ast.get(base.as_bytes()).is_some() => {
                             stack.push(root);
                         }
                         ExprKind::Attribute(base) => {
-                            path.push(base.as_str());
+                            path.push(base.to_string_lossy());
                             path.reverse();
                             external.push(path.join("."));
                         }
@@ -474,6 +478,10 @@ impl ClassAd {
             names.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
             names
         };
+        let internal = internal
+            .into_iter()
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect();
         (tidy(external), tidy(internal))
     }
 
@@ -530,7 +538,7 @@ impl PartialEq for ClassAd {
                 .attributes
                 .iter()
                 .zip(&other.ast.attributes)
-                .all(|((a, x), (b, y))| a.eq_ignore_case(b.as_str()) && x == y)
+                .all(|((a, x), (b, y))| a.eq_ignore_case(b.as_bytes()) && x == y)
     }
 }
 
@@ -1001,7 +1009,7 @@ impl Flat {
 struct Flattener<'a> {
     ad: &'a ClassAd,
     /// Attributes being flattened, against cycles.
-    active: Vec<String>,
+    active: Vec<Vec<u8>>,
     /// Nodes left to visit, against exponential blow-up.
     budget: usize,
 }
@@ -1038,8 +1046,8 @@ impl Flattener<'_> {
                 Literal::Error => Value::Error,
             }),
             ExprKind::Attribute(name) => {
-                let key = name.as_str().to_ascii_lowercase();
-                let Some(value) = self.ad.lookup(name.as_str()) else {
+                let key = name.as_bytes().to_ascii_lowercase();
+                let Some(value) = self.ad.lookup(name.as_bytes()) else {
                     return Flat::Tree(expr.clone());
                 };
                 if self.active.contains(&key) {
@@ -1060,7 +1068,7 @@ impl Flattener<'_> {
                     root = base;
                 }
                 match &root.kind {
-                    ExprKind::Attribute(name) if self.ad.contains(name.as_str()) => {
+                    ExprKind::Attribute(name) if self.ad.contains(name.as_bytes()) => {
                         match self.compute(expr) {
                             Value::List(_)
                             | Value::LazyList(_)

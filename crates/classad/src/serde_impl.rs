@@ -53,7 +53,7 @@ impl Serialize for ExprData<'_> {
 fn serialize_ad<S: Serializer>(ad: &AdExpr, s: S) -> Result<S::Ok, S::Error> {
     let mut map = s.serialize_map(Some(ad.len()))?;
     for (name, expr) in &ad.attributes {
-        map.serialize_entry(name.as_str(), &ExprData(expr))?;
+        map.serialize_entry(&*name.to_string_lossy(), &ExprData(expr))?;
     }
     map.end()
 }
@@ -221,7 +221,12 @@ fn value_to_json(value: Value, depth: usize) -> serde_json::Value {
 fn ad_to_json(ad: &ClassAd, depth: usize) -> serde_json::Value {
     serde_json::Value::Object(
         ad.iter()
-            .map(|(name, _)| (name.to_string(), value_to_json(ad.evaluate(name), depth)))
+            .map(|(name, _)| {
+                (
+                    name.to_string(),
+                    value_to_json(ad.evaluate(name.as_bytes()), depth),
+                )
+            })
             .collect(),
     )
 }

@@ -544,7 +544,9 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
         // As `repr` prints `ExprTree.simplify`'s literal.
         print::write_value_as(&value, print::Style::HTCONDOR, &mut text);
         text.push('\n');
-        if let Err(e) = out.write_all(text.as_bytes()) {
+        // HTCondor's bytes: a selected name is written raw, whatever bytes
+        // it holds.
+        if let Err(e) = out.write_all(&syntax::unparse::htcondor_text_bytes(text)) {
             return crate::args::output_failed("eval", &e);
         }
     }

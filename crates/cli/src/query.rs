@@ -666,16 +666,16 @@ fn old_text(expr: &Expr) -> String {
                 for (_, value) in ad.attributes.iter_mut() {
                     reorder(value);
                 }
-                let order: Vec<String> = syntax::unparse::htcondor_order(
-                    ad.attributes.iter().map(|(name, _)| (name.as_str(), ())),
+                let order: Vec<Vec<u8>> = syntax::unparse::htcondor_order(
+                    ad.attributes.iter().map(|(name, _)| (name.as_bytes(), ())),
                 )
                 .into_iter()
-                .map(|(name, ())| name.to_string())
+                .map(|(name, ())| name.to_vec())
                 .collect();
                 let mut sorted = AdExpr::new();
                 for name in order {
                     if let Some(value) = ad.get(&name) {
-                        sorted.insert(Name::new(&name), value.clone());
+                        sorted.insert(Name::from_bytes(&name), value.clone());
                     }
                 }
                 **ad = sorted;

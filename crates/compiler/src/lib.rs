@@ -213,7 +213,7 @@ impl CompileCache {
     fn layout(&self, symbols: Vec<Symbol>) -> Layout {
         let key: Vec<usize> = symbols
             .iter()
-            .map(|s| s.as_str().as_ptr() as usize)
+            .map(|s| s.as_bytes().as_ptr() as usize)
             .collect();
         let mut layouts = lock(&self.layouts);
         if let Some(layout) = layouts.get(&key) {
@@ -254,7 +254,7 @@ impl CompileCache {
     ) -> Result<Arc<Definition>, CompileError> {
         let slots = slots_read(expr, layout);
         let mut hasher = DEFINITION_HASHER.build_hasher();
-        hasher.write(name.as_str().as_bytes());
+        hasher.write(name.as_bytes());
         hasher.write_usize(registry);
         hash_expr(expr, &mut hasher);
         for &slot in &slots {
@@ -265,7 +265,7 @@ impl CompileCache {
         let same = |kept: &BySlots| {
             kept.registry == registry
                 && kept.slots[..] == slots[..]
-                && kept.definition.name().as_str() == name.as_str()
+                && kept.definition.name().as_bytes() == name.as_bytes()
                 && *kept.definition.source == *expr
         };
         if let Some(kept) = lock(shard).get(&hash)
@@ -302,11 +302,11 @@ impl CompileCache {
         lit: &Literal,
         compile: impl FnOnce() -> Result<Arc<Definition>, CompileError>,
     ) -> Result<Arc<Definition>, CompileError> {
-        let hash = literal_hash(name.as_str(), LiteralKey::of_literal(lit));
+        let hash = literal_hash(name.as_bytes(), LiteralKey::of_literal(lit));
         let shard = &self.literal_definitions[(hash >> 32) as usize % SHARDS];
         // Compared by value, not by a tree made for the purpose.
         let same = |definition: &Arc<Definition>| {
-            definition.name().as_str() == name.as_str()
+            definition.name().as_bytes() == name.as_bytes()
                 && definition
                     .constant()
                     .is_some_and(|value| literal_is(lit, value))
@@ -322,7 +322,7 @@ impl CompileCache {
             table.clear();
         }
         table.insert_unique(hash, definition.clone(), |kept| {
-            literal_hash(kept.name().as_str(), LiteralKey::of_definition(kept))
+            literal_hash(kept.name().as_bytes(), LiteralKey::of_definition(kept))
         });
         Ok(definition)
     }
@@ -338,7 +338,7 @@ fn slots_read(expr: &Expr, layout: &Layout) -> Vec<u32> {
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
         if let ExprKind::Attribute(name) = &e.kind {
-            let slot = layout.slot(&Symbol::new(name.as_str()));
+            let slot = layout.slot(&Symbol::new(name.as_bytes()));
             slots.push(slot.map_or(0, |slot| slot.saturating_add(1)));
         }
         e.for_each_child(|child| stack.push(child));
@@ -386,9 +386,9 @@ impl LiteralKey<'_> {
 }
 
 /// The hash of a literal definition of `name`.
-fn literal_hash(name: &str, key: LiteralKey<'_>) -> u64 {
+fn literal_hash(name: &[u8], key: LiteralKey<'_>) -> u64 {
     let mut hasher = DEFINITION_HASHER.build_hasher();
-    hasher.write(name.as_bytes());
+    hasher.write(name);
     // Its kind first: hashers that widen every integer to one word (ahash
     // does) would otherwise hash `false` as the integer 1.
     match key {
@@ -468,7 +468,7 @@ impl<'r> Compiler<'r> {
         let symbols: Vec<Symbol> = ad
             .attributes
             .iter()
-            .map(|(name, _)| Symbol::new(name.as_str()))
+            .map(|(name, _)| Symbol::new(name.as_bytes()))
             .collect();
         let layout = match self.cache {
             Some(cache) => cache.layout(symbols),
@@ -542,7 +542,7 @@ impl<'r> Compiler<'r> {
         let layout_key = Arc::as_ptr(layout) as usize;
         let registry_key = std::ptr::from_ref(self.registry) as usize;
         let mut hasher = DEFINITION_HASHER.build_hasher();
-        hasher.write(name.as_str().as_bytes());
+        hasher.write(name.as_bytes());
         hasher.write_usize(layout_key);
         hasher.write_usize(registry_key);
         hash_expr(expr, &mut hasher);
@@ -550,7 +550,7 @@ impl<'r> Compiler<'r> {
         let same = |shared: &Shared| {
             shared.layout == layout_key
                 && shared.registry == registry_key
-                && shared.definition.name().as_str() == name.as_str()
+                && shared.definition.name().as_bytes() == name.as_bytes()
                 && *shared.definition.source == *expr
         };
         if let Some(shared) = lock(cache.shard(hash)).get(&hash)
@@ -589,7 +589,7 @@ impl<'r> Compiler<'r> {
                 }
             }
             ExprKind::Attribute(name) => {
-                let i = unit.name(name.as_str());
+                let i = unit.name(name.as_bytes());
                 let slot = unit
                     .layout
                     .as_ref()
@@ -603,7 +603,7 @@ impl<'r> Compiler<'r> {
                 });
             }
             ExprKind::RootAttribute(name) => {
-                let i = unit.name(name.as_str());
+                let i = unit.name(name.as_bytes());
                 unit.emit(Instr::LoadRoot(i));
             }
             ExprKind::Select { base, name } => {
@@ -612,7 +612,7 @@ impl<'r> Compiler<'r> {
                     ExprKind::Attribute(b) if b.eq_ignore_case("target") => Some(false),
                     _ => None,
                 };
-                let i = unit.name(name.as_str());
+                let i = unit.name(name.as_bytes());
                 match scope {
                     Some(true) => unit.emit(Instr::LoadMy(i)),
                     Some(false) => unit.emit(Instr::LoadTarget(i)),
@@ -707,7 +707,7 @@ impl<'r> Compiler<'r> {
                 unit.pools.ads.push(Arc::new(body));
                 unit.emit(Instr::MakeAd(i));
             }
-            ExprKind::Call { name, args } => self.call(name.as_str(), args, unit)?,
+            ExprKind::Call { name, args } => self.call(&name.to_string_lossy(), args, unit)?,
         }
         Ok(())
     }
@@ -1064,20 +1064,20 @@ fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
             ExprKind::Literal(lit) => hash_literal(lit, hasher),
             ExprKind::Attribute(name) => {
                 hasher.write_u8(1);
-                hasher.write(name.as_str().as_bytes());
+                hasher.write(name.as_bytes());
             }
             ExprKind::RootAttribute(name) => {
                 hasher.write_u8(2);
-                hasher.write(name.as_str().as_bytes());
+                hasher.write(name.as_bytes());
             }
             ExprKind::Select { name, .. } => {
                 hasher.write_u8(3);
-                hasher.write(name.as_str().as_bytes());
+                hasher.write(name.as_bytes());
             }
             ExprKind::Subscript { .. } => hasher.write_u8(4),
             ExprKind::Call { name, args } => {
                 hasher.write_u8(5);
-                hasher.write(name.as_str().as_bytes());
+                hasher.write(name.as_bytes());
                 hasher.write_usize(args.len());
             }
             ExprKind::Unary { op, .. } => hasher.write_u8(16 + *op as u8),
@@ -1093,7 +1093,7 @@ fn hash_expr(expr: &Expr, hasher: &mut impl Hasher) {
                 hasher.write_u8(10);
                 hasher.write_usize(ad.attributes.len());
                 for (name, _) in &ad.attributes {
-                    hasher.write(name.as_str().as_bytes());
+                    hasher.write(name.as_bytes());
                 }
             }
         }
@@ -1275,7 +1275,7 @@ impl Unit {
         }
     }
 
-    fn name(&mut self, name: &str) -> u32 {
+    fn name(&mut self, name: &[u8]) -> u32 {
         let symbol = Symbol::new(name);
         match self.pools.names.iter().position(|s| *s == symbol) {
             Some(i) => i as u32,

@@ -157,7 +157,7 @@ pub struct LineCompiler<'t, 'c> {
     seed: LineHash,
     known: Vec<Known>,
     /// Each name spelling, to its index in `symbols`.
-    names: Table<Box<str>, u32>,
+    names: Table<Box<[u8]>, u32>,
     symbols: Vec<Symbol>,
     /// The definitions of lines that are not literals, by the address of
     /// the layout they were compiled in and the line's index.
@@ -318,12 +318,12 @@ impl<'t, 'c> LineCompiler<'t, 'c> {
             ),
             _ => Meaning::Tree(Arc::new(expr)),
         };
-        let name_id = match self.names.get(name.as_str()) {
+        let name_id = match self.names.get(name.as_bytes()) {
             Some(&id) => id,
             None => {
                 let id = u32::try_from(self.symbols.len()).ok()?;
-                self.symbols.push(Symbol::new(name.as_str()));
-                self.names.insert(name.as_str().into(), id);
+                self.symbols.push(Symbol::new(name.as_bytes()));
+                self.names.insert(name.as_bytes().into(), id);
                 id
             }
         };
@@ -546,7 +546,7 @@ mod tests {
         for line in read {
             let (name, lit, _) = plain_literal(line).unwrap_or_else(|| panic!("{line:?}"));
             let (parsed_name, expr) = parser.parse_old_line(line).expect(line);
-            assert_eq!(name, parsed_name.as_str(), "{line:?}");
+            assert_eq!(name.as_bytes(), parsed_name.as_bytes(), "{line:?}");
             assert_eq!(Expr::literal(lit), expr, "{line:?}");
         }
         let declined = [

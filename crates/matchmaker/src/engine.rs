@@ -167,13 +167,13 @@ impl Projection {
                     .attributes()
                     .iter()
                     .map(|a| {
-                        let s = Symbol::new(a.name.as_str());
+                        let s = Symbol::new(a.name.as_bytes());
                         let v = atom(ad, &s);
                         let v = self.canonical(ad, &s, v);
                         (s, v)
                     })
                     .collect();
-                pairs.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+                pairs.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
                 let mut key = Vec::with_capacity(pairs.len() * 2 + 1);
                 key.push(Atom::Bool(ad.body.shadows_special_names()));
                 for (s, v) in pairs {
@@ -500,7 +500,7 @@ impl Engine {
                             p.side,
                             p.symbols.as_ref().map(|v| v
                                 .iter()
-                                .map(|s| s.as_str().to_string())
+                                .map(|s| s.text().into_owned())
                                 .collect::<Vec<_>>()),
                             p.reps.len(),
                             t.elapsed().as_secs_f64()
@@ -798,12 +798,12 @@ impl Engine {
         }
         let id = self.projections.len() as u32;
         let symbols = match &names {
-            Names::Some(list) => Some(list.iter().map(|n| Symbol::new(n)).collect()),
+            Names::Some(list) => Some(list.iter().map(Symbol::new).collect()),
             Names::All => None,
         };
         let reads_carved = symbols.as_ref().is_none_or(|list: &Vec<Symbol>| {
             list.iter()
-                .any(|s| matches!(s.as_str(), "cpus" | "memory" | "disk"))
+                .any(|s| matches!(&*s.text(), "cpus" | "memory" | "disk"))
         });
         self.projections.push(Projection {
             side,
@@ -885,7 +885,7 @@ impl Engine {
         let pred = &self.preds[p as usize];
         match &self.projections[pred.own as usize].symbols {
             None => true,
-            Some(symbols) => symbols.iter().any(|s| s.as_str() == name),
+            Some(symbols) => symbols.iter().any(|s| s.text() == name),
         }
     }
 
@@ -910,7 +910,7 @@ impl Engine {
                 ok = false;
                 break;
             };
-            if self.reads_own(p, name.as_str()) {
+            if self.reads_own(p, &name.text()) {
                 ok = false;
                 break;
             }
@@ -1179,7 +1179,7 @@ impl Engine {
                             &source,
                             &self.registry,
                             self.strict,
-                            &mut vec![split.name.as_str().to_string()],
+                            &mut vec![split.name.text().to_string()],
                         ) {
                             scalar(vm.evaluate_attribute(ad, &split.name, Some(any_my)))
                         } else {
@@ -1276,7 +1276,7 @@ impl Engine {
                             &source,
                             &self.registry,
                             self.strict,
-                            &mut vec![split.name.as_str().to_string()],
+                            &mut vec![split.name.text().to_string()],
                         )
                         .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
                         .flatten()

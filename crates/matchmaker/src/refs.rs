@@ -47,15 +47,15 @@ pub(crate) fn collect(expr: &Expr, registry: &Registry, strict: bool, out: &mut 
     match &expr.kind {
         ExprKind::Literal(_) => {}
         ExprKind::Attribute(name) => {
-            if special(name.as_str()).is_some() {
+            if special(&name.text()).is_some() {
                 // A whole ad used as a value: anything in it may be read.
                 out.opaque = true;
             } else {
-                named(name.as_str(), strict, out);
+                named(&name.text(), strict, out);
             }
         }
-        ExprKind::RootAttribute(name) => out.own.push(name.as_str().to_ascii_lowercase()),
-        ExprKind::Select { base, name } => select(base, name.as_str(), registry, strict, out),
+        ExprKind::RootAttribute(name) => out.own.push(name.text().to_ascii_lowercase()),
+        ExprKind::Select { base, name } => select(base, &name.text(), registry, strict, out),
         ExprKind::Subscript { base, index } => {
             collect(index, registry, strict, out);
             match &strip(index).kind {
@@ -69,11 +69,11 @@ pub(crate) fn collect(expr: &Expr, registry: &Registry, strict: bool, out: &mut 
             }
         }
         ExprKind::Call { name, args } => {
-            if let Some(builtin) = registry.get(name.as_str())
+            if let Some(builtin) = registry.get(&name.text())
                 && matches!(builtin.function, Function::Lazy(_))
                 && !TRANSPARENT_LAZY
                     .iter()
-                    .any(|t| t.eq_ignore_ascii_case(name.as_str()))
+                    .any(|t| t.eq_ignore_ascii_case(&name.text()))
             {
                 out.opaque = true;
                 return;
@@ -126,7 +126,7 @@ fn named(name: &str, strict: bool, out: &mut Refs) {
 
 fn select(base: &Expr, name: &str, registry: &Registry, strict: bool, out: &mut Refs) {
     if let ExprKind::Attribute(b) = &strip(base).kind
-        && let Some(which) = special(b.as_str())
+        && let Some(which) = special(&b.text())
     {
         let folded = name.to_ascii_lowercase();
         match which {
@@ -173,12 +173,12 @@ pub(crate) fn conjuncts(expr: &Expr) -> Vec<&Expr> {
 /// reference (`START`, `MY.START`).
 pub(crate) fn own_reference(expr: &Expr) -> Option<(String, bool)> {
     match &strip(expr).kind {
-        ExprKind::Attribute(name) if special(name.as_str()).is_none() => {
-            Some((name.as_str().to_ascii_lowercase(), false))
+        ExprKind::Attribute(name) if special(&name.text()).is_none() => {
+            Some((name.text().to_ascii_lowercase(), false))
         }
         ExprKind::Select { base, name } => match &strip(base).kind {
-            ExprKind::Attribute(b) if b.as_str().eq_ignore_ascii_case("my") => {
-                Some((name.as_str().to_ascii_lowercase(), true))
+            ExprKind::Attribute(b) if b.text().eq_ignore_ascii_case("my") => {
+                Some((name.text().to_ascii_lowercase(), true))
             }
             _ => None,
         },
@@ -220,19 +220,19 @@ pub(crate) fn self_contained(
     match &expr.kind {
         ExprKind::Literal(_) => true,
         ExprKind::Attribute(name) => {
-            special(name.as_str()).is_none()
+            special(&name.text()).is_none()
                 && !ad.body.shadows_special_names()
-                && own(name.as_str(), true, visiting)
+                && own(&name.text(), true, visiting)
         }
-        ExprKind::RootAttribute(name) => own(name.as_str(), false, visiting),
+        ExprKind::RootAttribute(name) => own(&name.text(), false, visiting),
         ExprKind::Select { base, name } => match &strip(base).kind {
             ExprKind::Attribute(b)
                 if matches!(
-                    special(b.as_str()),
+                    special(&b.text()),
                     Some("my" | "self" | "root" | "toplevel")
                 ) && !ad.body.shadows_special_names() =>
             {
-                own(name.as_str(), false, visiting)
+                own(&name.text(), false, visiting)
             }
             _ => false,
         },
@@ -241,11 +241,11 @@ pub(crate) fn self_contained(
                 && self_contained(ad, base, registry, strict, visiting)
         }
         ExprKind::Call { name, args } => {
-            if let Some(builtin) = registry.get(name.as_str())
+            if let Some(builtin) = registry.get(&name.text())
                 && matches!(builtin.function, Function::Lazy(_))
                 && !TRANSPARENT_LAZY
                     .iter()
-                    .any(|t| t.eq_ignore_ascii_case(name.as_str()))
+                    .any(|t| t.eq_ignore_ascii_case(&name.text()))
             {
                 return false;
             }
@@ -300,8 +300,8 @@ pub(crate) fn target_comparison(
     }
     let target_name = |e: &Expr| match &strip(e).kind {
         ExprKind::Select { base, name } => match &strip(base).kind {
-            ExprKind::Attribute(b) if b.as_str().eq_ignore_ascii_case("target") => {
-                Some(name.as_str().to_ascii_lowercase())
+            ExprKind::Attribute(b) if b.text().eq_ignore_ascii_case("target") => {
+                Some(name.text().to_ascii_lowercase())
             }
             _ => None,
         },

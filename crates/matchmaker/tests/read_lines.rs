@@ -73,8 +73,8 @@ fn ad_difference(
         return Err(format!("{} attributes against {}", a.len(), b.len()));
     }
     for (x, y) in a.attributes().iter().zip(b.attributes()) {
-        let name = x.name().as_str();
-        if name != y.name().as_str() {
+        let name = x.name();
+        if name != y.name() {
             return Err(format!("attribute {name} against {}", y.name()));
         }
         let (cx, cy) = (format!("{:?}", x.constant()), format!("{:?}", y.constant()));

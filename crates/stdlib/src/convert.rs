@@ -10,7 +10,7 @@
 
 use crate::builtin;
 use classad_syntax::Expr;
-use classad_syntax::unparse::{unparse_htcondor, unparse_htcondor_pretty};
+use classad_syntax::unparse::{htcondor_text_bytes, unparse_htcondor, unparse_htcondor_pretty};
 use classad_vm::print::{Style, write_value_as};
 use classad_vm::{Builtin, CallContext, Value};
 
@@ -117,18 +117,18 @@ pub(crate) fn to_text(value: &Value) -> Result<Vec<u8>, Value> {
         Value::RelTime(r) => classad_syntax::time::write_rel_time_value(*r, &mut out),
         other => write_value_as(other, Style::HTCONDOR, &mut out),
     }
-    Ok(out.into_bytes())
+    Ok(htcondor_text_bytes(out))
 }
 
 /// An expression as HTCondor writes it when it becomes a value (a list or
 /// ad turned into a string, `unparse()`): see
 /// [`classad_syntax::unparse::unparse_htcondor`].
-pub(crate) fn htcondor_text(expr: &Expr, pretty: bool) -> String {
-    if pretty {
+pub(crate) fn htcondor_bytes(expr: &Expr, pretty: bool) -> Vec<u8> {
+    htcondor_text_bytes(if pretty {
         unparse_htcondor_pretty(expr)
     } else {
         unparse_htcondor(expr)
-    }
+    })
 }
 
 /// A relative time's seconds as HTCondor reads them for conversion: a

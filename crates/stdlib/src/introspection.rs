@@ -82,10 +82,10 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     match &args[0].source.kind {
         ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. } => {
-            let name = classad_syntax::unparse::unparse_htcondor(&args[0].source);
+            let name = crate::convert::htcondor_bytes(&args[0].source, false);
             match context.scope.body.get(&name) {
                 Some(attribute) => {
-                    Value::string(crate::convert::htcondor_text(&attribute.source, true))
+                    Value::string(crate::convert::htcondor_bytes(&attribute.source, true))
                 }
                 None => Value::string(""),
             }
@@ -161,15 +161,15 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         names.clear();
     }
     let names = names.into_values().map(|name| match name.get(..7) {
-        Some(prefix) if prefix.eq_ignore_ascii_case("target.") => name[7..].to_string(),
+        Some(prefix) if prefix.eq_ignore_ascii_case(b"target.") => name[7..].to_vec(),
         _ => name,
     });
     match pattern {
-        None => Value::string(names.collect::<Vec<_>>().join(",")),
+        None => Value::string(names.collect::<Vec<_>>().join(&b","[..])),
         Some(pattern) => {
             let mut any = false;
             for name in names {
-                match crate::regex::matches_not_empty_caseless(context, &pattern, name.as_bytes()) {
+                match crate::regex::matches_not_empty_caseless(context, &pattern, &name) {
                     Some(true) => {
                         any = true;
                         break;
@@ -203,7 +203,7 @@ fn external_references(
     expr: &Expr,
     ad: &AdRef,
     root: &AdRef,
-    names: &mut BTreeMap<String, String>,
+    names: &mut BTreeMap<Vec<u8>, Vec<u8>>,
     depth: u32,
 ) -> bool {
     let Some(depth) = depth.checked_sub(1) else {
@@ -214,23 +214,23 @@ fn external_references(
         return false;
     }
     let strict = context.vm.options().strict;
-    let mut add = |name: String| {
+    let mut add = |name: Vec<u8>| {
         names.entry(name.to_ascii_lowercase()).or_insert(name);
     };
     let (found, current) = match &expr.kind {
         ExprKind::Literal(_) => return true,
-        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_str(), root, strict),
-        ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_str(), root, strict),
+        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), root, strict),
+        ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_bytes(), root, strict),
         ExprKind::Select { base, name } => match evaluate_in(context, base, ad) {
             Value::Undefined => {
-                add(format!(
-                    "{}.{}",
-                    crate::convert::htcondor_text(base, false),
-                    name.as_str()
-                ));
+                // HTCondor's text of the base, and the name's bytes raw.
+                let mut full = crate::convert::htcondor_bytes(base, false);
+                full.push(b'.');
+                full.extend_from_slice(name.as_bytes());
+                add(full);
                 return true;
             }
-            Value::Ad(selected) => lookup_in_scope(&selected, name.as_str(), root, strict),
+            Value::Ad(selected) => lookup_in_scope(&selected, name.as_bytes(), root, strict),
             _ => return false,
         },
         ExprKind::Ad(literal) => {
@@ -260,7 +260,7 @@ fn external_references(
             | ExprKind::RootAttribute(name)
             | ExprKind::Select { name, .. } = &expr.kind
             {
-                add(name.as_str().to_string());
+                add(name.as_bytes().to_vec());
             }
             true
         }
@@ -274,14 +274,14 @@ fn ad_references(
     named: &AdRef,
     ad: &AdRef,
     root: &AdRef,
-    names: &mut BTreeMap<String, String>,
+    names: &mut BTreeMap<Vec<u8>, Vec<u8>>,
     depth: u32,
 ) -> bool {
     let sources: Vec<Arc<Expr>> = named
         .body
         .attributes()
         .iter()
-        .filter_map(|definition| named.body.get(definition.name().as_str()))
+        .filter_map(|definition| named.body.get(definition.name().as_bytes()))
         .map(|attribute| attribute.source.clone())
         .collect();
     sources
@@ -321,7 +321,7 @@ enum Found {
 /// lacks the name. Returns what was found and the ad the lookup ended in,
 /// which HTCondor leaves as the current ad of the caller's evaluation.
 /// `MY` names the ad only with old-ClassAd semantics (not `strict`).
-fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef, strict: bool) -> (Found, AdRef) {
+fn lookup_in_scope(start: &AdRef, name: &[u8], root: &AdRef, strict: bool) -> (Found, AdRef) {
     let symbol = Symbol::transient(name);
     let mut current = start.clone();
     loop {
@@ -335,11 +335,11 @@ fn lookup_in_scope(start: &AdRef, name: &str, root: &AdRef, strict: bool) -> (Fo
         } else {
             current.parent.clone()
         };
-        let special = match symbol.as_str() {
-            "self" => Some(Some(Value::Ad(current.clone()))),
-            "my" if !strict => Some(Some(Value::Ad(current.clone()))),
-            "parent" => Some(parent.clone().map(Value::Ad)),
-            "root" | "toplevel" => Some(Some(Value::Ad(root.clone()))),
+        let special = match symbol.as_bytes() {
+            b"self" => Some(Some(Value::Ad(current.clone()))),
+            b"my" if !strict => Some(Some(Value::Ad(current.clone()))),
+            b"parent" => Some(parent.clone().map(Value::Ad)),
+            b"root" | b"toplevel" => Some(Some(Value::Ad(root.clone()))),
             _ => None,
         };
         match (special, parent) {
@@ -358,23 +358,23 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     let root = here.root();
     match &source.kind {
         ExprKind::Attribute(name) => {
-            let (found, current) = lookup_in_scope(&here, name.as_str(), &root, strict);
+            let (found, current) = lookup_in_scope(&here, name.as_bytes(), &root, strict);
             match (found, context.target().cloned()) {
                 (Found::Nothing, Some(target)) => {
                     let target_root = target.root();
-                    lookup_in_scope(&target, name.as_str(), &target_root, strict)
+                    lookup_in_scope(&target, name.as_bytes(), &target_root, strict)
                 }
                 (found, _) => (found, current),
             }
         }
-        ExprKind::RootAttribute(name) => lookup_in_scope(&root, name.as_str(), &root, strict),
+        ExprKind::RootAttribute(name) => lookup_in_scope(&root, name.as_bytes(), &root, strict),
         ExprKind::Select { base, name } => {
             let registry = crate::shared_registry();
             let Ok(program) = classad_compiler::Compiler::new(&registry).compile(base) else {
                 return (Found::Nothing, here);
             };
             match context.evaluate_as_written(&program) {
-                Value::Ad(ad) => lookup_in_scope(&ad, name.as_str(), &root, strict),
+                Value::Ad(ad) => lookup_in_scope(&ad, name.as_bytes(), &root, strict),
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {

@@ -47,47 +47,91 @@ impl Span {
 /// spelling is kept for unparsing; compare with [`Name::eq_ignore_case`].
 /// Names are shared: the parser interns each distinct spelling once per
 /// document, so a pool of ads that all say `Requirements` holds one copy.
+///
+/// A name is bytes, not text: a quoted name may hold any byte but NUL
+/// (`'\377'` is the one byte 0xFF, as in HTCondor, whose names are C++
+/// strings), so two names that differ only in bytes that are not UTF-8
+/// stay two names. Case is folded for ASCII letters only, as HTCondor's
+/// `strcasecmp` does in the C locale.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Name(Arc<str>);
+pub struct Name(Arc<[u8]>);
 
 impl Name {
     /// A name with this spelling.
     pub fn new(text: &str) -> Name {
-        Name(Arc::from(text))
+        Name(Arc::from(text.as_bytes()))
     }
 
-    /// The name as written.
-    pub fn as_str(&self) -> &str {
+    /// A name of these bytes (a quoted name's, after escapes).
+    pub fn from_bytes(bytes: &[u8]) -> Name {
+        Name(Arc::from(bytes))
+    }
+
+    /// The name's bytes, as written.
+    pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
 
-    /// ClassAd name equality: ASCII case-insensitive.
-    pub fn eq_ignore_case(&self, other: &str) -> bool {
-        self.0.eq_ignore_ascii_case(other)
+    /// The name as text, when its bytes are UTF-8 (every name but one
+    /// written with escapes that make other bytes).
+    pub fn to_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.0).ok()
+    }
+
+    /// The name as text for messages: bytes that are not UTF-8 become
+    /// U+FFFD. Never use it to look a name up.
+    pub fn to_string_lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.0)
+    }
+
+    /// The name as text that keeps every name distinct: the name itself
+    /// when it is UTF-8, else a NUL (which no name holds) and the bytes
+    /// escaped. For tables of names kept as strings; not for printing.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        name_text(&self.0)
+    }
+
+    /// ClassAd name equality: ASCII case-insensitive, every other byte
+    /// exact (HTCondor's `strcasecmp`).
+    pub fn eq_ignore_case<T: AsRef<[u8]> + ?Sized>(&self, other: &T) -> bool {
+        self.0.eq_ignore_ascii_case(other.as_ref())
     }
 
     /// Whether the name can be written bare, without single quotes: an
     /// identifier that is not one of the reserved words.
     pub fn is_plain_identifier(&self) -> bool {
-        is_plain_identifier(&self.0)
+        is_plain_identifier_bytes(&self.0)
+    }
+}
+
+/// [`Name::text`] of a name's bytes.
+pub fn name_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(_) => format!("\0{}", bytes.escape_ascii()).into(),
     }
 }
 
 impl From<Arc<str>> for Name {
     fn from(text: Arc<str>) -> Name {
-        Name(text)
+        Name::new(&text)
     }
 }
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", &*self.0)
+        match self.to_str() {
+            Some(text) => write!(f, "{text:?}"),
+            None => write!(f, "\"{}\"", self.0.escape_ascii()),
+        }
     }
 }
 
 impl fmt::Display for Name {
+    /// The name as text, bytes that are not UTF-8 shown as U+FFFD: for
+    /// messages; unparse with `write_name`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.to_string_lossy())
     }
 }
 
@@ -107,13 +151,20 @@ pub const RESERVED_WORDS: [&str; 7] = [
 
 /// Whether `text` is an identifier that may be written without quotes.
 pub fn is_plain_identifier(text: &str) -> bool {
-    let mut bytes = text.bytes();
+    is_plain_identifier_bytes(text.as_bytes())
+}
+
+/// [`is_plain_identifier`] of a name's bytes.
+pub fn is_plain_identifier_bytes(text: &[u8]) -> bool {
+    let mut bytes = text.iter().copied();
     match bytes.next() {
         Some(b) if b.is_ascii_alphabetic() || b == b'_' => {}
         _ => return false,
     }
     bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !RESERVED_WORDS.iter().any(|w| w.eq_ignore_ascii_case(text))
+        && !RESERVED_WORDS
+            .iter()
+            .any(|w| w.as_bytes().eq_ignore_ascii_case(text))
 }
 
 /// A literal value written in the source.
@@ -415,7 +466,7 @@ struct Folded(Name);
 
 impl PartialEq for Folded {
     fn eq(&self, other: &Folded) -> bool {
-        self.0.as_str().eq_ignore_ascii_case(other.0.as_str())
+        self.0.as_bytes().eq_ignore_ascii_case(other.0.as_bytes())
     }
 }
 
@@ -428,7 +479,7 @@ impl std::hash::Hash for Folded {
         // only costs a rare collision), so names equal ignoring case hash
         // alike, without a lower-cased copy.
         const FOLD: u64 = 0x2020_2020_2020_2020;
-        let bytes = self.0.as_str().as_bytes();
+        let bytes = self.0.as_bytes();
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {
             let mut word = [0u8; 8];
@@ -521,7 +572,7 @@ impl AdExpr {
     }
 
     /// The definition of `name`, ignoring case.
-    pub fn get(&self, name: &str) -> Option<&Expr> {
+    pub fn get<T: AsRef<[u8]> + ?Sized>(&self, name: &T) -> Option<&Expr> {
         self.attributes
             .iter()
             .find(|(n, _)| n.eq_ignore_case(name))

@@ -357,7 +357,7 @@ impl<'p, 's> Scanner<'p, 's> {
     /// `guess` (a plain identifier) is tried first.
     fn definition_name(&mut self, guess: Option<&(Name, u32)>) -> Option<(Name, u32)> {
         if let Some((name, fold)) = guess {
-            let spelling = name.as_str().as_bytes();
+            let spelling = name.as_bytes();
             let rest = &self.bytes[self.pos..];
             if rest.starts_with(spelling) && !rest.get(spelling.len()).is_some_and(|&b| is_ident(b))
             {
@@ -369,7 +369,7 @@ impl<'p, 's> Scanner<'p, 's> {
         if keyword(&self.bytes[start..end]).is_some() {
             return None;
         }
-        Some(self.parser.intern_folded(&self.text[start..end]))
+        Some(self.parser.intern_folded(&self.text.as_bytes()[start..end]))
     }
 
     fn expression(&mut self) -> Option<Built> {

@@ -126,7 +126,10 @@ impl JsonWriter {
                 self.newline(out);
             }
             out.push('"');
-            write_json_escaped(name.as_str(), out);
+            // HTCondor writes a name's bytes as they are, which is not JSON
+            // text when they are not UTF-8; each such byte is U+FFFD here
+            // (docs/differences.md).
+            write_json_escaped(&name.to_string_lossy(), out);
             out.push_str("\": ");
             self.value(value, out);
         }
@@ -160,7 +163,9 @@ impl JsonWriter {
         if let ExprKind::Call { name, args } = &expr.kind
             && let [arg] = args.as_slice()
             && let ExprKind::Literal(Literal::String(text)) = &arg.kind
-            && let Some(secs) = rel_time_literal_seconds(name.as_str(), text)
+            && let Some(secs) = name
+                .to_str()
+                .and_then(|name| rel_time_literal_seconds(name, text))
         {
             // HTCondor's writer takes a relative time's literal for the
             // real it evaluates to.
@@ -767,8 +772,10 @@ impl<'p, 't> JsonReader<'p, 't> {
         builder.begin();
         let read = self.members(depth, &mut |parser, name, value| {
             let (name, fold) = match builder.guess_any() {
-                Some((guess, fold)) if guess.as_str() == name => (guess.clone(), *fold),
-                _ => parser.intern_folded(name),
+                Some((guess, fold)) if guess.as_bytes() == name.as_bytes() => {
+                    (guess.clone(), *fold)
+                }
+                _ => parser.intern_folded(name.as_bytes()),
             };
             builder.define(name, fold, false, value);
         });

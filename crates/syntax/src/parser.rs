@@ -126,8 +126,8 @@ pub struct Parser {
 /// lower-cased form (names that differ only in case share it).
 #[derive(Default)]
 struct Names {
-    spellings: AHashMap<Box<str>, (Name, u32)>,
-    folds: AHashMap<Box<str>, u32>,
+    spellings: AHashMap<Box<[u8]>, (Name, u32)>,
+    folds: AHashMap<Box<[u8]>, u32>,
 }
 
 /// Builds an ad's definitions without a hash table of its own: a name
@@ -411,7 +411,7 @@ impl Parser {
         }
         let (name, mut expr) = self.parse_old_line_with_grammar(source)?;
         crate::json::shift_spans(&mut expr, offset);
-        let fold = self.intern_folded(name.as_str()).1;
+        let fold = self.intern_folded(name.as_bytes()).1;
         let plain = name.is_plain_identifier();
         ad.define(name, fold, plain, expr);
         Ok(())
@@ -433,11 +433,17 @@ impl Parser {
 
     /// The shared copy of a name.
     pub fn intern(&self, text: &str) -> Name {
-        self.intern_folded(text).0
+        self.intern_folded(text.as_bytes()).0
+    }
+
+    /// The shared copy of a name of these bytes (a quoted name may hold
+    /// bytes that are not UTF-8).
+    pub fn intern_bytes(&self, bytes: &[u8]) -> Name {
+        self.intern_folded(bytes).0
     }
 
     /// The shared copy of a name and the number of its lower-cased form.
-    pub(crate) fn intern_folded(&self, text: &str) -> (Name, u32) {
+    pub(crate) fn intern_folded(&self, text: &[u8]) -> (Name, u32) {
         let mut names = self.names.borrow_mut();
         if let Some((name, fold)) = names.spellings.get(text) {
             return (name.clone(), *fold);
@@ -447,7 +453,7 @@ impl Parser {
             .folds
             .entry(text.to_ascii_lowercase().into())
             .or_insert(next);
-        let name = Name::new(text);
+        let name = Name::from_bytes(text);
         names.spellings.insert(text.into(), (name.clone(), fold));
         (name, fold)
     }
@@ -1114,7 +1120,7 @@ impl<'p, 's> Builder<'p, 's> {
                 let name = self.attribute_name(pair)?;
                 if quoted
                     && self.parser.options.dialect == Dialect::Jdl
-                    && let Some(kind) = self.jdl_time_literal(name.as_str())
+                    && let Some(kind) = name.to_str().and_then(|text| self.jdl_time_literal(text))
                 {
                     return self.node(kind, span, 2);
                 }
@@ -1238,7 +1244,7 @@ impl<'p, 's> Builder<'p, 's> {
         let name_pair = inner.next().expect("grammar: name");
         let name_span = span_of(&name_pair);
         let name = self.attribute_name(name_pair)?;
-        if name.as_str().is_empty() {
+        if name.as_bytes().is_empty() {
             // HTCondor's parser cannot insert an attribute without a name
             // (`[ '' = 3 ]` does not parse), though `''` is a reference.
             return Err(self.error(name_span, "an attribute name cannot be empty"));
@@ -1258,7 +1264,7 @@ impl<'p, 's> Builder<'p, 's> {
             let start = source_offset(&starts, at);
             self.error(Span::new(start, start + 1), msg)
         })?;
-        Ok(self.parser.intern(&String::from_utf8_lossy(&bytes)))
+        Ok(self.parser.intern_bytes(&bytes))
     }
 
     fn decode_string(&self, body: &str, span: Span, out: &mut Vec<u8>) -> Result<()> {
@@ -1602,12 +1608,12 @@ mod tests {
         assert_eq!(string(r#""\1" "2""#), b"\n");
         assert_eq!(string(r#""\0" "1""#), b"\x01");
         let name = |text: &str| match parse_expression(text).map(|e| e.kind) {
-            Ok(ExprKind::Attribute(name)) => name.as_str().to_string(),
+            Ok(ExprKind::Attribute(name)) => name.as_bytes().to_vec(),
             other => panic!("{text}: {other:?}"),
         };
-        assert_eq!(name("'a' 'b'"), "ab");
-        assert_eq!(name("'a''b'"), "ab");
-        assert_eq!(name("''"), "");
+        assert_eq!(name("'a' 'b'"), b"ab");
+        assert_eq!(name("'a''b'"), b"ab");
+        assert_eq!(name("''"), b"");
         assert!(parse_expression("[ '' = 3 ]").is_err());
         assert!(parse_expression("[ '' '' = 3 ]").is_err());
     }
@@ -1618,7 +1624,7 @@ mod tests {
     #[test]
     fn quoted_names_call_functions() {
         let call = |text: &str| match parse_expression(text).map(|e| e.kind) {
-            Ok(ExprKind::Call { name, args }) => (name.as_str().to_string(), args.len()),
+            Ok(ExprKind::Call { name, args }) => (name.to_string_lossy().to_string(), args.len()),
             other => panic!("{text}: {other:?}"),
         };
         assert_eq!(call("'pow'(2, -1)"), ("pow".to_string(), 2));
@@ -1626,5 +1632,32 @@ mod tests {
         assert_eq!(call("'a b'()"), ("a b".to_string(), 0));
         let back = crate::unparse(&parse_expression("'a b'(1)").expect("parses"));
         assert_eq!(back, "'a b'(1)");
+    }
+
+    /// Class 5 of tests/gen/known_bugs.txt: a quoted name is the bytes its
+    /// escapes make, UTF-8 or not, as HTCondor's; NUL ends it nowhere (a
+    /// parse error), and escapes HTCondor does not know (`\u`, `\x`) are
+    /// the letter.
+    #[test]
+    fn quoted_names_are_bytes() {
+        let name = |text: &str| match parse_expression(text).map(|e| e.kind) {
+            Ok(ExprKind::Attribute(name)) => name.as_bytes().to_vec(),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(name(r"'\377'"), b"\xff");
+        assert_eq!(name(r"'\376\377'"), b"\xfe\xff");
+        assert_eq!(name(r"'a\200b'"), b"a\x80b");
+        assert_eq!(name(r"'\303\251'"), "é".as_bytes());
+        assert_eq!(name(r"'\n\001'"), b"\n\x01");
+        assert_eq!(name(r"'\u00e9'"), b"u00e9");
+        assert_eq!(name(r"'\x41'"), b"x41");
+        assert!(parse_expression(r"'\000'").is_err());
+        assert!(parse_expression(r"[ 'a\000b' = 1 ]").is_err());
+        // Two names that differ in bytes that are not UTF-8 are two.
+        assert_ne!(name(r"'\376'"), name(r"'\377'"));
+        let parser = Parser::new(ParseOptions::default());
+        assert_ne!(parser.intern_bytes(b"\xfe"), parser.intern_bytes(b"\xff"));
+        assert!(parser.intern_bytes(b"A\xff").eq_ignore_case(b"a\xff"));
+        assert!(!parser.intern_bytes("É".as_bytes()).eq_ignore_case("é"));
     }
 }

@@ -81,9 +81,9 @@ pub fn format_real_htcondor(x: f64) -> String {
 /// then ignoring ASCII case; a name repeated (ignoring case) keeps its
 /// first spelling and its last expression.
 pub fn htcondor_order<'a, T>(
-    attributes: impl IntoIterator<Item = (&'a str, T)>,
-) -> Vec<(&'a str, T)> {
-    let mut out: Vec<(&'a str, T)> = Vec::new();
+    attributes: impl IntoIterator<Item = (&'a [u8], T)>,
+) -> Vec<(&'a [u8], T)> {
+    let mut out: Vec<(&'a [u8], T)> = Vec::new();
     for (name, value) in attributes {
         match out.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
             Some(slot) => slot.1 = value,
@@ -92,9 +92,9 @@ pub fn htcondor_order<'a, T>(
     }
     out.sort_by(|(a, _), (b, _)| {
         a.len().cmp(&b.len()).then_with(|| {
-            a.bytes()
+            a.iter()
                 .map(|c| c.to_ascii_lowercase())
-                .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+                .cmp(b.iter().map(|c| c.to_ascii_lowercase()))
         })
     });
     out
@@ -151,10 +151,10 @@ pub fn unparse_ad_old(ad: &AdExpr) -> String {
 /// Writes a name, quoted with `'` when it is not a plain identifier.
 pub fn write_name(name: &Name, out: &mut String) {
     if name.is_plain_identifier() {
-        out.push_str(name.as_str());
+        out.extend(name.as_bytes().iter().map(|&b| char::from(b)));
     } else {
         out.push('\'');
-        write_escaped(name.as_str().as_bytes(), b'\'', out);
+        write_escaped(name.as_bytes(), b'\'', out);
         out.push('\'');
     }
 }
@@ -163,10 +163,75 @@ pub fn write_name(name: &Name, out: &mut String) {
 /// bare (`x.parent`), as HTCondor writes it and reads it back.
 fn write_selected_name(name: &Name, out: &mut String) {
     if name.eq_ignore_case("parent") {
-        out.push_str(name.as_str());
+        out.extend(name.as_bytes().iter().map(|&b| char::from(b)));
     } else {
         write_name(name, out);
     }
+}
+
+/// The first of the characters that stand for single bytes in HTCondor's
+/// text ([`write_raw_name`]): U+10FF80 stands for the byte 0x80, U+10FFFF
+/// for 0xFF (the last 128 code points, private use).
+const RAW_BYTE_BASE: u32 = 0x10_FF00;
+
+/// Writes a name as HTCondor writes a selected name, raw, without quotes
+/// or escapes (`a.'\377'` is `a.` and the byte 0xFF). Text is UTF-8 but
+/// HTCondor's is bytes, so a byte of the name that is not part of UTF-8,
+/// and every byte of a character in U+10FF80..=U+10FFFF, is written as
+/// the character U+10FF00 + byte, which [`htcondor_text_bytes`] turns back
+/// into the byte. Every other character of HTCondor's text is ASCII or
+/// comes from a raw name, so the mapping is exact.
+fn write_raw_name(name: &Name, out: &mut String) {
+    let mut rest = name.as_bytes();
+    while !rest.is_empty() {
+        let (valid, bad) = match std::str::from_utf8(rest) {
+            Ok(text) => (text, 0),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                let bad = e.error_len().unwrap_or(rest.len() - valid);
+                // Safe split: `valid_up_to` bytes are UTF-8.
+                (std::str::from_utf8(&rest[..valid]).unwrap_or(""), bad)
+            }
+        };
+        for c in valid.chars() {
+            if u32::from(c) >= RAW_BYTE_BASE + 0x80 {
+                let mut buf = [0u8; 4];
+                for &b in c.encode_utf8(&mut buf).as_bytes() {
+                    out.push(raw_byte_char(b));
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        let end = valid.len() + bad;
+        for &b in &rest[valid.len()..end] {
+            out.push(raw_byte_char(b));
+        }
+        rest = &rest[end..];
+    }
+}
+
+/// The character standing for the byte `b` (0x80 and above).
+fn raw_byte_char(b: u8) -> char {
+    char::from_u32(RAW_BYTE_BASE + u32::from(b)).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// HTCondor's bytes of a text [`unparse_htcondor`] made: the characters
+/// [`write_raw_name`] wrote for single bytes become those bytes again.
+pub fn htcondor_text_bytes(text: String) -> Vec<u8> {
+    // U+10FF80..=U+10FFFF are F4 8F BE xx and F4 8F BF xx in UTF-8.
+    if !text.as_bytes().contains(&0xF4) {
+        return text.into_bytes();
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        match u32::from(c).checked_sub(RAW_BYTE_BASE) {
+            Some(b @ 0x80..=0xFF) => out.push(b as u8),
+            _ => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+        }
+    }
+    out
 }
 
 /// Writes a new-syntax string literal, quotes included.
@@ -358,7 +423,7 @@ impl Unparser {
                 }
                 out.push('.');
                 if self.htcondor {
-                    out.push_str(name.as_str());
+                    write_raw_name(name, out);
                 } else {
                     write_selected_name(name, out);
                 }
@@ -374,10 +439,11 @@ impl Unparser {
                 // writes the constant back in its own form.
                 if let [arg] = args.as_slice()
                     && let ExprKind::Literal(Literal::String(text)) = &arg.kind
-                    && let Some(canonical) = crate::time::canonical_time_call(name.as_str(), text)
+                    && let Some(function) = name.to_str()
+                    && let Some(canonical) = crate::time::canonical_time_call(function, text)
                     // Printed (not HTCondor's text of a value), a form that
                     // would not read back stays as written.
-                    && (self.htcondor || crate::time::canonical_time_reads_back(name.as_str(), text))
+                    && (self.htcondor || crate::time::canonical_time_reads_back(function, text))
                 {
                     // HTCondor's text of an absolute time it cannot read
                     // back (an offset of 100 hours or more, a year past
@@ -398,7 +464,7 @@ impl Unparser {
                 // A function name that is no identifier (`'a b'(1)`) came
                 // quoted; HTCondor writes it bare, the round-trip form quoted.
                 if self.htcondor {
-                    out.push_str(name.as_str());
+                    write_raw_name(name, out);
                 } else {
                     write_name(name, out);
                 }
@@ -516,11 +582,11 @@ impl Unparser {
             let ordered = htcondor_order(
                 ad.attributes
                     .iter()
-                    .map(|(name, value)| (name.as_str(), value)),
+                    .map(|(name, value)| (name.as_bytes(), value)),
             );
             let ad: AdExpr = ordered
                 .into_iter()
-                .map(|(name, value)| (Name::new(name), value.clone()))
+                .map(|(name, value)| (Name::from_bytes(name), value.clone()))
                 .collect();
             return self.ad_in_order(&ad, indent, out);
         }

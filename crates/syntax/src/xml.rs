@@ -191,7 +191,7 @@ impl XmlWriter {
                 out.extend(std::iter::repeat_n(' ', indent + 4));
             }
             out.push_str("<a n=\"");
-            push_string(name.as_str().as_bytes(), Some(b'"'), out);
+            push_string(name.as_bytes(), Some(b'"'), out);
             out.push_str("\">");
             self.value(value, indent + 4, out);
             out.push_str("</a>");
@@ -246,13 +246,15 @@ impl XmlWriter {
                 };
                 // A relative time's literal is written as the real it
                 // evaluates to, as HTCondor's writer takes its value.
-                if let Some(secs) = text.and_then(|t| rel_time_literal_seconds(name.as_str(), t)) {
+                if let Some(secs) = text.and_then(|t| rel_time_literal_seconds(name.to_str()?, t)) {
                     let _ = write!(out, "<r>{}</r>", format_real_xml(secs));
                     return;
                 }
                 if let Some(text) = text
                     && name.eq_ignore_case("absTime")
-                    && let Some(canonical) = canonical_time_call(name.as_str(), text)
+                    && let Some(canonical) = name
+                        .to_str()
+                        .and_then(|name| canonical_time_call(name, text))
                 {
                     // `absTime("` and `")` around the canonical text.
                     let inner = &canonical[9..canonical.len() - 2];
@@ -537,17 +539,18 @@ enum TagKind {
 struct Tag<'t> {
     name: &'t str,
     kind: TagKind,
-    /// `name="value"` pairs, values decoded.
-    attributes: Vec<(&'t str, String)>,
+    /// `name="value"` pairs, values decoded (bytes: `n="\377"` names the
+    /// attribute of the byte 0xFF).
+    attributes: Vec<(&'t str, Vec<u8>)>,
     span: Span,
 }
 
 impl Tag<'_> {
-    fn attribute(&self, name: &str) -> Option<&str> {
+    fn attribute(&self, name: &str) -> Option<&[u8]> {
         self.attributes
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_slice())
     }
 }
 
@@ -704,7 +707,7 @@ impl<'t> Lexer<'t> {
             if let Err((_, message)) = decode_new_escapes(&value, &mut decoded) {
                 return Err(self.error(span, message));
             }
-            attributes.push((attr, String::from_utf8_lossy(&decoded).into_owned()));
+            attributes.push((attr, decoded));
             rest = body.get(end + 1..).unwrap_or("");
         }
         Ok(Tag {
@@ -780,7 +783,7 @@ impl<'t> Reader<'_, 't> {
                 Token::Tag(tag) if tag.name == "c" && tag.kind == TagKind::End => break,
                 Token::Tag(tag) if tag.name == "a" && tag.kind == TagKind::Start => {
                     let name = match tag.attribute("n") {
-                        Some(name) if !name.is_empty() => Name::new(name),
+                        Some(name) if !name.is_empty() => Name::from_bytes(name),
                         _ => {
                             return Err(
                                 self.error(tag.span, "an attribute `<a>` needs a name `n=\"...\"`")
@@ -865,7 +868,7 @@ impl<'t> Reader<'_, 't> {
                 })
             }
             "b" => {
-                let truth = matches!(tag.attribute("v"), Some("t" | "T"));
+                let truth = matches!(tag.attribute("v"), Some(b"t" | b"T"));
                 if !empty {
                     self.expect_end("b")?;
                 }

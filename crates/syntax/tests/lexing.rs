@@ -232,3 +232,48 @@ fn nul_is_refused_in_comments_too() {
     assert!(parse("1 // c").is_ok());
     assert!(parse("1 /* c */").is_ok());
 }
+
+/// Class 5 of tests/gen/known_bugs.txt: names are bytes. Unparsed, a name
+/// that is not an identifier is quoted with octal escapes for every byte
+/// outside printable ASCII (`[ '\377' = 1 ]`, 14 bytes in HTCondor);
+/// HTCondor's own text writes a selected name raw, byte for byte
+/// (`strcat([c = a.'\377'])` is 11 bytes there).
+#[test]
+fn names_of_bytes_unparse_as_htcondor() {
+    use classad_syntax::unparse::{htcondor_text_bytes, unparse_htcondor, unparse_old};
+    let ad = parse(r"[ '\377' = 1; '\376' = a.'\377'; 'x\n' = 2 ]").unwrap();
+    assert_eq!(
+        unparse(&ad),
+        r"[ '\377' = 1; '\376' = a.'\377'; 'x\n' = 2 ]"
+    );
+    let ExprKind::Ad(body) = &ad.kind else {
+        panic!("not an ad");
+    };
+    assert_eq!(body.attributes.len(), 3);
+    assert_eq!(body.attributes[0].0.as_bytes(), b"\xff");
+    assert_eq!(body.attributes[1].0.as_bytes(), b"\xfe");
+    assert_eq!(
+        htcondor_text_bytes(unparse_htcondor(&ad)),
+        b"[ '\\376' = a.\xff; '\\377' = 1; 'x\\n' = 2 ]"
+    );
+    assert!(unparse_old(&ad).contains(r"'\376' = a.'\377'"));
+    // Every name reads back to the same bytes.
+    assert_eq!(parse(&unparse(&ad)).unwrap(), ad);
+    // A character of the range standing for single bytes, written in a
+    // name, stays that character.
+    let odd = parse("a.'\u{10FFFF}\u{10FF80}é'").unwrap();
+    assert_eq!(
+        htcondor_text_bytes(unparse_htcondor(&odd)),
+        "a.\u{10FFFF}\u{10FF80}é".as_bytes()
+    );
+    // JSON text is UTF-8: a byte that is not becomes U+FFFD there (HTCondor
+    // writes it raw, which is not JSON).
+    let json = classad_syntax::json::ad_to_json(body);
+    assert!(json.contains("\"\u{FFFD}\": 1"), "{json}");
+    // XML escapes the name's bytes as a string's, and reads them back.
+    let xml = classad_syntax::xml::ad_to_xml(body);
+    assert!(xml.contains(r#"<a n="\377">"#), "{xml}");
+    let parser = Parser::new(ParseOptions::default());
+    let back = classad_syntax::xml::parse_xml_ad(&parser, &xml).unwrap();
+    assert_eq!(&back, body.as_ref());
+}

@@ -140,7 +140,7 @@ fn read_alone_and_after_others_in(text: &str, format: classad_syntax::Format, be
                 let names = |ad: &classad_syntax::AdExpr| {
                     ad.attributes
                         .iter()
-                        .map(|(n, _)| n.as_str().to_string())
+                        .map(|(n, _)| n.to_string())
                         .collect::<Vec<_>>()
                 };
                 assert_eq!(names(a), names(b), "spellings in {text:?}");
@@ -160,7 +160,11 @@ fn names_defined_twice_keep_the_first_place_and_spelling() {
             .map(Result::unwrap)
             .collect();
     let first = &ads[0];
-    let names: Vec<&str> = first.attributes.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = first
+        .attributes
+        .iter()
+        .map(|(n, _)| n.to_str().unwrap())
+        .collect();
     assert_eq!(names, ["A", "b", "C"]);
     assert_eq!(
         classad_syntax::unparse(first.get("a").unwrap()),

@@ -178,7 +178,7 @@ fn raw_expr() -> impl Strategy<Value = Expr> {
                 let mut ad = AdExpr::new();
                 // An ad cannot define the empty name (HTCondor's parser
                 // refuses `[ '' = 1 ]`); a reference may use it.
-                for (n, e) in defs.into_iter().filter(|(n, _)| !n.as_str().is_empty()) {
+                for (n, e) in defs.into_iter().filter(|(n, _)| !n.to_str().unwrap().is_empty()) {
                     // Same rule as the parser: a repeated name keeps its first place.
                     ad.insert(n, e);
                 }

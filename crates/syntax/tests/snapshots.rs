@@ -54,9 +54,9 @@ fn write_bytes(bytes: &[u8], quote: u8, out: &mut String) {
 
 fn write_name(name: &Name, out: &mut String) {
     if name.is_plain_identifier() {
-        out.push_str(name.as_str());
+        out.push_str(&name.to_string_lossy());
     } else {
-        write_bytes(name.as_str().as_bytes(), b'\'', out);
+        write_bytes(name.as_bytes(), b'\'', out);
     }
 }
 
@@ -108,7 +108,7 @@ fn write_sexpr(expr: &Expr, out: &mut String) {
         ExprKind::Subscript { base, index } => list("[]", &[base, index], out),
         ExprKind::Call { name, args } => {
             out.push_str("(call ");
-            out.push_str(name.as_str());
+            out.push_str(&name.to_string_lossy());
             for arg in args {
                 out.push(' ');
                 write_sexpr(arg, out);

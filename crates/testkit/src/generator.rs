@@ -3000,7 +3000,7 @@ fn ad_names(e: &Expr) -> Vec<String> {
 fn ad_expr_names(ad: &AdExpr) -> Vec<String> {
     ad.attributes
         .iter()
-        .map(|(n, _)| n.as_str().to_string())
+        .map(|(n, _)| n.text().into_owned())
         .collect()
 }
 

@@ -196,13 +196,13 @@ impl Harness {
                     .body
                     .attributes()
                     .iter()
-                    .map(|at| at.name.as_str().to_ascii_lowercase())
+                    .map(|at| at.name.text().to_ascii_lowercase())
                     .collect();
                 let mut names_b: Vec<String> = b
                     .expr
                     .attributes
                     .iter()
-                    .map(|(n, _)| n.as_str().to_ascii_lowercase())
+                    .map(|(n, _)| n.text().to_ascii_lowercase())
                     .collect();
                 names_a.sort();
                 names_b.sort();

@@ -439,15 +439,15 @@ impl<'a> Reference<'a> {
         match &expr.kind {
             ExprKind::Literal(lit) => literal(lit),
             ExprKind::Paren(inner) => self.eval(inner, scope),
-            ExprKind::Attribute(name) => self.load(scope, name.as_str()),
+            ExprKind::Attribute(name) => self.load(scope, &name.text()),
             ExprKind::RootAttribute(name) => {
                 let root = root_of(scope);
-                self.select_in_ad(&root, name.as_str())
+                self.select_in_ad(&root, &name.text())
             }
             ExprKind::Select { base, name } => {
                 // `MY.x`, `TARGET.x` too: the name's meaning, then selection.
                 let base = self.eval(base, scope);
-                self.select(base, name.as_str(), scope)
+                self.select(base, &name.text(), scope)
             }
             ExprKind::Subscript { base, index } => {
                 let base = self.eval(base, scope);
@@ -939,7 +939,7 @@ impl<'a> Reference<'a> {
             }
         }
         let registry = classad_stdlib::shared_registry();
-        let Some(builtin) = registry.get(name.as_str()).cloned() else {
+        let Some(builtin) = registry.get(&name.text()).cloned() else {
             return RValue::Error;
         };
         if args.len() < usize::from(builtin.min_args) || args.len() > usize::from(builtin.max_args)

@@ -21,14 +21,14 @@ use std::sync::{Arc, LazyLock, OnceLock};
 #[derive(Clone)]
 pub struct Symbol {
     hash: u64,
-    text: Arc<str>,
+    text: Arc<[u8]>,
 }
 
 static SYMBOL_HASHER: LazyLock<RandomState> =
     LazyLock::new(|| RandomState::with_seeds(0x5eed, 0xc1a5, 0x5ad, 0xf00d));
 
 /// Every symbol's text, once.
-static INTERNED: LazyLock<std::sync::Mutex<ahash::AHashSet<Arc<str>>>> =
+static INTERNED: LazyLock<std::sync::Mutex<ahash::AHashSet<Arc<[u8]>>>> =
     LazyLock::new(Default::default);
 
 /// Names kept per thread before it clears its table of recent symbols:
@@ -41,14 +41,17 @@ thread_local! {
     /// pool makes the same few hundred names in every ad, and this spares
     /// each of them the case folding, two hashes and the interner's lock
     /// (together a fifth of reading and compiling a file of job ads).
-    static RECENT: std::cell::RefCell<ahash::AHashMap<Box<str>, Symbol>> =
+    static RECENT: std::cell::RefCell<ahash::AHashMap<Box<[u8]>, Symbol>> =
         std::cell::RefCell::new(ahash::AHashMap::new());
 }
 
 impl Symbol {
     /// The symbol for `name`, ignoring case (ClassAd names are
-    /// case-insensitive, spec 003 "Attributes").
-    pub fn new(name: &str) -> Symbol {
+    /// case-insensitive, spec 003 "Attributes"). A name is bytes (a
+    /// quoted name may hold any byte but NUL); only ASCII letters fold, as
+    /// HTCondor's `strcasecmp` folds them.
+    pub fn new<T: AsRef<[u8]> + ?Sized>(name: &T) -> Symbol {
+        let name = name.as_ref();
         RECENT.with(|recent| {
             if let Some(symbol) = recent.borrow().get(name) {
                 return symbol.clone();
@@ -64,8 +67,8 @@ impl Symbol {
     }
 
     /// [`Symbol::new`] through the process-wide interner.
-    fn interned(name: &str) -> Symbol {
-        let folded: std::borrow::Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+    fn interned(name: &[u8]) -> Symbol {
+        let folded: std::borrow::Cow<'_, [u8]> = if name.iter().any(|b| b.is_ascii_uppercase()) {
             name.to_ascii_lowercase().into()
         } else {
             name.into()
@@ -77,7 +80,7 @@ impl Symbol {
         let text = match interned.get(&*folded) {
             Some(text) => text.clone(),
             None => {
-                let text: Arc<str> = Arc::from(&*folded);
+                let text: Arc<[u8]> = Arc::from(&*folded);
                 interned.insert(text.clone());
                 text
             }
@@ -89,14 +92,20 @@ impl Symbol {
     /// from values at run time (`ad["name"]`), which must neither take the
     /// interner's lock nor grow it. Equal to the interned symbol of the same
     /// name (by hash and text).
-    pub fn transient(name: &str) -> Symbol {
-        let text: Arc<str> = Arc::from(name.to_ascii_lowercase());
+    pub fn transient<T: AsRef<[u8]> + ?Sized>(name: &T) -> Symbol {
+        let text: Arc<[u8]> = Arc::from(name.as_ref().to_ascii_lowercase());
         let hash = SYMBOL_HASHER.hash_one(&*text);
         Symbol { hash, text }
     }
 
-    /// The case-folded text.
-    pub fn as_str(&self) -> &str {
+    /// The case-folded name as text that keeps every name distinct (see
+    /// `Name::text`): for tables of names kept as strings.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        classad_syntax::ast::name_text(&self.text)
+    }
+
+    /// The case-folded name's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
         &self.text
     }
 }
@@ -117,7 +126,7 @@ impl Hash for Symbol {
 
 impl std::fmt::Debug for Symbol {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(&String::from_utf8_lossy(&self.text))
     }
 }
 
@@ -285,7 +294,10 @@ impl AdLayout {
         if slot == u32::MAX {
             return u32::MAX;
         }
-        if SPECIAL_NAMES.contains(&symbol.as_str()) {
+        if SPECIAL_NAMES
+            .iter()
+            .any(|n| n.as_bytes() == symbol.as_bytes())
+        {
             self.shadows_special_names = true;
         }
         self.keys.push(symbol);
@@ -376,7 +388,7 @@ impl AdBody {
                 .keys
                 .iter()
                 .zip(&definitions)
-                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name().as_str()));
+                .all(|(key, d)| d.name().eq_ignore_case(key.as_bytes()));
         if !fits {
             return Err(definitions);
         }
@@ -402,7 +414,7 @@ impl AdBody {
                 .keys
                 .iter()
                 .zip(&definitions)
-                .all(|(key, d)| key.as_str().eq_ignore_ascii_case(d.name().as_str()))
+                .all(|(key, d)| d.name().eq_ignore_case(key.as_bytes()))
         );
         Ok(AdBody {
             layout,
@@ -418,7 +430,7 @@ impl AdBody {
     /// Adds or replaces a shared definition (a replaced one keeps its
     /// place).
     pub fn insert_definition(&mut self, definition: Arc<Definition>) {
-        let symbol = Symbol::new(definition.name().as_str());
+        let symbol = Symbol::new(definition.name().as_bytes());
         match self.layout.slot(&symbol) {
             Some(slot) => self.definitions[slot as usize] = definition,
             None => {
@@ -464,7 +476,7 @@ impl AdBody {
     }
 
     /// The attribute named `name`, ignoring case.
-    pub fn get(&self, name: &str) -> Option<&Attribute> {
+    pub fn get<T: AsRef<[u8]> + ?Sized>(&self, name: &T) -> Option<&Attribute> {
         self.slot(&Symbol::transient(name))
             .map(|s| self.attribute(s))
     }
@@ -557,11 +569,28 @@ impl AdValue {
 mod tests {
     use super::*;
 
+    /// Class 5 of tests/gen/known_bugs.txt: a symbol is the name's bytes,
+    /// folded for ASCII letters only (HTCondor's `strcasecmp`), so names
+    /// that differ in bytes that are not UTF-8, or in the case of a letter
+    /// outside ASCII, are different symbols.
+    #[test]
+    fn symbols_are_bytes_folded_for_ascii_only() {
+        assert_ne!(Symbol::new(b"\xfe"), Symbol::new(b"\xff"));
+        assert_eq!(Symbol::new(b"A\xff"), Symbol::new(b"a\xff"));
+        assert_eq!(Symbol::transient(b"X\xffY"), Symbol::new(b"x\xffy"));
+        assert_ne!(Symbol::new("É"), Symbol::new("é"));
+        let layout = AdLayout::new([&b"\xfe"[..], b"\xff", b"A\x80"].map(Symbol::new));
+        assert_eq!(layout.slot(&Symbol::transient(b"\xff")), Some(1));
+        assert_eq!(layout.slot(&Symbol::transient(b"a\x80")), Some(2));
+        assert_eq!(layout.slot(&Symbol::transient("\u{FFFD}")), None);
+        assert_ne!(Symbol::new(b"\xfe").text(), Symbol::new(b"\xff").text());
+    }
+
     #[test]
     fn layout_index_finds_every_name_and_nothing_else() {
         for n in [0usize, 1, 2, 7, 8, 9, 150, 1000] {
             let names: Vec<String> = (0..n).map(|i| format!("Attr{i}")).collect();
-            let layout = AdLayout::new(names.iter().map(|s| Symbol::new(s)));
+            let layout = AdLayout::new(names.iter().map(Symbol::new));
             assert_eq!(layout.len(), n);
             for (slot, name) in names.iter().enumerate() {
                 // Found by the interned symbol and by a transient one.

@@ -407,8 +407,8 @@ impl Program {
             let name = |i: u32| {
                 self.names
                     .get(i as usize)
-                    .map_or("?", |s| s.as_str())
-                    .to_string()
+                    .map_or("?".into(), |s| String::from_utf8_lossy(s.as_bytes()))
+                    .into_owned()
             };
             let _ = match instr {
                 Instr::Const(i) => writeln!(

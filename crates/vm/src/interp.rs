@@ -1044,12 +1044,12 @@ impl Vm {
 
     /// The special meaning of `name` in `scope`, if it has one.
     fn special_name(&self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
-        Some(match name.as_str() {
-            "self" => Value::Ad(scope.clone()),
+        Some(match name.as_bytes() {
+            b"self" => Value::Ad(scope.clone()),
             // With old-ClassAd compatibility MY is the ad being evaluated; in
             // strict mode it exists only in a match, as the ad's own side.
-            "my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
-            "parent" => {
+            b"my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
+            b"parent" => {
                 let parent = scope.parent.as_ref()?;
                 if Arc::ptr_eq(&parent.body, scopeless_body())
                     || Arc::ptr_eq(&parent.body, empty_root_body())
@@ -1061,9 +1061,9 @@ impl Vm {
             // The root of the evaluation, not of the ad's chain: from an ad
             // copied by a selection over a list, the root of the state that
             // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
-            "root" | "toplevel" => Value::Ad(self.evaluation_root(scope)),
+            b"root" | b"toplevel" => Value::Ad(self.evaluation_root(scope)),
             // Without a match partner `target` is an ordinary name.
-            "target" => Value::Ad(env.target_of(scope)?.clone()),
+            b"target" => Value::Ad(env.target_of(scope)?.clone()),
             _ => return None,
         })
     }
@@ -1079,7 +1079,7 @@ impl Vm {
     /// wherever no ad does (not in strict mode): the current time in whole
     /// seconds since the epoch.
     fn current_time(&self, name: &Symbol) -> Option<Value> {
-        (!self.options.strict && name.as_str() == "currenttime")
+        (!self.options.strict && name.as_bytes() == b"currenttime")
             .then(|| Value::Int((self.clock)() as i64))
     }
 
@@ -1136,8 +1136,8 @@ impl Vm {
             // HTCondor's value of `ad["name"]` has lost its scope: its own
             // attributes are not found from it, only `root` (the root of the
             // evaluation) and `CurrentTime` are.
-            Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_str() {
-                "root" | "toplevel" => Value::Ad(self.evaluation_root(here)),
+            Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_bytes() {
+                b"root" | b"toplevel" => Value::Ad(self.evaluation_root(here)),
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
             // An ad a function made (`splitTime`) has no enclosing ad:
@@ -1145,7 +1145,7 @@ impl Vm {
             // the ad (`splitTime(relTime(3)).root` is the context ad).
             Value::Ad(ad)
                 if ad.parent.is_none()
-                    && matches!(name.as_str(), "root" | "toplevel")
+                    && matches!(name.as_bytes(), b"root" | b"toplevel")
                     && ad.body.slot(name).is_none()
                     && env.target_of(&ad).is_none() =>
             {
@@ -1578,7 +1578,7 @@ impl Vm {
                 if !self.charge(key.len() as u64 / BYTES_PER_STEP) {
                     return Value::Error;
                 }
-                let name = Symbol::transient(&String::from_utf8_lossy(key));
+                let name = Symbol::transient(&**key);
                 let Some(slot) = ad.body.slot(&name) else {
                     return Value::Undefined;
                 };

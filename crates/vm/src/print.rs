@@ -202,7 +202,7 @@ pub fn write_value_as(value: &Value, style: Style, out: &mut String) {
         }
         Value::Ad(ad) => {
             let attributes = ad.body.attributes().iter();
-            let attributes = attributes.map(|a| (a.name.as_str(), a));
+            let attributes = attributes.map(|a| (a.name.as_bytes(), a));
             let ordered = match style.expressions {
                 ExprForm::Htcondor => htcondor_order(attributes),
                 ExprForm::Ours => attributes.collect(),

@@ -43,7 +43,7 @@ impl Serialize for Tree<'_> {
             ExprKind::Ad(ad) => {
                 let mut map = s.serialize_map(Some(ad.len()))?;
                 for (name, expr) in &ad.attributes {
-                    map.serialize_entry(name.as_str(), &Tree(expr))?;
+                    map.serialize_entry(&*name.to_string_lossy(), &Tree(expr))?;
                 }
                 map.end()
             }
@@ -90,7 +90,10 @@ impl Serialize for Value {
                 let attributes = ad.body.attributes();
                 let mut map = s.serialize_map(Some(attributes.len()))?;
                 for attribute in attributes {
-                    map.serialize_entry(attribute.name.as_str(), &Tree(&attribute.source))?;
+                    map.serialize_entry(
+                        &*attribute.name.to_string_lossy(),
+                        &Tree(&attribute.source),
+                    )?;
                 }
                 map.end()
             }

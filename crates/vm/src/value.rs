@@ -274,7 +274,7 @@ impl PartialEq for Value {
                 let (a, b) = (a.body.attributes(), b.body.attributes());
                 a.len() == b.len()
                     && a.iter().zip(b).all(|(x, y)| {
-                        x.name.eq_ignore_case(y.name.as_str()) && x.source == y.source
+                        x.name.eq_ignore_case(y.name.as_bytes()) && x.source == y.source
                     })
             }
             _ => false,
