@@ -483,10 +483,11 @@ impl XmlAdCursor {
 impl XmlAdCursor {
     /// The offset of the next `<c>` at the start of a line after `from`.
     fn next_line_of_ad(&mut self, text: &str, from: usize) -> Option<usize> {
-        if let Some((searched_from, found)) = self.line_search {
-            if searched_from <= from && found.is_none_or(|at| at > from) {
-                return found;
-            }
+        if let Some((searched_from, found)) = self.line_search
+            && searched_from <= from
+            && found.is_none_or(|at| at > from)
+        {
+            return found;
         }
         let found = memchr::memmem::find(&text.as_bytes()[from..], b"\n<c>").map(|n| from + n + 1);
         self.line_search = Some((from, found));
