@@ -217,7 +217,7 @@ fn raw_byte_char(b: u8) -> char {
 }
 
 /// HTCondor's bytes of a text [`unparse_htcondor`] made: the characters
-/// [`write_raw_name`] wrote for single bytes become those bytes again.
+/// `write_raw_name` wrote for single bytes become those bytes again.
 pub fn htcondor_text_bytes(text: String) -> Vec<u8> {
     // U+10FF80..=U+10FFFF are F4 8F BE xx and F4 8F BF xx in UTF-8.
     if !text.as_bytes().contains(&0xF4) {

@@ -746,7 +746,7 @@ impl Vm {
     /// text was that literal, not a larger expression around it): HTCondor
     /// keeps the parsed tree in the evaluation state, and `ad["name"]`
     /// takes such a value over with its scope instead of copying it
-    /// ([`Vm::take_eval_made`]).
+    /// (`Vm::take_eval_made`).
     pub fn note_eval_made(&mut self, value: &Value) {
         if matches!(value, Value::LazyList(_) | Value::Ad(_)) {
             self.eval_made.push(value.clone());
