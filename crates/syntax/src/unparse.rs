@@ -445,19 +445,6 @@ impl Unparser {
                     // would not read back stays as written.
                     && (self.htcondor || crate::time::canonical_time_reads_back(function, text))
                 {
-                    // HTCondor's text of an absolute time it cannot read
-                    // back (an offset of 100 hours or more, a year past
-                    // 9999): the round-trip form writes the seconds and
-                    // offset instead, as a printed value does.
-                    if !self.htcondor
-                        && name.eq_ignore_case("absTime")
-                        && let Some((secs, offset)) = crate::time::read_abs_time(text)
-                        && crate::time::read_abs_time(&canonical.as_bytes()[9..canonical.len() - 2])
-                            != Some((secs, offset))
-                    {
-                        let _ = write!(out, "absTime({secs}, {offset})");
-                        return;
-                    }
                     out.push_str(&canonical);
                     return;
                 }
@@ -466,7 +453,8 @@ impl Unparser {
                 if self.htcondor {
                     write_raw_name(name, out);
                 } else {
-                    write_name(name, out);
+                    // `parent(1)` reads back as a call, `true(1)` does not.
+                    write_selected_name(name, out);
                 }
                 out.push('(');
                 for (i, arg) in args.iter().enumerate() {
