@@ -111,11 +111,7 @@ fn member(context: &mut CallContext<'_>, item: &Value, list: &Value, identical: 
     let mut i = 0;
     while let Some(element) = context.list_element(list, i, true) {
         i += 1;
-        // One step an element, and the bytes a string comparison reads.
-        let bytes = element
-            .as_str_bytes()
-            .map_or(0, |s| s.len().min(item_bytes));
-        if !context.charge(1) || !context.charge_bytes(bytes) {
+        if !charge_comparison(context, &element, item_bytes) {
             return Value::Error;
         }
         if matches!(ops::binary(op, element, item.clone()), Value::Bool(true)) {
@@ -123,6 +119,15 @@ fn member(context: &mut CallContext<'_>, item: &Value, list: &Value, identical: 
         }
     }
     Value::Bool(false)
+}
+
+/// One step for comparing a list's element with an item of `item_bytes`
+/// bytes, and the bytes a string comparison reads; false past the budget.
+fn charge_comparison(context: &mut CallContext<'_>, element: &Value, item_bytes: usize) -> bool {
+    let bytes = element
+        .as_str_bytes()
+        .map_or(0, |s| s.len().min(item_bytes));
+    context.charge(1) && context.charge_bytes(bytes)
 }
 
 /// `anyCompare(op, list, x)` / `allCompare(op, list, x)`: `element op x`
@@ -165,10 +170,7 @@ fn list_compare(context: &mut CallContext<'_>, args: &[Value], all: bool) -> Val
     let mut i = 0;
     while let Some(element) = context.list_element(&args[1], i, false) {
         i += 1;
-        let bytes = element
-            .as_str_bytes()
-            .map_or(0, |s| s.len().min(item_bytes));
-        if !context.charge(1) || !context.charge_bytes(bytes) {
+        if !charge_comparison(context, &element, item_bytes) {
             return Value::Error;
         }
         match ops::binary(op, element, args[2].clone()) {

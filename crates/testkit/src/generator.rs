@@ -2729,7 +2729,7 @@ const WILD_COUNTS: [i64; 14] = [
 
 /// `name` with each letter's case flipped at random (ClassAd names,
 /// keywords and function names are case-insensitive).
-fn respell_case(name: &str, rng: &mut Rng) -> String {
+pub(crate) fn respell_case(name: &str, rng: &mut Rng) -> String {
     match rng.below(4) {
         0 => name.to_ascii_uppercase(),
         1 => name.to_ascii_lowercase(),

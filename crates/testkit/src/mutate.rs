@@ -19,7 +19,7 @@
 //! inserted as escapes (`\n`, `\r`), elsewhere the mutation is dropped.
 //! Same seed, same corpus: same mutants.
 
-use crate::generator::Rng;
+use crate::generator::{Rng, respell_case};
 use std::collections::HashSet;
 
 /// One token of a corpus line, as a lenient lexer splits it: every text
@@ -344,23 +344,6 @@ pub struct Mutator {
     seen: HashSet<String>,
 }
 
-fn random_case(w: &str, rng: &mut Rng) -> String {
-    match rng.below(4) {
-        0 => w.to_ascii_uppercase(),
-        1 => w.to_ascii_lowercase(),
-        _ => w
-            .chars()
-            .map(|c| {
-                if rng.chance(50) {
-                    c.to_ascii_uppercase()
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect(),
-    }
-}
-
 impl Mutator {
     /// A mutator of `lines` (corpus lines: blank lines and `#` comments
     /// are left out) for `seed`.
@@ -542,7 +525,7 @@ impl Mutator {
                     return None;
                 }
                 let i = words[rng.below(words.len())];
-                tokens[i].text = random_case(&tokens[i].text, rng);
+                tokens[i].text = respell_case(&tokens[i].text, rng);
             }
             // A subexpression spliced from another line.
             11 => {
