@@ -1807,6 +1807,13 @@ struct Compiler<'n> {
     alt_ids: u32,
     enclosing_alt: Vec<u32>,
     open_captures: Vec<usize>,
+    /// Groups whose bodies enclose the node being compiled, lookarounds
+    /// between them or not.
+    enclosing_groups: Vec<usize>,
+    /// The groups enclosing the lookbehind being compiled: a call to one
+    /// of them from inside it recurses, so the lookbehind has no fixed
+    /// length (PCRE2 refuses `(?<=(?0))a` and `(a|(?<=(?1))b)`).
+    behind_enclosing: Vec<usize>,
     /// Lookarounds being compiled: their `Accept`s to patch.
     looks: Vec<Vec<usize>>,
     marks: Vec<String>,
@@ -1901,7 +1908,9 @@ impl<'n> Compiler<'n> {
                 }
                 self.emit(Inst::Open(*n as u32))?;
                 self.open_captures.push(*n);
+                self.enclosing_groups.push(*n);
                 self.node(body)?;
+                self.enclosing_groups.pop();
                 self.open_captures.pop();
                 self.emit(Inst::Close(*n as u32))?;
                 self.emit(Inst::GroupEnd(*n))?;
@@ -2044,6 +2053,13 @@ impl<'n> Compiler<'n> {
     fn look_body(&mut self, behind: bool, body: &'n Node) -> Parsed<()> {
         self.looks.push(Vec::new());
         let saved_captures = std::mem::take(&mut self.open_captures);
+        let saved_behind = if behind {
+            let mut enclosing = self.enclosing_groups.clone();
+            enclosing.push(0);
+            Some(std::mem::replace(&mut self.behind_enclosing, enclosing))
+        } else {
+            None
+        };
         let result = if behind {
             let alts: Vec<&'n Node> = match body {
                 Node::Alt(alts) => alts.iter().collect(),
@@ -2080,6 +2096,9 @@ impl<'n> Compiler<'n> {
             self.node(body)
         };
         self.open_captures = saved_captures;
+        if let Some(saved) = saved_behind {
+            self.behind_enclosing = saved;
+        }
         let accepts = self.looks.pop().unwrap_or_default();
         let end = self.here();
         for at in accepts {
@@ -2138,7 +2157,9 @@ impl<'n> Compiler<'n> {
             }
             Node::BackRef(reference, _) | Node::Call(reference) => {
                 let groups = self.resolve(reference)?;
-                if groups.len() != 1 {
+                if groups.len() != 1
+                    || (matches!(node, Node::Call(_)) && self.behind_enclosing.contains(&groups[0]))
+                {
                     return Ok(None);
                 }
                 match self.group_nodes.get(groups[0]).copied().flatten() {
@@ -2746,6 +2767,8 @@ impl Program {
             alt_ids: 0,
             enclosing_alt: Vec::new(),
             open_captures: Vec::new(),
+            enclosing_groups: Vec::new(),
+            behind_enclosing: Vec::new(),
             looks: Vec::new(),
             marks: Vec::new(),
             length_work: std::cell::Cell::new(0),

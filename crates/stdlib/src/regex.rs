@@ -681,8 +681,13 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     // PCRE2 refuses these (without its ALT_BSUX option).
                     'u' | 'U' | 'L' | 'l' | 'F' => return None,
                     // Any character but a newline, whatever the options;
-                    // `\N{U+hh}` names a character only in UTF mode.
-                    'N' if chars[i + 2..].starts_with(&['{', 'U', '+']) => return None,
+                    // a brace after it that starts no quantifier is a name
+                    // (`\N{U+41}`, `\N{#2}`), which PCRE2 refuses.
+                    'N' if chars.get(i + 2) == Some(&'{')
+                        && brace_quantifier(&chars[i + 2..]).is_none() =>
+                    {
+                        return None;
+                    }
                     'N' => out.push_str("[^\n]"),
                     'c' => {
                         out.push_str(&control(chars.get(i + 2).copied())?);
