@@ -1921,25 +1921,11 @@ impl<'n> Compiler<'n> {
                 negated,
                 body,
             } => {
-                let start = self.emit(Inst::LookStart {
-                    restore: true,
-                    on_success: PROPAGATE,
-                    on_fail: PROPAGATE,
-                })?;
-                self.look_body(*behind, body)?;
-                let end = self.emit(Inst::LookEnd)?;
-                if let Some(Inst::LookStart {
-                    on_success,
-                    on_fail,
-                    ..
-                }) = self.insts.get_mut(start as usize)
-                {
-                    if *negated {
-                        *on_success = FAIL;
-                        *on_fail = end + 1;
-                    } else {
-                        *on_success = end + 1;
-                    }
+                let (start, end) = self.look(*behind, body)?;
+                if *negated {
+                    self.set_look_exits(start, FAIL, end + 1);
+                } else {
+                    self.set_look_exits(start, end + 1, PROPAGATE);
                 }
             }
             Node::Repeat {
@@ -2274,7 +2260,42 @@ impl<'n> Compiler<'n> {
         }
     }
 
+    /// A lookaround: its `LookStart`, body and `LookEnd`, whose offsets
+    /// are returned for [`Compiler::set_look_exits`].
+    fn look(&mut self, behind: bool, body: &'n Node) -> Parsed<(u32, u32)> {
+        let start = self.emit(Inst::LookStart {
+            restore: true,
+            on_success: PROPAGATE,
+            on_fail: PROPAGATE,
+        })?;
+        self.look_body(behind, body)?;
+        let end = self.emit(Inst::LookEnd)?;
+        Ok((start, end))
+    }
+
+    /// Where the lookaround starting at `start` goes when its body matches
+    /// and when it does not.
+    fn set_look_exits(&mut self, start: u32, success: u32, fail: u32) {
+        if let Some(Inst::LookStart {
+            on_success,
+            on_fail,
+            ..
+        }) = self.insts.get_mut(start as usize)
+        {
+            *on_success = success;
+            *on_fail = fail;
+        }
+    }
+
     fn conditional(&mut self, condition: &'n Condition, yes: &'n Node, no: &'n Node) -> Parsed<()> {
+        /// What decides between the branches, to point at the `no` branch
+        /// once it is compiled.
+        enum Test {
+            /// A `CondGroups` or `CondRecursion` instruction.
+            Inst(u32),
+            /// An assertion: its `LookStart` and `LookEnd`.
+            Look { start: u32, end: u32, negated: bool },
+        }
         let test = match condition {
             Condition::Define => {
                 let jump = self.emit(Inst::Jmp(0))?;
@@ -2287,63 +2308,50 @@ impl<'n> Compiler<'n> {
             Condition::Version(false) => return self.node(no),
             Condition::Group(reference) => {
                 let groups = self.resolve(reference)?;
-                self.emit(Inst::CondGroups {
+                Test::Inst(self.emit(Inst::CondGroups {
                     groups: groups.into_boxed_slice(),
                     no: 0,
-                })?
+                })?)
             }
             Condition::Recursion(reference) => {
                 let group = match reference {
                     None => None,
                     Some(reference) => Some(self.resolve(reference)?[0]),
                 };
-                self.emit(Inst::CondRecursion { group, no: 0 })?
+                Test::Inst(self.emit(Inst::CondRecursion { group, no: 0 })?)
             }
             Condition::Assert {
                 behind,
                 negated,
                 body,
             } => {
-                let start = self.emit(Inst::LookStart {
-                    restore: true,
-                    on_success: PROPAGATE,
-                    on_fail: PROPAGATE,
-                })?;
-                self.look_body(*behind, body)?;
-                let end = self.emit(Inst::LookEnd)?;
-                self.node(yes)?;
-                let jump = self.emit(Inst::Jmp(0))?;
-                let no_start = self.here();
-                self.node(no)?;
-                let finish = self.here();
-                self.insts[jump as usize] = Inst::Jmp(finish);
-                if let Some(Inst::LookStart {
-                    on_success,
-                    on_fail,
-                    ..
-                }) = self.insts.get_mut(start as usize)
-                {
-                    if *negated {
-                        *on_success = no_start;
-                        *on_fail = end + 1;
-                    } else {
-                        *on_success = end + 1;
-                        *on_fail = no_start;
-                    }
+                let (start, end) = self.look(*behind, body)?;
+                Test::Look {
+                    start,
+                    end,
+                    negated: *negated,
                 }
-                return Ok(());
             }
         };
         self.node(yes)?;
         let jump = self.emit(Inst::Jmp(0))?;
         let no_start = self.here();
         self.node(no)?;
-        let finish = self.here();
-        self.insts[jump as usize] = Inst::Jmp(finish);
-        if let Some(Inst::CondGroups { no, .. } | Inst::CondRecursion { no, .. }) =
-            self.insts.get_mut(test as usize)
-        {
-            *no = no_start;
+        self.insts[jump as usize] = Inst::Jmp(self.here());
+        match test {
+            Test::Inst(at) => {
+                if let Some(Inst::CondGroups { no, .. } | Inst::CondRecursion { no, .. }) =
+                    self.insts.get_mut(at as usize)
+                {
+                    *no = no_start;
+                }
+            }
+            Test::Look {
+                start,
+                end,
+                negated: true,
+            } => self.set_look_exits(start, no_start, end + 1),
+            Test::Look { start, end, .. } => self.set_look_exits(start, end + 1, no_start),
         }
         Ok(())
     }

@@ -451,8 +451,18 @@ fn evaluate_in_ad(
 /// evaluation in the ad where the lookup ended, and the list is found from
 /// there.
 fn eval_in_each_context(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
+    with_dereferenced(context, args, eval_in_each)
+}
+
+/// `each(context, args, found, current)` with `expr` (the first argument)
+/// dereferenced, leaving current the ad where its lookup ended.
+fn with_dereferenced(
+    context: &mut CallContext<'_>,
+    args: &[LazyArg],
+    each: fn(&mut CallContext<'_>, &[LazyArg], &Found, &AdRef) -> Value,
+) -> Value {
     let (found, current) = dereference(context, &args[0].source);
-    let value = eval_in_each(context, args, &found, &current);
+    let value = each(context, args, &found, &current);
     context.leave_scope(current);
     value
 }
@@ -486,10 +496,7 @@ fn eval_in_each(
 /// (an UNDEFINED list has none), `expr` dereferenced as in
 /// [`eval_in_each_context`].
 fn count_matches(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let (found, current) = dereference(context, &args[0].source);
-    let value = count_in_each(context, args, &found, &current);
-    context.leave_scope(current);
-    value
+    with_dereferenced(context, args, count_in_each)
 }
 
 fn count_in_each(
