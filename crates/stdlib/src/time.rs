@@ -15,7 +15,7 @@ use crate::builtin;
 use crate::convert::{c_strtod, double_to_i64};
 use classad_compiler::Compiler;
 use classad_syntax::ast::{AdExpr, Expr, Literal, Name};
-use classad_vm::print::{civil_from_days, parse_abs_time, parse_rel_time};
+use classad_vm::print::{civil_from_days, days_from_civil, parse_abs_time, parse_rel_time};
 use classad_vm::{AbsTime, AdRef, AdValue, Builtin, CallContext, Registry, Value};
 use std::sync::Arc;
 
@@ -189,20 +189,35 @@ struct Tm {
     yday: i64,
 }
 
-/// The civil time of `local` seconds (UTC plus the zone offset).
+/// The civil time of `local` seconds (UTC plus the zone offset), as
+/// glibc's `gmtime_r`/`localtime_r` break it down: the proleptic Gregorian
+/// calendar with floor division, so a date before year 1 has the weekday
+/// and day of the year that calendar gives it (0000-01-01 is a Saturday).
+/// `getDayOfWeek` and the other `get*` functions read these fields.
 fn civil(local: i64) -> Tm {
     let days = local.div_euclid(86_400);
     let secs = local.rem_euclid(86_400);
     let (year, month, mday) = civil_from_days(days);
-    let mut tm = Tm {
+    let jan1 = days_from_civil(year, 1, 1);
+    Tm {
         year,
         mon: i64::from(month) - 1,
         mday: i64::from(mday),
         hour: secs / 3600,
         min: secs / 60 % 60,
         sec: secs % 60,
-        ..Tm::default()
-    };
+        // 1970-01-01 was a Thursday.
+        wday: (days.rem_euclid(7) + 4) % 7,
+        yday: days - jan1,
+    }
+}
+
+/// The civil time of `local` seconds with the weekday and day of the year
+/// recomputed by HTCondor's `day_numbers` from year, month and day, as
+/// `formatTime` does after splitting its time into an ad (so 0000-01-01 is
+/// a Sunday there, where `getDayOfWeek` says Saturday).
+fn civil_day_numbers(local: i64) -> Tm {
+    let mut tm = civil(local);
     let (wday, yday) = day_numbers(tm.year, tm.mon + 1, tm.mday);
     tm.wday = wday;
     tm.yday = yday;
@@ -399,7 +414,7 @@ fn format_time(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         Some(Value::RelTime(_)) => return Value::Error,
         Some(value) => match to_split(value) {
             None => return Value::Error,
-            Some(Split::Abs(t)) => civil(t.secs.saturating_add(i64::from(t.offset))),
+            Some(Split::Abs(t)) => civil_day_numbers(t.secs.saturating_add(i64::from(t.offset))),
             Some(Split::Rel(_)) => return Value::Error,
             Some(Split::Ad(ad)) => {
                 let mut field = |name: &str| -> Option<i64> {

@@ -737,3 +737,42 @@ fn weekday_of_far_years_wraps_as_a_c_int() {
         ),
     ]);
 }
+
+/// Class: the calendar fields of dates in year 0 and before (known_bugs
+/// class 10, found by gen-exprs --outside). `getDayOfWeek` and the other
+/// `get*` functions read glibc's `localtime_r`, proleptic Gregorian with
+/// floor division (0000-01-01 a Saturday); `formatTime` recomputes the
+/// weekday with HTCondor's `day_numbers`, truncating division (a Sunday,
+/// and a negative `%w` the day after).
+#[test]
+fn calendar_fields_of_year_zero_and_before() {
+    if !run_in_zone("calendar_fields_of_year_zero_and_before", "UTC") {
+        return;
+    }
+    check(&[
+        (r#"getDayOfWeek(absTime("0000-01-01T00:00:00Z"))"#, "6"),
+        (r#"getDayOfWeek(absTime("+1:00"))"#, "0"),
+        (r#"getDayOfWeek(absTime("0x10"))"#, "5"),
+        (r#"getDayOfYear(absTime("0000-12-31T00:00:00Z"))"#, "365"),
+        (
+            r#"getDayOfYear(absTime("0000-01-01T00:00:00Z") - relTime(86400))"#,
+            "364",
+        ),
+        (
+            r#"getYear(absTime("0000-01-01T00:00:00Z") - relTime(2147483647))"#,
+            "-69",
+        ),
+        (
+            r#"getDayOfWeek(absTime("0000-01-01T00:00:00Z") - relTime(2147483647))"#,
+            "0",
+        ),
+        (
+            r#"formatTime(absTime("0000-01-01T00:00:00Z"), "%w %a %j")"#,
+            r#""0 Sun 001""#,
+        ),
+        (
+            r#"formatTime(absTime("0000-01-02T00:00:00Z"), "%w %a %u")"#,
+            r#""-6 ? 1""#,
+        ),
+    ]);
+}
