@@ -224,9 +224,10 @@ fn civil_day_numbers(local: i64) -> Tm {
     tm
 }
 
-/// HTCondor's `day_numbers`: weekday and day of the year of a (possibly
-/// out-of-range) date, with C's truncating division, so that dates before
-/// year 1 get a negative weekday as they do in HTCondor. Its arithmetic is
+/// HTCondor's `day_numbers`, which only `formatTime` uses: weekday and day
+/// of the year of a (possibly out-of-range) date, with C's truncating
+/// division, so that dates before year 1 get a negative weekday as they do
+/// in HTCondor's `formatTime` (its `get*` functions use glibc). Its arithmetic is
 /// C `int`: past about year 5,880,000 (either way) the day count wraps, and
 /// the weekday with it (`formatTime(1e15, "%w")` is `-5` there).
 fn day_numbers(year: i64, month: i64, day: i64) -> (i64, i64) {
