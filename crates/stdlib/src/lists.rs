@@ -19,8 +19,9 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     ]
 }
 
-/// The numbers of a list argument, UNDEFINED elements left out; `Err` is
-/// the function's result when the argument or an element is unusable.
+/// The numbers of a list argument, UNDEFINED elements left out, folded
+/// into `init` with `step`; `Err` is the function's result when the
+/// argument or an element is unusable.
 ///
 /// The elements are evaluated one by one, as HTCondor's `sumAvg` and
 /// `minMax` walk the list: the walk stops at the first element that is not
@@ -28,7 +29,12 @@ pub(crate) fn builtins() -> Vec<Builtin> {
 /// where `B.b` fails) or whose evaluation fails (the call fails with it).
 /// An element that is itself a list is not a number, whatever its
 /// elements.
-fn numbers(context: &mut CallContext<'_>, list: &Value) -> Result<Vec<Value>, Value> {
+fn fold_numbers<T>(
+    context: &mut CallContext<'_>,
+    list: &Value,
+    init: T,
+    mut step: impl FnMut(T, Value) -> T,
+) -> Result<T, Value> {
     if !matches!(
         list,
         Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
@@ -39,17 +45,19 @@ fn numbers(context: &mut CallContext<'_>, list: &Value) -> Result<Vec<Value>, Va
             Value::Error
         });
     }
-    let mut numbers = Vec::new();
+    let mut acc = init;
     let mut i = 0;
     while let Some(element) = context.list_element(list, i, true) {
         i += 1;
         match element {
             Ok(Value::Undefined) => {}
-            Ok(number @ (Value::Int(_) | Value::Real(_) | Value::Bool(_))) => numbers.push(number),
+            Ok(number @ (Value::Int(_) | Value::Real(_) | Value::Bool(_))) => {
+                acc = step(acc, number);
+            }
             Ok(_) | Err(_) => return Err(Value::Error),
         }
     }
-    Ok(numbers)
+    Ok(acc)
 }
 
 /// `sum(l)`: the first number as it is, then `+` of the rest (so integers
@@ -57,23 +65,20 @@ fn numbers(context: &mut CallContext<'_>, list: &Value) -> Result<Vec<Value>, Va
 /// numbers. `avg(l)`: that sum divided by the count as a real; 0 (an
 /// integer) for no numbers.
 fn sum_avg(context: &mut CallContext<'_>, list: &Value, average: bool) -> Value {
-    let elements = match numbers(context, list) {
-        Ok(elements) => elements,
-        Err(result) => return result,
-    };
-    let mut total: Option<Value> = None;
-    let mut count = 0u64;
-    for element in elements {
-        count += 1;
-        total = Some(match total {
+    let folded = fold_numbers(context, list, (None, 0u64), |(total, count), element| {
+        let total = match total {
             None => element,
             Some(sum) => ops::binary(BinaryOp::Add, sum, element),
-        });
-    }
-    match total {
-        None => Value::Int(0),
-        Some(sum) if average => ops::binary(BinaryOp::Divide, sum, Value::Real(count as f64)),
-        Some(sum) => sum,
+        };
+        (Some(total), count + 1)
+    });
+    match folded {
+        Err(result) => result,
+        Ok((None, _)) => Value::Int(0),
+        Ok((Some(sum), count)) if average => {
+            ops::binary(BinaryOp::Divide, sum, Value::Real(count as f64))
+        }
+        Ok((Some(sum), _)) => sum,
     }
 }
 
@@ -107,17 +112,11 @@ fn promote(a: &Value, b: &Value) -> Option<Pair> {
 /// either is real), and the bound becomes the promoted winner. Ties and
 /// NaN comparisons keep the earlier bound.
 fn bound(context: &mut CallContext<'_>, list: &Value, which: Bound) -> Value {
-    let elements = match numbers(context, list) {
-        Ok(elements) => elements,
-        Err(result) => return result,
-    };
-    let mut result = Value::Undefined;
-    for element in elements {
+    let folded = fold_numbers(context, list, Value::Undefined, |result, element| {
         if result.is_undefined() {
-            result = element;
-            continue;
+            return element;
         }
-        result = match promote(&element, &result) {
+        match promote(&element, &result) {
             Some(Pair::Ints(e, r)) => {
                 let better = if which == Bound::Min { e < r } else { e > r };
                 Value::Int(if better { e } else { r })
@@ -127,7 +126,7 @@ fn bound(context: &mut CallContext<'_>, list: &Value, which: Bound) -> Value {
                 Value::Real(if better { e } else { r })
             }
             None => Value::Error,
-        };
-    }
-    result
+        }
+    });
+    folded.unwrap_or_else(|result| result)
 }

@@ -418,6 +418,7 @@ impl CallContext<'_> {
     /// HTCondor's functions mostly return false there; a function that
     /// goes on instead (`regexpMember`, `evalInEachContext`) walks under
     /// [`CallContext::ignoring_failures`].
+    #[inline]
     pub fn list_element(
         &mut self,
         value: &Value,
@@ -430,6 +431,7 @@ impl CallContext<'_> {
 
     /// [`CallContext::list_element`] with the element evaluated in `scope`
     /// (an ad literal keeps the ad it was written in).
+    #[inline]
     pub fn list_element_in(
         &mut self,
         value: &Value,
@@ -437,38 +439,52 @@ impl CallContext<'_> {
         scope: &AdRef,
         plain: bool,
     ) -> Option<Result<Value, Value>> {
-        let item = match value {
-            Value::List(items) | Value::SharedList(items) => Ok(items.get(i)?.element_value()),
-            Value::LazyList(list) => {
-                if i >= list.items.len() {
-                    return None;
-                }
-                // An element that evaluates its own list again through a
-                // function is bounded as nested forcing is.
-                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
-                    self.vm.depth_failures += 1;
-                    return Some(Err(Value::Error));
-                }
-                self.vm.force_nesting += 1;
-                let failures = self.vm.depth_failures;
-                let mut left = self.vm.left_scope.take();
-                let item = self
-                    .vm
-                    .run_element_in_state(self.env, list, i, scope, Some(&mut left));
-                self.vm.left_scope = left;
-                self.vm.force_nesting -= 1;
-                if self.vm.depth_failures > failures {
-                    Err(item)
-                } else {
-                    Ok(item)
-                }
+        match value {
+            // Values already: read in place (the common case of a list of
+            // constants, walked element by element by `sum`, `member`...).
+            Value::List(items) | Value::SharedList(items) => {
+                items.get(i).map(|item| Ok(item.element_value()))
             }
-            _ => return None,
-        };
-        Some(item.map(|item| match item {
+            Value::LazyList(list) => self.lazy_list_element(list, i, scope, plain),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of a lazy list, evaluated: see
+    /// [`CallContext::list_element`].
+    fn lazy_list_element(
+        &mut self,
+        list: &LazyList,
+        i: usize,
+        scope: &AdRef,
+        plain: bool,
+    ) -> Option<Result<Value, Value>> {
+        if i >= list.items.len() {
+            return None;
+        }
+        // An element that evaluates its own list again through a function
+        // is bounded as nested forcing is.
+        if self.vm.force_nesting >= self.vm.options.limits.max_depth {
+            self.vm.depth_failures += 1;
+            return Some(Err(Value::Error));
+        }
+        self.vm.force_nesting += 1;
+        let failures = self.vm.depth_failures;
+        let mut left = self.vm.left_scope.take();
+        let item = self
+            .vm
+            .run_element_in_state(self.env, list, i, scope, Some(&mut left));
+        self.vm.left_scope = left;
+        self.vm.force_nesting -= 1;
+        let item = match item {
             Value::RelTimeLiteral(secs) if plain => Value::Real(secs),
             item => item,
-        }))
+        };
+        Some(if self.vm.depth_failures > failures {
+            Err(item)
+        } else {
+            Ok(item)
+        })
     }
 
     /// [`CallContext::list_element`] evaluated `levels` levels deeper than
