@@ -1,5 +1,5 @@
-//! Every example of the function reference (`docs/functions/*.md`, lines
-//! `    expr  =>  value`) run through `classad eval --batch` with `TZ=UTC`:
+//! Every example of the function reference (`docs/functions.md` and
+//! `docs/functions/*.md`, lines `    expr  =>  value`) run through `classad eval --batch` with `TZ=UTC`:
 //! the printed value must be exactly the documented one.
 
 mod common;
@@ -17,6 +17,7 @@ fn examples() -> Vec<(String, usize, String, String)> {
         .filter(|path| path.extension().is_some_and(|e| e == "md"))
         .collect();
     files.sort();
+    files.insert(0, dir.with_extension("md"));
     let mut out = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path).expect("readable");

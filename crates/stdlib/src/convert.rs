@@ -18,7 +18,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("int", 1, 1, true, |_, a| to_int(&a[0])),
         builtin("real", 1, 1, true, |_, a| to_real(&a[0])),
-        crate::builtin_keeping_lists("string", 1, 1, true, to_string),
+        crate::builtin("string", 1, 1, true, to_string),
         builtin("bool", 1, 1, true, |_, a| to_bool(&a[0])),
     ]
 }

@@ -1,7 +1,7 @@
 //! Type predicates, list membership and comparison, `size`, and the
 //! fallback of `ifThenElse` (spec 003, "Predefined Functions").
 
-use crate::{builtin, builtin_keeping_lists};
+use crate::builtin;
 use classad_syntax::BinaryOp;
 use classad_vm::ops;
 use classad_vm::{Builtin, CallContext, Value};
@@ -12,51 +12,51 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         // are not evaluated (HTCondor's isType does not), so one whose
         // evaluation fails leaves `isList(B)` true (`[A = isList(B); B =
         // {B.b}].A`, seed 978 --wild).
-        builtin_keeping_lists("isUndefined", 1, 1, true, |_, a| {
+        builtin("isUndefined", 1, 1, true, |_, a| {
             Value::Bool(a[0].is_undefined())
         }),
-        builtin_keeping_lists("isError", 1, 1, true, |_, a| Value::Bool(a[0].is_error())),
-        builtin_keeping_lists("isString", 1, 1, true, |_, a| {
+        builtin("isError", 1, 1, true, |_, a| Value::Bool(a[0].is_error())),
+        builtin("isString", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Str(_)))
         }),
-        builtin_keeping_lists("isInteger", 1, 1, true, |_, a| {
+        builtin("isInteger", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Int(_)))
         }),
-        builtin_keeping_lists("isReal", 1, 1, true, |_, a| {
+        builtin("isReal", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Real(_)))
         }),
-        builtin_keeping_lists("isBoolean", 1, 1, true, |_, a| {
+        builtin("isBoolean", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Bool(_)))
         }),
-        builtin_keeping_lists("isList", 1, 1, true, |_, a| {
+        builtin("isList", 1, 1, true, |_, a| {
             Value::Bool(matches!(
                 a[0],
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
             ))
         }),
-        builtin_keeping_lists("isClassAd", 1, 1, true, |_, a| {
+        builtin("isClassAd", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::Ad(_)))
         }),
-        builtin_keeping_lists("isAbsTime", 1, 1, true, |_, a| {
+        builtin("isAbsTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::AbsTime(_)))
         }),
-        builtin_keeping_lists("isRelTime", 1, 1, true, |_, a| {
+        builtin("isRelTime", 1, 1, true, |_, a| {
             Value::Bool(matches!(a[0], Value::RelTime(_)))
         }),
         // The list is walked element by element, each evaluated as it is
         // reached (see `member`).
-        builtin_keeping_lists("member", 2, 2, true, |c, a| member(c, &a[0], &a[1], false)),
-        builtin_keeping_lists("identicalMember", 2, 2, true, |c, a| {
+        builtin("member", 2, 2, true, |c, a| member(c, &a[0], &a[1], false)),
+        builtin("identicalMember", 2, 2, true, |c, a| {
             member(c, &a[0], &a[1], true)
         }),
         // Lists kept as they come: a list an element or the third argument
         // evaluates to keeps its kind (a literal's or a function's), which
         // `is`/`isnt` tell apart (`allCompare("isnt", {split("a")}, {1})`
         // is true in HTCondor).
-        crate::builtin_keeping_lists("anyCompare", 3, 3, true, |c, a| list_compare(c, a, false)),
-        crate::builtin_keeping_lists("allCompare", 3, 3, true, |c, a| list_compare(c, a, true)),
+        crate::builtin("anyCompare", 3, 3, true, |c, a| list_compare(c, a, false)),
+        crate::builtin("allCompare", 3, 3, true, |c, a| list_compare(c, a, true)),
         // HTCondor counts a list's elements without evaluating them.
-        builtin_keeping_lists("size", 1, 1, true, size),
+        builtin("size", 1, 1, true, size),
         // The compiler compiles the three-argument form inline (its branches
         // are lazy); every other arity is ERROR. This entry is the strict
         // fallback for callers that reach the function directly.
@@ -111,6 +111,11 @@ fn member(context: &mut CallContext<'_>, item: &Value, list: &Value, identical: 
     let mut i = 0;
     while let Some(element) = context.list_element(list, i, true) {
         i += 1;
+        // An element whose evaluation fails fails the call (HTCondor's
+        // testMember returns false there).
+        let Ok(element) = element else {
+            return Value::Error;
+        };
         if !charge_comparison(context, &element, item_bytes) {
             return Value::Error;
         }
@@ -170,6 +175,9 @@ fn list_compare(context: &mut CallContext<'_>, args: &[Value], all: bool) -> Val
     let mut i = 0;
     while let Some(element) = context.list_element(&args[1], i, false) {
         i += 1;
+        let Ok(element) = element else {
+            return Value::Error;
+        };
         if !charge_comparison(context, &element, item_bytes) {
             return Value::Error;
         }

@@ -248,24 +248,37 @@ fn args_to_list(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// `listToArgs(list [, version])`: a list of strings as an argument
 /// string (V2 by default; V1 joins with spaces and cannot hold white
 /// space). ERROR for a non-list, a non-string element or a bad version.
+/// The elements are evaluated as the walk reaches them, as HTCondor's
+/// `ListToArgs` does: it stops at the first that is not a string, and one
+/// whose evaluation fails fails the call.
 fn list_to_args(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let Some(version) = version(args) else {
         return Value::Error;
     };
-    let Value::List(items) = &args[0] else {
+    let list = &args[0];
+    if !matches!(
+        list,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+    ) {
         return Value::Error;
-    };
+    }
+    let mut words = Vec::new();
+    let mut i = 0;
+    while let Some(item) = context.list_element(list, i, false) {
+        i += 1;
+        match item {
+            Ok(Value::Str(word)) => words.push(word),
+            Ok(_) | Err(_) => return Value::Error,
+        }
+    }
     // Quoting at most triples a word (a run of quotes, each doubled, in
     // quotes).
-    let words = crate::budget::string_bytes(items.iter());
-    if !context.reserve(words.saturating_mul(3).saturating_add(items.len() * 3)) {
+    let bytes: usize = words.iter().map(|w| w.len()).sum();
+    if !context.reserve(bytes.saturating_mul(3).saturating_add(words.len() * 3)) {
         return Value::Error;
     }
     let mut out = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let Value::Str(word) = item else {
-            return Value::Error;
-        };
+    for (i, word) in words.iter().enumerate() {
         let word = crate::convert::c_str(word);
         if i > 0 {
             out.push(b' ');

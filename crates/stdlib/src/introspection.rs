@@ -291,8 +291,13 @@ fn ad_references(
 
 /// `debug(expr)`: the value of `expr`; with `CLASSAD_DEBUG` set in the
 /// environment, the expression and its value are written to stderr.
+///
+/// HTCondor's `debug` evaluates its argument as any function does, at the
+/// call's depth, and hands back its value: a list as written, whatever its
+/// elements (`debug(B)` with `B = {B.b}` is that list, not ERROR).
 fn debug(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let value = context.evaluate(&args[0].program);
+    let scope = context.scope;
+    let value = context.evaluate_argument_in(&args[0].program, scope);
     if std::env::var_os("CLASSAD_DEBUG").is_some() {
         eprintln!(
             "debug: {} => {}",
@@ -407,9 +412,21 @@ fn ad_list(
     };
     match list {
         Value::Undefined => Err(None),
-        list => context
-            .ignoring_failures(|context| context.list_elements_in(&list, current))
-            .ok_or(Some(Value::Error)),
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
+            // HTCondor's evaluateInContext makes an element whose
+            // evaluation fails ERROR (`evalInEachContext(true, B)` with `B
+            // = {B.b}` is `{ error }`), and the call goes on.
+            let mut items = Vec::new();
+            let mut i = 0;
+            while let Some(item) = context
+                .ignoring_failures(|context| context.list_element_in(&list, i, current, false))
+            {
+                i += 1;
+                items.push(item.unwrap_or(Value::Error));
+            }
+            Ok(items)
+        }
+        _ => Err(Some(Value::Error)),
     }
 }
 

@@ -154,15 +154,27 @@ fn in_units(value: &Value, unit: f64) -> Value {
 
 /// `IsMember(v, list)`: whether some element of `list` `is` `v` (`=?=`).
 /// Not strict on `v`: `IsMember(undefined, {undefined})` is true. An
-/// UNDEFINED list gives UNDEFINED, any other non-list ERROR.
-fn is_member(_: &mut CallContext<'_>, args: &[Value]) -> Value {
-    match &args[1] {
-        Value::List(elements) => Value::Bool(elements.iter().any(|element| {
-            matches!(
-                ops::binary(BinaryOp::Is, element.clone(), args[0].clone()),
-                Value::Bool(true)
-            )
-        })),
+/// UNDEFINED list gives UNDEFINED, any other non-list ERROR. The elements
+/// are evaluated as the walk reaches them, as `member` does.
+fn is_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    let list = &args[1];
+    match list {
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
+            let mut i = 0;
+            while let Some(element) = context.list_element(list, i, true) {
+                i += 1;
+                let Ok(element) = element else {
+                    return Value::Error;
+                };
+                if matches!(
+                    ops::binary(BinaryOp::Is, element, args[0].clone()),
+                    Value::Bool(true)
+                ) {
+                    return Value::Bool(true);
+                }
+            }
+            Value::Bool(false)
+        }
         Value::Undefined => Value::Undefined,
         _ => Value::Error,
     }

@@ -70,7 +70,15 @@ pub fn shared_registry() -> Arc<Registry> {
     REGISTRY.clone()
 }
 
-/// Shorthand used by the function tables.
+/// Shorthand used by the function tables: a function called with its
+/// arguments evaluated, a list among them as written
+/// ([`Function::StrictKeepingLists`]). HTCondor's functions evaluate a
+/// list argument's elements only where they read them, one by one as they
+/// walk the list (`member`, `sum`, `anyCompare`, `join`, `quantize`,
+/// `regexpMember`, `listToArgs`, through [`CallContext::list_element`]);
+/// every other function sees a list whatever its elements, so one whose
+/// element fails (a list that selects from itself, `[A = userHome(B,
+/// "a"); B = {B.b}].A` is "a") or is ERROR does not change its answer.
 pub(crate) fn builtin(
     name: &'static str,
     min_args: u16,
@@ -83,22 +91,7 @@ pub(crate) fn builtin(
         min_args,
         max_args,
         pure,
-        function: Function::Strict(func),
-    }
-}
-
-/// Shorthand for a function whose list arguments keep their elements as
-/// written ([`Function::StrictKeepingLists`]).
-pub(crate) fn builtin_keeping_lists(
-    name: &'static str,
-    min_args: u16,
-    max_args: u16,
-    pure: bool,
-    func: fn(&mut CallContext<'_>, &[Value]) -> Value,
-) -> Builtin {
-    Builtin {
         function: Function::StrictKeepingLists(func),
-        ..builtin(name, min_args, max_args, pure, func)
     }
 }
 

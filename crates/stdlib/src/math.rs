@@ -76,23 +76,31 @@ fn pow(_: &mut CallContext<'_>, args: &[Value]) -> Value {
 
 /// `quantize(a, b)`: the smallest multiple of `b` at least `a`; with a list
 /// `b`, the first element at least `a` (returned as it is), else multiples
-/// of the last element.
-fn quantize(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+/// of the last element. The list's elements are evaluated as the walk
+/// reaches them, as HTCondor's `doMath2` does: it stops at the first
+/// element at least `a` or not a number (ERROR), and an element whose
+/// evaluation fails fails the call.
+fn quantize(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let arg = &args[0];
     let Some(value) = to_real(arg) else {
         return Value::Error;
     };
     let (base, real_base) = match &args[1] {
-        Value::List(items) => {
+        list @ (Value::List(_) | Value::SharedList(_) | Value::LazyList(_)) => {
             let mut last = (Value::Real(0.0), 0.0);
-            for item in items.iter() {
-                let Some(r) = to_real(item) else {
+            let mut i = 0;
+            while let Some(item) = context.list_element(list, i, true) {
+                i += 1;
+                let Ok(item) = item else {
+                    return Value::Error;
+                };
+                let Some(r) = to_real(&item) else {
                     return Value::Error;
                 };
                 if r >= value {
-                    return item.clone();
+                    return item;
                 }
-                last = (item.clone(), r);
+                last = (item, r);
             }
             last
         }

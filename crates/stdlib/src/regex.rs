@@ -1640,12 +1640,22 @@ fn regexp(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// An invalid pattern matches nothing, as in HTCondor (so the answer is
 /// false or UNDEFINED); with `Options::regexp_member_invalid_error` it is
 /// ERROR, as everywhere else.
+///
+/// The elements are evaluated as the walk reaches them (the walk stops at
+/// the first match or the first element that is neither a string nor
+/// UNDEFINED); one whose evaluation fails is ERROR, the call going on
+/// without failing, as HTCondor's `matchPatternMember` does
+/// (`regexpMember("a", {B.b, "a"})` with `B = {B.b}` is ERROR, and
+/// `isError` of it true).
 fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let options = match prelude(args, 2) {
         Ok(options) => options,
         Err(result) => return result,
     };
-    let (Some(pattern), Value::List(items)) = (args[0].as_str_bytes(), &args[1]) else {
+    let list = &args[1];
+    let (Some(pattern), Value::List(_) | Value::SharedList(_) | Value::LazyList(_)) =
+        (args[0].as_str_bytes(), list)
+    else {
         return Value::Error;
     };
     let compiled = compile(context, pattern, parse_options(options, false).0);
@@ -1653,8 +1663,14 @@ fn regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         return Value::Error;
     }
     let mut undefined_seen = false;
-    for item in items.iter() {
-        match item {
+    let mut i = 0;
+    while let Some(item) = context.ignoring_failures(|context| context.list_element(list, i, false))
+    {
+        i += 1;
+        let Ok(item) = item else {
+            return Value::Error;
+        };
+        match &item {
             Value::Str(_) if compiled.is_none() => {}
             Value::Str(target) => match compiled
                 .as_ref()

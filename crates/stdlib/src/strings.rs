@@ -6,8 +6,8 @@
 //! offsets and lengths count bytes.
 
 use crate::budget::{ByteSet, reserve_text, string_bytes};
+use crate::builtin;
 use crate::convert::{c_isspace, c_str, to_text};
-use crate::{builtin, builtin_keeping_lists};
 use classad_vm::{Builtin, CallContext, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -17,28 +17,28 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         // A list turned into text is written as HTCondor holds it, its
         // elements unevaluated (`toUpper({a + 1})` is "{ A + 1 }"), so these
         // functions get their list arguments as written.
-        builtin_keeping_lists("strcat", 0, u16::MAX, true, strcat),
-        builtin_keeping_lists("join", 0, u16::MAX, true, join),
+        builtin("strcat", 0, u16::MAX, true, strcat),
+        builtin("join", 0, u16::MAX, true, join),
         builtin("substr", 2, 3, true, substr),
-        builtin_keeping_lists("strcmp", 2, 2, true, |c, a| {
+        builtin("strcmp", 2, 2, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
             compare(&a[0], &a[1], false)
         }),
-        builtin_keeping_lists("stricmp", 2, 2, true, |c, a| {
+        builtin("stricmp", 2, 2, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
             compare(&a[0], &a[1], true)
         }),
-        builtin_keeping_lists("toUpper", 1, 1, true, |c, a| {
+        builtin("toUpper", 1, 1, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
             map_case(&a[0], <[u8]>::make_ascii_uppercase)
         }),
-        builtin_keeping_lists("toLower", 1, 1, true, |c, a| {
+        builtin("toLower", 1, 1, true, |c, a| {
             if !reserve_text(c, a) {
                 return Value::Error;
             }
@@ -90,8 +90,11 @@ fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
 /// when something was UNDEFINED and no item was joined. Any ERROR wins.
 /// As in HTCondor, the separator goes before an item only once the result
 /// is non-empty, so leading empty items leave no separators.
-/// A list's elements are evaluated where the call is; a list among the
-/// items is written as it is held, unevaluated.
+/// A list's elements are evaluated where the call is, one by one as
+/// HTCondor's `strCat` takes them: after the separator, stopping at the
+/// first that is ERROR (or cannot be written), an element whose evaluation
+/// fails failing the call; a list among the items is written as it is
+/// held, unevaluated.
 fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     // As strcat: each argument (a list's elements too) one level deeper.
     if !args.is_empty() && context.past_depth_limit(1) {
@@ -103,14 +106,19 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
             Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
         )
     };
-    let elements;
+    let mut elements = Vec::new();
     let (separator, items): (Option<&Value>, &[Value]) = match args {
         [list] if is_list(list) => {
-            elements = context.list_elements_deeper(list, 1).unwrap_or_default();
+            join_elements(context, list, &mut elements);
             (None, &elements)
         }
         [sep, list] if is_list(list) => {
-            elements = context.list_elements_deeper(list, 1).unwrap_or_default();
+            // A separator that cannot be written ends the join before the
+            // elements are evaluated.
+            if sep.is_error() {
+                return Value::Error;
+            }
+            join_elements(context, list, &mut elements);
             (Some(sep), &elements)
         }
         [sep, rest @ ..] => (Some(sep), rest),
@@ -149,6 +157,22 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         Value::Undefined
     } else {
         string(out)
+    }
+}
+
+/// The elements of `join`'s list, each one level deeper, up to the first
+/// that ends the join (ERROR); one whose evaluation fails ends it as
+/// ERROR, the call failing with it.
+fn join_elements(context: &mut CallContext<'_>, list: &Value, elements: &mut Vec<Value>) {
+    let mut i = 0;
+    while let Some(element) = context.list_element_deeper(list, i, 1) {
+        i += 1;
+        let element = element.unwrap_or(Value::Error);
+        let ends = element.is_error();
+        elements.push(element);
+        if ends {
+            break;
+        }
     }
 }
 

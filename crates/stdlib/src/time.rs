@@ -421,9 +421,13 @@ fn format_time(context: &mut CallContext<'_>, args: &[Value]) -> Value {
                 let mut field = |name: &str| -> Option<i64> {
                     let attribute = ad.body.get(name)?;
                     let program = attribute.program.clone();
-                    match context.evaluate_in(&program, &ad) {
+                    // A field whose evaluation fails is missing, the call
+                    // going on (HTCondor's EvaluateAttrInt is false there):
+                    // `formatTime([Year = B.b], "%Y")` with `B = {B.b}` is
+                    // "1900".
+                    match context.taking_failures(|context| context.evaluate_in(&program, &ad)) {
                         // EvaluateAttrInt reads a C int.
-                        Value::Int(i) => Some(i64::from(i as i32)),
+                        (Value::Int(i), false) => Some(i64::from(i as i32)),
                         _ => None,
                     }
                 };

@@ -8,7 +8,7 @@
 //! HTCondor's raw difference, not just its sign (`versioncmp("a", "c")` is
 //! -2), computed on C `char`s, which are signed.
 
-use crate::builtin_keeping_lists as builtin;
+use crate::builtin;
 use crate::convert::{c_str, to_text};
 use classad_vm::{Builtin, CallContext, Value};
 

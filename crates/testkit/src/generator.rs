@@ -2040,6 +2040,37 @@ impl Generator {
         }
     }
 
+    /// A list (or an ad) one of whose elements is ERROR or fails to
+    /// evaluate (`userHome()` fails HTCondor's evaluation), among values of
+    /// any type: HTCondor's functions evaluate a list argument's elements
+    /// only where they read them, stopping at the first that decides
+    /// (known_bugs class 11).
+    fn list_with_failing_element(&mut self) -> Expr {
+        let bad = match self.rng.below(3) {
+            0 => call("userHome", Vec::new()),
+            1 => lit(Literal::Error),
+            _ => binary(
+                BinaryOp::Divide,
+                lit(Literal::Integer(1)),
+                lit(Literal::Integer(0)),
+            ),
+        };
+        let mut items: Vec<Expr> = (0..self.rng.below(3))
+            .map(|_| self.wild_operand(0))
+            .collect();
+        let at = self.rng.below(items.len() + 1);
+        items.insert(at, bad);
+        if self.rng.chance(20) {
+            // An ad: only formatTime and evalInEachContext read its fields.
+            let mut ad = AdExpr::new();
+            for (value, attr) in items.into_iter().zip(["Year", "Month", "a"]) {
+                ad.insert(name(attr), value);
+            }
+            return node(ExprKind::Ad(Box::new(ad)));
+        }
+        node(ExprKind::List(items))
+    }
+
     /// The forms of [`GenOptions::wild`].
     fn wild_form(&mut self, ty: Ty, d: u32) -> Expr {
         let e = d.min(2);
@@ -2138,13 +2169,14 @@ impl Generator {
                     n = 1;
                 }
                 let args = (0..n)
-                    .map(|_| match self.rng.below(5) {
+                    .map(|_| match self.rng.below(6) {
                         0 => lit(if self.rng.chance(50) {
                             Literal::Undefined
                         } else {
                             Literal::Error
                         }),
                         1 => self.odd_value(),
+                        2 => self.list_with_failing_element(),
                         _ => self.wild_operand(e.min(1)),
                     })
                     .collect();

@@ -378,14 +378,6 @@ impl CallContext<'_> {
         value
     }
 
-    /// The elements of a list argument, each evaluated where the call is
-    /// (as HTCondor evaluates a list's elements for a function), a list
-    /// among them left as written. `None` if `value` is not a list.
-    pub fn list_elements(&mut self, value: &Value) -> Option<Vec<Value>> {
-        let scope = self.scope;
-        self.list_elements_in(value, scope)
-    }
-
     /// Runs `f`, forgetting whether the evaluations it made failed (each
     /// keeps the value its failure left): for a function that, as
     /// HTCondor's, ignores whether the evaluation of an element succeeded
@@ -393,97 +385,122 @@ impl CallContext<'_> {
     /// calls them over the list again end with that element ERROR at the
     /// depth limit, which is not an ad).
     pub fn ignoring_failures<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.taking_failures(f).0
+    }
+
+    /// [`CallContext::ignoring_failures`], telling also whether an
+    /// evaluation `f` made failed: for a function that treats a failed
+    /// evaluation as a missing value (`formatTime` of an ad whose `Year`
+    /// fails to evaluate reads it as absent, as HTCondor's
+    /// `EvaluateAttrInt` does).
+    pub fn taking_failures<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, bool) {
         let failures = self.vm.depth_failures;
         let value = f(self);
+        let failed = self.vm.depth_failures > failures;
         self.vm.depth_failures = failures;
-        value
+        (value, failed)
     }
 
     /// Element `i` of the list `value`, evaluated where the call is and in
     /// its state (see [`CallContext::leave_scope`]), for a function that
-    /// walks the list and may stop before its end, as HTCondor's `member`
-    /// and `anyCompare` do (`[y = {2, member(2, y) || 1}].y[1]` is true:
-    /// the walk stops at the first element, before the one that would
-    /// evaluate the list again). With `strict`, the element as a strict
-    /// function's argument holds it (lists in it evaluated, a relative
-    /// time's literal its value); else a list in it is left as written.
-    /// `None` past the end, for a value that is not a list, and where the
-    /// list is evaluated again inside itself past the depth limit.
-    pub fn list_element(&mut self, value: &Value, i: usize, strict: bool) -> Option<Value> {
-        let item = match value {
-            Value::List(items) | Value::SharedList(items) => items.get(i)?.element_value(),
-            Value::LazyList(list) => {
-                if i >= list.items.len() {
-                    return None;
-                }
-                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
-                    self.vm.depth_failures += 1;
-                    return None;
-                }
-                self.vm.force_nesting += 1;
-                let mut left = self.vm.left_scope.take();
-                let scope = self.scope;
-                let item = self
-                    .vm
-                    .run_element_in_state(self.env, list, i, scope, Some(&mut left));
-                self.vm.left_scope = left;
-                self.vm.force_nesting -= 1;
-                item
+    /// walks the list and may stop before its end, as every HTCondor
+    /// function that reads a list's elements does (`member`, `sum`,
+    /// `anyCompare`, `regexpMember`, ...: `[y = {2, member(2, y) || 1}].y[1]`
+    /// is true, the walk stops at the first element, before the one that
+    /// would evaluate the list again). The element's own lists are left as
+    /// written (HTCondor's function sees a list there, whatever its
+    /// elements); with `plain`, a relative time's literal is its value, a
+    /// real, as a function that computes with the element reads it.
+    ///
+    /// `None` past the end and for a value that is not a list. `Err` holds
+    /// the value an element whose evaluation failed left (at the depth
+    /// limit, `[B = {B.b}]`): the failure counts, so the call fails, as
+    /// HTCondor's functions mostly return false there; a function that
+    /// goes on instead (`regexpMember`, `evalInEachContext`) walks under
+    /// [`CallContext::ignoring_failures`].
+    #[inline]
+    pub fn list_element(
+        &mut self,
+        value: &Value,
+        i: usize,
+        plain: bool,
+    ) -> Option<Result<Value, Value>> {
+        let scope = self.scope;
+        self.list_element_in(value, i, scope, plain)
+    }
+
+    /// [`CallContext::list_element`] with the element evaluated in `scope`
+    /// (an ad literal keeps the ad it was written in).
+    #[inline]
+    pub fn list_element_in(
+        &mut self,
+        value: &Value,
+        i: usize,
+        scope: &AdRef,
+        plain: bool,
+    ) -> Option<Result<Value, Value>> {
+        match value {
+            // Values already: read in place (the common case of a list of
+            // constants, walked element by element by `sum`, `member`...).
+            Value::List(items) | Value::SharedList(items) => {
+                items.get(i).map(|item| Ok(item.element_value()))
             }
-            _ => return None,
+            Value::LazyList(list) => self.lazy_list_element(list, i, scope, plain),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of a lazy list, evaluated: see
+    /// [`CallContext::list_element`].
+    fn lazy_list_element(
+        &mut self,
+        list: &LazyList,
+        i: usize,
+        scope: &AdRef,
+        plain: bool,
+    ) -> Option<Result<Value, Value>> {
+        if i >= list.items.len() {
+            return None;
+        }
+        // An element that evaluates its own list again through a function
+        // is bounded as nested forcing is.
+        if self.vm.force_nesting >= self.vm.options.limits.max_depth {
+            self.vm.depth_failures += 1;
+            return Some(Err(Value::Error));
+        }
+        self.vm.force_nesting += 1;
+        let failures = self.vm.depth_failures;
+        let mut left = self.vm.left_scope.take();
+        let item = self
+            .vm
+            .run_element_in_state(self.env, list, i, scope, Some(&mut left));
+        self.vm.left_scope = left;
+        self.vm.force_nesting -= 1;
+        let item = match item {
+            Value::RelTimeLiteral(secs) if plain => Value::Real(secs),
+            item => item,
         };
-        Some(if strict {
-            self.vm
-                .force_elements(self.env, Some(self.scope), item, true, None)
+        Some(if self.vm.depth_failures > failures {
+            Err(item)
         } else {
-            item
+            Ok(item)
         })
     }
 
-    /// [`CallContext::list_elements`] with the elements evaluated `levels`
-    /// levels deeper than the call (`join`'s, as HTCondor evaluates each
-    /// argument of `join` one level deeper: a `join` over its own list
-    /// ends at the depth limit).
-    pub fn list_elements_deeper(&mut self, value: &Value, levels: u32) -> Option<Vec<Value>> {
+    /// [`CallContext::list_element`] evaluated `levels` levels deeper than
+    /// the call (`join`'s, as HTCondor evaluates each argument of `join`
+    /// one level deeper: a `join` over its own list ends at the depth
+    /// limit).
+    pub fn list_element_deeper(
+        &mut self,
+        value: &Value,
+        i: usize,
+        levels: u32,
+    ) -> Option<Result<Value, Value>> {
         self.vm.depth += levels;
-        let items = self.list_elements(value);
+        let item = self.list_element(value, i, false);
         self.vm.depth -= levels;
-        items
-    }
-
-    /// [`CallContext::list_elements`] with the elements evaluated in
-    /// `scope` (ad literals among them keep the ad they were written in).
-    pub fn list_elements_in(&mut self, value: &Value, scope: &AdRef) -> Option<Vec<Value>> {
-        match value {
-            Value::List(items) | Value::SharedList(items) => {
-                Some(items.iter().map(Value::element_value).collect())
-            }
-            Value::LazyList(list) => {
-                // An element that calls a function over its own list
-                // (`[y = {join(",", y)}].y[0]`) evaluates the list again:
-                // bounded as nested forcing is (HTCondor's recursion ends
-                // at its depth limit when the cycle has a level, and
-                // crashes its process when it has none).
-                if self.vm.force_nesting >= self.vm.options.limits.max_depth {
-                    self.vm.depth_failures += 1;
-                    return None;
-                }
-                self.vm.force_nesting += 1;
-                // One after another in the caller's state (see
-                // `CallContext::leave_scope`).
-                let mut left = self.vm.left_scope.take();
-                let items = (0..list.items.len())
-                    .map(|i| {
-                        self.vm
-                            .run_element_in_state(self.env, list, i, scope, Some(&mut left))
-                    })
-                    .collect();
-                self.vm.left_scope = left;
-                self.vm.force_nesting -= 1;
-                Some(items)
-            }
-            _ => None,
-        }
+        item
     }
 
     /// Evaluates `program` in `scope` at the caller's depth (and in its

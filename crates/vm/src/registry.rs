@@ -29,11 +29,23 @@ pub struct LazyArg {
 /// How a function is implemented.
 #[derive(Clone, Copy)]
 pub enum Function {
-    /// Called with its arguments evaluated.
+    /// Called with its arguments evaluated, a list among them with its
+    /// elements evaluated too (where the call is; one whose evaluation
+    /// fails fails the call): a convenience for a function an embedding
+    /// program registers that reads its lists whole. No standard function
+    /// is one (see [`Function::StrictKeepingLists`]).
     Strict(NativeFn),
-    /// Called with its arguments evaluated, except that a list literal's
-    /// elements are left as written (`string({1 + 2})` is `"{ 1 + 2 }"` in
-    /// HTCondor, which prints lists unevaluated).
+    /// Called with its arguments evaluated, a list among them as written,
+    /// its elements unevaluated: the function evaluates the elements it
+    /// reads, one by one, through [`CallContext::list_element`]. This is
+    /// how HTCondor's functions take lists, and every standard function's
+    /// kind: most see only that the argument is a list (`string({1 + 2})`
+    /// is `"{ 1 + 2 }"`; `[A = userHome(B, "a"); B = {B.b}].A` is `"a"`
+    /// although `B`'s element fails at the depth limit), and those that
+    /// read elements stop where HTCondor's stop (`sum({"a", B.b})` is ERROR
+    /// without evaluating `B.b`).
+    ///
+    /// [`CallContext::list_element`]: crate::CallContext::list_element
     StrictKeepingLists(NativeFn),
     /// Called with its arguments unevaluated.
     Lazy(LazyFn),
