@@ -151,6 +151,30 @@ fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
+/// The root of an evaluation state HTCondor starts with no current ad
+/// (`EvalState::SetScopes(nullptr)`): a selection over a list made inside
+/// an element of a list that lost its scope (`{[a = {{[b = root]}.b}]}.a[0][0]`).
+/// There `root`, `toplevel` and `.name` fail the evaluation (HTCondor's
+/// lookup answers `EVAL_FAIL` for a missing root), leaving UNDEFINED.
+/// Recognised by address.
+fn no_root_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
+/// Whether `ad` is the stand-in for a state without a root (see
+/// [`no_root_body`]).
+fn is_no_root(ad: &AdRef) -> bool {
+    ad.body.is_empty() && Arc::ptr_eq(&ad.body, no_root_body())
+}
+
+/// Whether `ad` is the scope of an element of a list HTCondor copied
+/// without a parent scope: there is no current ad (see [`scopeless_body`]).
+fn no_current_ad(ad: &AdRef) -> bool {
+    ad.parent.is_none() && ad.body.is_empty() && Arc::ptr_eq(&ad.body, scopeless_body())
+}
+
 /// Whether `ad` is one of the stand-ins for a scope HTCondor's copy of a
 /// value has lost (see [`scopeless_body`] and [`empty_root_body`]).
 fn is_lost_scope(ad: &AdRef) -> bool {
@@ -158,6 +182,13 @@ fn is_lost_scope(ad: &AdRef) -> bool {
     // without reading the stand-ins.
     ad.body.is_empty()
         && (Arc::ptr_eq(&ad.body, scopeless_body()) || Arc::ptr_eq(&ad.body, empty_root_body()))
+}
+
+/// The lexical parent of `ad` (what `parent` finds there): none where
+/// HTCondor's copy of a value lost its scope (the parent is one of the
+/// stand-ins).
+pub fn parent_scope(ad: &AdRef) -> Option<&AdRef> {
+    ad.parent.as_ref().filter(|parent| !is_lost_scope(parent))
 }
 
 /// Whether `ad` was written inside a value whose scope HTCondor's copy
@@ -184,8 +215,13 @@ fn outermost_below_lost_scope(ad: &AdRef) -> Option<&AdRef> {
 /// it is not `ad.root()`: an ad copied by a selection over a list has no
 /// parent scope there, so a new state started in it or in an ad written in
 /// it has that ad as its root (`{[c = [y = root; a = MY["y"]]]}.c[0].a`
-/// is the ad itself). `None` when the root is the end of the chain.
+/// is the ad itself). With no current ad (an element of a list that lost
+/// its scope), a state without a root (see [`no_root_body`]). `None` when
+/// the root is the end of the chain.
 fn new_state_root(ad: &AdRef) -> Option<AdRef> {
+    if no_current_ad(ad) {
+        return Some(AdValue::top_level(no_root_body().clone()));
+    }
     outermost_below_lost_scope(ad).cloned()
 }
 
@@ -393,10 +429,18 @@ impl CallContext<'_> {
     /// calls them over the list again end with that element ERROR at the
     /// depth limit, which is not an ad).
     pub fn ignoring_failures<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.noting_failure(f).0
+    }
+
+    /// [`CallContext::ignoring_failures`], telling whether an evaluation
+    /// `f` made failed (HTCondor's `AttributeReference::Deref` answers
+    /// `EVAL_FAIL` then, which its caller checks and forgets).
+    pub fn noting_failure<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, bool) {
         let failures = self.vm.depth_failures;
         let value = f(self);
+        let failed = self.vm.depth_failures > failures;
         self.vm.depth_failures = failures;
-        value
+        (value, failed)
     }
 
     /// Element `i` of the list `value`, evaluated where the call is and in
@@ -503,6 +547,14 @@ impl CallContext<'_> {
         let value = self.vm.run(self.env, program, scope);
         self.vm.depth -= 1;
         value
+    }
+
+    /// The root of the caller's evaluation state (what `root` and `.name`
+    /// find there), or `None` in a state without one, where HTCondor's
+    /// lookup of `root` fails (see [`no_root_body`]).
+    pub fn evaluation_root(&self) -> Option<AdRef> {
+        let root = self.vm.evaluation_root(self.scope);
+        (!is_no_root(&root)).then_some(root)
     }
 
     /// The ad an unscoped name falls back to when no enclosing ad has it:
@@ -923,6 +975,18 @@ impl Vm {
         }
     }
 
+    /// `root` found by a lookup in `scope`: the root of the evaluation, or,
+    /// in a state without one (see [`no_root_body`]), a failed evaluation
+    /// that leaves UNDEFINED.
+    fn root_value(&mut self, scope: &AdRef) -> Value {
+        let root = self.evaluation_root(scope);
+        if is_no_root(&root) {
+            self.depth_failures += 1;
+            return Value::Undefined;
+        }
+        Value::Ad(root)
+    }
+
     /// Runs `f` in a new evaluation state whose root is `root` (see
     /// `state_root`), as HTCondor's `EvalState::SetScopes` starts one.
     #[inline]
@@ -1049,15 +1113,7 @@ impl Vm {
             // With old-ClassAd compatibility MY is the ad being evaluated; in
             // strict mode it exists only in a match, as the ad's own side.
             b"my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
-            b"parent" => {
-                let parent = scope.parent.as_ref()?;
-                if Arc::ptr_eq(&parent.body, scopeless_body())
-                    || Arc::ptr_eq(&parent.body, empty_root_body())
-                {
-                    return None;
-                }
-                Value::Ad(parent.clone())
-            }
+            b"parent" => Value::Ad(parent_scope(scope)?.clone()),
             // The root of the evaluation, not of the ad's chain: from an ad
             // copied by a selection over a list, the root of the state that
             // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
@@ -1105,6 +1161,12 @@ impl Vm {
             return Value::Undefined;
         }
         if let Some(special) = self.special_name(env, ad, name) {
+            // `root` in a state without one: HTCondor's lookup fails before
+            // its depth check, leaving the value untouched.
+            if matches!(&special, Value::Ad(root) if is_no_root(root)) {
+                self.depth_failures += 1;
+                return Value::Undefined;
+            }
             // Found as an attribute is: at the depth limit the evaluation
             // fails (`[q = 1; r = self.q]` as the 399th reference).
             if self.depth >= self.options.limits.max_depth {
@@ -1137,7 +1199,7 @@ impl Vm {
             // attributes are not found from it, only `root` (the root of the
             // evaluation) and `CurrentTime` are.
             Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_bytes() {
-                b"root" | b"toplevel" => Value::Ad(self.evaluation_root(here)),
+                b"root" | b"toplevel" => self.root_value(here),
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
             // An ad a function made (`splitTime`) has no enclosing ad:
@@ -1149,7 +1211,7 @@ impl Vm {
                     && ad.body.slot(name).is_none()
                     && env.target_of(&ad).is_none() =>
             {
-                Value::Ad(self.evaluation_root(here))
+                self.root_value(here)
             }
             // An ad HTCondor copied without a parent scope (or written in
             // one) is read in the evaluation state that reads it: its
@@ -1733,6 +1795,11 @@ impl Vm {
                     let level = level(instr);
                     self.depth += level;
                     let value = match self.state_root.clone() {
+                        // `.name` with no root fails (HTCondor's `FindExpr`).
+                        Some(root) if is_no_root(&root) => {
+                            self.depth_failures += 1;
+                            Value::Undefined
+                        }
                         Some(root) => self.select_in_ad(env, &root, name),
                         None => self.select_in_ad(env, scope.root_ref(), name),
                     };
