@@ -39,7 +39,13 @@ const CONTEXT_STEPS: u64 = 64;
 /// the mode reads (strict mode lexes `010` as 10). UNDEFINED, ERROR and
 /// text that does not parse are ERROR.
 fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let value = context.evaluate_as_written(&args[0].program);
+    // HTCondor's `eval`: the argument in the caller's state at the call's
+    // depth (a failure fails the call, ERROR), its text parsed and
+    // evaluated one level deeper (`CallContext::evaluate_parsed`).
+    let (value, failed) = context.evaluate_here(&args[0].program);
+    if failed {
+        return Value::Error;
+    }
     let text = match crate::convert::to_text(&value) {
         Ok(text) => text,
         Err(_) => return Value::Error,
@@ -60,7 +66,7 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     let registry = crate::shared_registry();
     match classad_compiler::Compiler::new(&registry).compile(&expr) {
         Ok(program) => {
-            let value = context.evaluate_as_written(&program);
+            let value = context.evaluate_parsed(&program);
             // The text was a list or an ad literal, whose value is the tree
             // HTCondor parsed: `ad["name"]` takes it over with its scope.
             if matches!(expr.kind, ExprKind::List(_) | ExprKind::Ad(_)) {
@@ -230,9 +236,7 @@ fn external_references(
                 add(full);
                 return true;
             }
-            Value::Ad(selected) => {
-                lookup_in_scope(&selected, name.as_bytes(), Some(root), strict)
-            }
+            Value::Ad(selected) => lookup_in_scope(&selected, name.as_bytes(), Some(root), strict),
             _ => return false,
         },
         ExprKind::Ad(literal) => {

@@ -414,6 +414,39 @@ impl CallContext<'_> {
         value
     }
 
+    /// Evaluates `program` in the caller's scope and state at the call's
+    /// own depth (no level), leaving a list as written, and tells whether
+    /// the evaluation failed (the failure stays counted): the argument of
+    /// `eval`, which HTCondor evaluates in the caller's state without a
+    /// level of its own.
+    pub fn evaluate_here(&mut self, program: &Program) -> (Value, bool) {
+        let failures = self.vm.depth_failures;
+        let scope = self.scope;
+        let value = self.run_in_callers_state(program, scope);
+        (value, self.vm.depth_failures > failures)
+    }
+
+    /// Evaluates `program`, the text `eval` parsed, in the caller's scope
+    /// and state one level deeper, leaving a list as written, as
+    /// HTCondor's `eval` does: at the depth limit the call fails (ERROR),
+    /// and an evaluation that fails is ERROR, the failure passed on.
+    pub fn evaluate_parsed(&mut self, program: &Program) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            self.vm.depth_failures += 1;
+            return Value::Error;
+        }
+        let (value, failed) = self.deeper(1, |context| context.evaluate_here(program));
+        if failed { Value::Error } else { value }
+    }
+
+    /// Runs `f` `levels` levels deeper.
+    fn deeper<T>(&mut self, levels: u32, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.vm.depth += levels;
+        let value = f(self);
+        self.vm.depth -= levels;
+        value
+    }
+
     /// The elements of a list argument, each evaluated where the call is
     /// (as HTCondor evaluates a list's elements for a function), a list
     /// among them left as written. `None` if `value` is not a list.
@@ -703,19 +736,31 @@ impl CallContext<'_> {
     ) -> Value {
         // HTCondor evaluates in a new state with a depth budget of its own
         // (`evalInEachContext(q, {[q = r; r = 1]})` works at the end of a
-        // chain of 398 references). Its recursion through this function
-        // never ends there (the process crashes); here a new state starts
-        // only while the levels of all the states on the way, each new
-        // state one more, stay within the limit (so the stack holds at
-        // most about twice the limit).
-        let limit = self.vm.options.limits.max_depth;
-        let total = self.vm.outer_depth.saturating_add(self.vm.depth);
-        if total > limit {
-            return Value::Error;
-        }
+        // chain of 398 references): see `Vm::in_new_budget`.
         let failures = self.vm.depth_failures;
-        let saved_depth = std::mem::replace(&mut self.vm.depth, 0);
-        let saved_outer = std::mem::replace(&mut self.vm.outer_depth, total + 1);
+        let Some(value) = self.vm.in_new_budget(|vm| {
+            let mut context = CallContext {
+                vm,
+                env: self.env,
+                scope: self.scope,
+            };
+            context.run_in_new_state(program, ad, written_in, force)
+        }) else {
+            return Value::Error;
+        };
+        self.vm.depth_failures = failures;
+        value
+    }
+
+    /// [`CallContext::run_in_context`] inside the new depth budget.
+    fn run_in_new_state(
+        &mut self,
+        program: &Program,
+        ad: &AdRef,
+        written_in: &AdRef,
+        force: bool,
+    ) -> Value {
+        let failures = self.vm.depth_failures;
         let saved = self
             .vm
             .literal_parent
@@ -737,15 +782,11 @@ impl CallContext<'_> {
         } else {
             value
         };
-        let value = if force {
+        if force {
             self.vm.force(self.env, Some(ad), value)
         } else {
             value
-        };
-        self.vm.depth = saved_depth;
-        self.vm.outer_depth = saved_outer;
-        self.vm.depth_failures = failures;
-        value
+        }
     }
 }
 
@@ -975,6 +1016,26 @@ impl Vm {
         }
     }
 
+    /// Runs `f` in a new evaluation state with a depth budget of its own,
+    /// as HTCondor's `EvalState()` has (`ad["name"]`, `evalInEachContext`).
+    /// HTCondor's recursion through such states never ends (its process
+    /// crashes); here a new state starts only while the levels of all the
+    /// states on the way, each new state one more, stay within the limit
+    /// (so the stack holds at most about twice the limit): `None` past it.
+    fn in_new_budget<T>(&mut self, f: impl FnOnce(&mut Vm) -> T) -> Option<T> {
+        let limit = self.options.limits.max_depth;
+        let total = self.outer_depth.saturating_add(self.depth);
+        if total > limit {
+            return None;
+        }
+        let saved_depth = std::mem::replace(&mut self.depth, 0);
+        let saved_outer = std::mem::replace(&mut self.outer_depth, total + 1);
+        let value = f(self);
+        self.depth = saved_depth;
+        self.outer_depth = saved_outer;
+        Some(value)
+    }
+
     /// `root` found by a lookup in `scope`: the root of the evaluation, or,
     /// in a state without one (see [`no_root_body`]), a failed evaluation
     /// that leaves UNDEFINED.
@@ -1080,15 +1141,18 @@ impl Vm {
         if let Some(value) = ad.body.constant(slot) {
             return value.clone();
         }
-        // At the depth of the subscript's operands, with no check of its
-        // own (the oracle: `w["q"]` with `q = z` reads `z` where `w` was
-        // read); a recursion through it goes through references, which
-        // check.
         let attribute = ad.body.attribute(slot);
         let failures = self.depth_failures;
         // In a new evaluation state (`ClassAd::EvaluateAttr`), rooted at
-        // the outermost ad of `ad`'s chain.
-        let value = self.in_state(new_state_root(ad), |vm| vm.run(env, &attribute.program, ad));
+        // the outermost ad of `ad`'s chain, with a depth budget of its own
+        // (a chain of 399 references ending in `w["q"]` reads a `q` that
+        // is itself a chain of 399), the attribute's expression at its
+        // top, with no check of its own.
+        let Some(value) = self.in_new_budget(|vm| {
+            vm.in_state(new_state_root(ad), |vm| vm.run(env, &attribute.program, ad))
+        }) else {
+            return Value::Error;
+        };
         if self.depth_failures > failures {
             return failed_value(&attribute.source, value);
         }
