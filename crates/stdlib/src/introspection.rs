@@ -433,7 +433,10 @@ fn ad_list(
     let list = if matches!(arg.source.kind, ExprKind::List(_)) {
         context.evaluate_argument_in(&arg.program, &scope)
     } else {
-        context.evaluate_argument_in(&arg.program, current)
+        // HTCondor ignores whether this evaluation failed and reads the
+        // value it left (`countMatches(z.q, z.l)` where `z.l` fails at the
+        // depth limit is 0: the failed selection left UNDEFINED).
+        context.ignoring_failures(|context| context.evaluate_argument_in(&arg.program, current))
     };
     match list {
         Value::Undefined => Err(None),

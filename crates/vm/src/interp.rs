@@ -385,8 +385,8 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in the caller's scope (and state, see
     /// [`CallContext::leave_scope`]).
-    /// Counts as one level of depth: `eval` of a string that evaluates
-    /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
+    /// Counts as one level of depth (ERROR at the limit), so a function
+    /// that evaluates itself this way ends.
     pub fn evaluate(&mut self, program: &Program) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
@@ -401,8 +401,8 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in the caller's scope (and state), leaving a
     /// list as written (its elements unevaluated), as HTCondor's value of a
-    /// list is: for a function that hands its argument's value back
-    /// (`eval`). One level deeper, as [`CallContext::evaluate`].
+    /// list is: for the base of a selection a function dereferences. One
+    /// level deeper, as [`CallContext::evaluate`].
     pub fn evaluate_as_written(&mut self, program: &Program) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
