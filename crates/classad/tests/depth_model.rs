@@ -7,8 +7,10 @@
 //! level; a subscript reads a list's element two levels deeper; a selection
 //! over a list maps its elements at its own depth; function calls are no
 //! level (`strcat` and `join` one, and fail at the limit whatever their
-//! arguments); `evalInEachContext` and `countMatches` evaluate in a new
-//! state with a depth budget of its own. Each row is a chain of references
+//! arguments; `eval` evaluates its argument at its own depth and the text
+//! it reads one level deeper, failing at the limit); `evalInEachContext`,
+//! `countMatches` and `ad["name"]` evaluate in a new state with a depth
+//! budget of its own. Each row is a chain of references
 //! `a1 = a2; ...; aN = LAST` ending in a construct, for N = 392..401,
 //! evaluated as `[chain].a1` (Plain) or `{[chain].a1}[0]` (Wrapped: the
 //! subscript keeps a failed evaluation's value), with the oracle's values
@@ -625,6 +627,133 @@ const CASES: &[(&str, &str, Form, [&str; 10])] = &[
             "-", "-", "-", "-", "error", "error", "error", "error", "error", "error",
         ],
     ),
+    // eval: the argument at the call's depth, the text it reads one
+    // level deeper, failing at the limit (known_bugs class 8); ad["name"]
+    // in a new state with a depth budget of its own.
+    (
+        "eval(w)",
+        "; w = \"z\"; z = 1",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "-", "-", "-"],
+    ),
+    (
+        "eval(w)",
+        "; w = \"z\"; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "eval(\"strcat({z})\")",
+        "",
+        Plain,
+        [
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "-",
+            "-",
+            "-",
+        ],
+    ),
+    (
+        "eval(\"strcat({z})\")",
+        "",
+        Wrapped,
+        [
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "\"{ z }\"",
+            "error",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "eval(\"strcat(z)\")",
+        "; z = 1",
+        Plain,
+        [
+            "\"1\"", "\"1\"", "\"1\"", "\"1\"", "\"1\"", "\"1\"", "-", "-", "-", "-",
+        ],
+    ),
+    (
+        "eval(\"strcat(z)\")",
+        "; z = 1",
+        Wrapped,
+        [
+            "\"1\"", "\"1\"", "\"1\"", "\"1\"", "error", "error", "error", "error", "error",
+            "error",
+        ],
+    ),
+    (
+        "eval(\"eval(\\\"z\\\")\")",
+        "; z = 1",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "-", "-", "-", "-"],
+    ),
+    (
+        "eval(\"eval(\\\"z\\\")\")",
+        "; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "w[\"q\"]",
+        "; w = [q = eval(\"z\")]; z = 1",
+        Plain,
+        ["1", "1", "1", "1", "1", "1", "1", "-", "-", "-"],
+    ),
+    (
+        "w[\"q\"]",
+        "; w = [q = eval(\"z\")]; z = 1",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "strcat(eval(\"z\"))",
+        "; z = 1",
+        Plain,
+        [
+            "\"1\"", "\"1\"", "\"1\"", "\"1\"", "\"1\"", "\"1\"", "-", "-", "-", "-",
+        ],
+    ),
+    (
+        "strcat(eval(\"z\"))",
+        "; z = 1",
+        Wrapped,
+        [
+            "\"1\"", "\"1\"", "\"1\"", "\"1\"", "error", "error", "error", "error", "error",
+            "error",
+        ],
+    ),
+    (
+        "eval(\"- z\")",
+        "; z = 1",
+        Plain,
+        ["-1", "-1", "-1", "-1", "-1", "-1", "-", "-", "-", "-"],
+    ),
+    (
+        "eval(\"- z\")",
+        "; z = 1",
+        Wrapped,
+        [
+            "-1", "-1", "-1", "-1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
 ];
 
 #[test]
@@ -736,6 +865,155 @@ fn selection_past_the_limit_fails_with_its_operation() {
             let want = format!("{}{leaf}{}", "{ ".repeat(*lists), " }".repeat(*lists));
             if got != want {
                 wrong.push(format!("{source}: {got:.60}, HTCondor {want:.60}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `ad["name"]` evaluates the attribute in a new evaluation state with a
+/// depth budget of its own (HTCondor's `ClassAd::EvaluateAttr` makes a
+/// fresh `EvalState`): a chain of N references ending in `w["q"]`, where
+/// `q` is itself a chain of M references, for N = 392..401 (rows) and
+/// M = 396..401 (columns), with the oracle's values (`-`: HTCondor's
+/// evaluation fails at the top, not compared).
+#[test]
+fn subscript_by_name_has_a_depth_budget_of_its_own() {
+    const ROWS: [[&str; 6]; 10] = [
+        ["1", "1", "1", "1", "1", "error"],
+        ["1", "1", "1", "1", "1", "error"],
+        ["1", "1", "1", "1", "1", "error"],
+        ["1", "1", "1", "1", "1", "error"],
+        ["1", "1", "1", "1", "1", "error"],
+        ["1", "1", "1", "1", "1", "error"],
+        ["1", "1", "1", "1", "1", "error"],
+        ["-", "-", "-", "-", "-", "-"],
+        ["-", "-", "-", "-", "-", "-"],
+        ["-", "-", "-", "-", "-", "-"],
+    ];
+    let mut wrong = Vec::new();
+    for (i, row) in ROWS.iter().enumerate() {
+        for (j, want) in row.iter().enumerate() {
+            if *want == "-" {
+                continue;
+            }
+            let (n, m) = (392 + i, 396 + j);
+            let mut inner = String::new();
+            for k in 1..m {
+                inner.push_str(&format!("b{k} = b{}; ", k + 1));
+            }
+            inner.push_str(&format!("b{m} = 1"));
+            let source = format!(
+                "{}.a1",
+                chain(n, "w[\"q\"]", &format!("; w = [q = b1; {inner}]"))
+            );
+            let got = eval(&source);
+            if got != *want {
+                wrong.push(format!("N = {n}, M = {m}: {got}, HTCondor {want}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `eval` as one link of a chain of N references ending in `strcat({z})`
+/// (known_bugs class 8, gen-exprs --mutate seed 998): HTCondor evaluates
+/// `eval`'s argument at the call's own depth, so the link costs no level
+/// and `strcat` answers `"{ z }"` where it would without the `eval`; the
+/// text read back is the list `{ z }`. The link is the second or the
+/// last but one, for N = 392..401.
+#[test]
+fn eval_link_costs_no_level() {
+    const ROWS: &[(&str, Form, [&str; 10])] = &[
+        (
+            "2",
+            Plain,
+            [
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "-",
+                "-",
+            ],
+        ),
+        (
+            "2",
+            Wrapped,
+            [
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "error",
+                "error",
+                "error",
+                "error",
+            ],
+        ),
+        (
+            "n-1",
+            Plain,
+            [
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "-",
+                "-",
+            ],
+        ),
+        (
+            "n-1",
+            Wrapped,
+            [
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "{ undefined }",
+                "error",
+                "error",
+                "error",
+                "error",
+            ],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (position, form, expected) in ROWS {
+        for (i, want) in expected.iter().enumerate() {
+            if *want == "-" {
+                continue;
+            }
+            let n = 392 + i;
+            let at = if *position == "2" { 2 } else { n - 1 };
+            let mut source = String::from("[");
+            for k in 1..n {
+                if k == at {
+                    source.push_str(&format!("a{k} = eval(a{}); ", k + 1));
+                } else {
+                    source.push_str(&format!("a{k} = a{}; ", k + 1));
+                }
+            }
+            source.push_str(&format!("a{n} = strcat({{z}})].a1"));
+            let source = match form {
+                Wrapped => format!("{{{source}}}[0]"),
+                _ => source,
+            };
+            let got = eval(&source);
+            if got != *want {
+                wrong.push(format!("eval at {at} of {n}: {got}, HTCondor {want}"));
             }
         }
     }

@@ -39,7 +39,13 @@ const CONTEXT_STEPS: u64 = 64;
 /// the mode reads (strict mode lexes `010` as 10). UNDEFINED, ERROR and
 /// text that does not parse are ERROR.
 fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
-    let value = context.evaluate_as_written(&args[0].program);
+    // HTCondor's `eval`: the argument in the caller's state at the call's
+    // depth (a failure fails the call, ERROR), its text parsed and
+    // evaluated one level deeper (`CallContext::evaluate_parsed`).
+    let (value, failed) = context.evaluate_here(&args[0].program);
+    if failed {
+        return Value::Error;
+    }
     let text = match crate::convert::to_text(&value) {
         Ok(text) => text,
         Err(_) => return Value::Error,
@@ -60,7 +66,7 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     let registry = crate::shared_registry();
     match classad_compiler::Compiler::new(&registry).compile(&expr) {
         Ok(program) => {
-            let value = context.evaluate_as_written(&program);
+            let value = context.evaluate_parsed(&program);
             // The text was a list or an ad literal, whose value is the tree
             // HTCondor parsed: `ad["name"]` takes it over with its scope.
             if matches!(expr.kind, ExprKind::List(_) | ExprKind::Ad(_)) {
@@ -219,8 +225,8 @@ fn external_references(
     };
     let (found, current) = match &expr.kind {
         ExprKind::Literal(_) => return true,
-        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), root, strict),
-        ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_bytes(), root, strict),
+        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), Some(root), strict),
+        ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_bytes(), Some(root), strict),
         ExprKind::Select { base, name } => match evaluate_in(context, base, ad) {
             Value::Undefined => {
                 // HTCondor's text of the base, and the name's bytes raw.
@@ -230,7 +236,7 @@ fn external_references(
                 add(full);
                 return true;
             }
-            Value::Ad(selected) => lookup_in_scope(&selected, name.as_bytes(), root, strict),
+            Value::Ad(selected) => lookup_in_scope(&selected, name.as_bytes(), Some(root), strict),
             _ => return false,
         },
         ExprKind::Ad(literal) => {
@@ -326,7 +332,15 @@ enum Found {
 /// lacks the name. Returns what was found and the ad the lookup ended in,
 /// which HTCondor leaves as the current ad of the caller's evaluation.
 /// `MY` names the ad only with old-ClassAd semantics (not `strict`).
-fn lookup_in_scope(start: &AdRef, name: &[u8], root: &AdRef, strict: bool) -> (Found, AdRef) {
+/// `root` is the root of the caller's evaluation state; without one
+/// (`None`), `root` and `toplevel` are not found (HTCondor's lookup fails,
+/// and the argument itself is evaluated in each ad).
+fn lookup_in_scope(
+    start: &AdRef,
+    name: &[u8],
+    root: Option<&AdRef>,
+    strict: bool,
+) -> (Found, AdRef) {
     let symbol = Symbol::transient(name);
     let mut current = start.clone();
     loop {
@@ -335,16 +349,17 @@ fn lookup_in_scope(start: &AdRef, name: &[u8], root: &AdRef, strict: bool) -> (F
             let (program, source) = (attribute.program.clone(), attribute.source.clone());
             return (Found::Definition(program, current.clone(), source), current);
         }
-        let parent = if Arc::ptr_eq(&current, root) {
+        // Not the stand-in for a scope HTCondor's copy of a value lost.
+        let parent = if root.is_some_and(|root| Arc::ptr_eq(&current, root)) {
             None
         } else {
-            current.parent.clone()
+            classad_vm::interp::parent_scope(&current).cloned()
         };
         let special = match symbol.as_bytes() {
             b"self" => Some(Some(Value::Ad(current.clone()))),
             b"my" if !strict => Some(Some(Value::Ad(current.clone()))),
             b"parent" => Some(parent.clone().map(Value::Ad)),
-            b"root" | b"toplevel" => Some(Some(Value::Ad(root.clone()))),
+            b"root" | b"toplevel" => Some(root.cloned().map(Value::Ad)),
             _ => None,
         };
         match (special, parent) {
@@ -360,26 +375,41 @@ fn lookup_in_scope(start: &AdRef, name: &[u8], root: &AdRef, strict: bool) -> (F
 fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     let strict = context.vm.options().strict;
     let here = context.scope.clone();
-    let root = here.root();
+    // The root of the caller's state, which is not always the end of the
+    // scope chain (see `CallContext::evaluation_root`).
+    let root = context.evaluation_root();
+    let root = root.as_ref();
     match &source.kind {
         ExprKind::Attribute(name) => {
-            let (found, current) = lookup_in_scope(&here, name.as_bytes(), &root, strict);
+            let (found, current) = lookup_in_scope(&here, name.as_bytes(), root, strict);
             match (found, context.target().cloned()) {
                 (Found::Nothing, Some(target)) => {
                     let target_root = target.root();
-                    lookup_in_scope(&target, name.as_bytes(), &target_root, strict)
+                    lookup_in_scope(&target, name.as_bytes(), Some(&target_root), strict)
                 }
                 (found, _) => (found, current),
             }
         }
-        ExprKind::RootAttribute(name) => lookup_in_scope(&root, name.as_bytes(), &root, strict),
+        ExprKind::RootAttribute(name) => match root {
+            Some(root) => lookup_in_scope(root, name.as_bytes(), Some(root), strict),
+            // `.name` without a root: HTCondor's lookup fails.
+            None => (Found::Nothing, here),
+        },
         ExprKind::Select { base, name } => {
             let registry = crate::shared_registry();
             let Ok(program) = classad_compiler::Compiler::new(&registry).compile(base) else {
                 return (Found::Nothing, here);
             };
-            match context.evaluate_as_written(&program) {
-                Value::Ad(ad) => lookup_in_scope(&ad, name.as_bytes(), &root, strict),
+            // A base whose evaluation fails (`root.x` where the state has
+            // no root) fails the lookup, which HTCondor's caller ignores:
+            // the argument itself is evaluated in each ad.
+            let (base, failed) =
+                context.taking_failures(|context| context.evaluate_as_written(&program));
+            if failed {
+                return (Found::Nothing, here);
+            }
+            match base {
+                Value::Ad(ad) => lookup_in_scope(&ad, name.as_bytes(), root, strict),
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {
@@ -408,7 +438,10 @@ fn ad_list(
     let list = if matches!(arg.source.kind, ExprKind::List(_)) {
         context.evaluate_argument_in(&arg.program, &scope)
     } else {
-        context.evaluate_argument_in(&arg.program, current)
+        // HTCondor ignores whether this evaluation failed and reads the
+        // value it left (`countMatches(z.q, z.l)` where `z.l` fails at the
+        // depth limit is 0: the failed selection left UNDEFINED).
+        context.ignoring_failures(|context| context.evaluate_argument_in(&arg.program, current))
     };
     match list {
         Value::Undefined => Err(None),

@@ -151,6 +151,30 @@ fn empty_root_body() -> &'static Arc<crate::ad::AdBody> {
     &BODY
 }
 
+/// The root of an evaluation state HTCondor starts with no current ad
+/// (`EvalState::SetScopes(nullptr)`): a selection over a list made inside
+/// an element of a list that lost its scope (`{[a = {{[b = root]}.b}]}.a[0][0]`).
+/// There `root`, `toplevel` and `.name` fail the evaluation (HTCondor's
+/// lookup answers `EVAL_FAIL` for a missing root), leaving UNDEFINED.
+/// Recognised by address.
+fn no_root_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
+/// Whether `ad` is the stand-in for a state without a root (see
+/// [`no_root_body`]).
+fn is_no_root(ad: &AdRef) -> bool {
+    ad.body.is_empty() && Arc::ptr_eq(&ad.body, no_root_body())
+}
+
+/// Whether `ad` is the scope of an element of a list HTCondor copied
+/// without a parent scope: there is no current ad (see [`scopeless_body`]).
+fn no_current_ad(ad: &AdRef) -> bool {
+    ad.parent.is_none() && ad.body.is_empty() && Arc::ptr_eq(&ad.body, scopeless_body())
+}
+
 /// Whether `ad` is one of the stand-ins for a scope HTCondor's copy of a
 /// value has lost (see [`scopeless_body`] and [`empty_root_body`]).
 fn is_lost_scope(ad: &AdRef) -> bool {
@@ -158,6 +182,13 @@ fn is_lost_scope(ad: &AdRef) -> bool {
     // without reading the stand-ins.
     ad.body.is_empty()
         && (Arc::ptr_eq(&ad.body, scopeless_body()) || Arc::ptr_eq(&ad.body, empty_root_body()))
+}
+
+/// The lexical parent of `ad` (what `parent` finds there): none where
+/// HTCondor's copy of a value lost its scope (the parent is one of the
+/// stand-ins).
+pub fn parent_scope(ad: &AdRef) -> Option<&AdRef> {
+    ad.parent.as_ref().filter(|parent| !is_lost_scope(parent))
 }
 
 /// Whether `ad` was written inside a value whose scope HTCondor's copy
@@ -184,8 +215,13 @@ fn outermost_below_lost_scope(ad: &AdRef) -> Option<&AdRef> {
 /// it is not `ad.root()`: an ad copied by a selection over a list has no
 /// parent scope there, so a new state started in it or in an ad written in
 /// it has that ad as its root (`{[c = [y = root; a = MY["y"]]]}.c[0].a`
-/// is the ad itself). `None` when the root is the end of the chain.
+/// is the ad itself). With no current ad (an element of a list that lost
+/// its scope), a state without a root (see [`no_root_body`]). `None` when
+/// the root is the end of the chain.
 fn new_state_root(ad: &AdRef) -> Option<AdRef> {
+    if no_current_ad(ad) {
+        return Some(AdValue::top_level(no_root_body().clone()));
+    }
     outermost_below_lost_scope(ad).cloned()
 }
 
@@ -349,8 +385,8 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in the caller's scope (and state, see
     /// [`CallContext::leave_scope`]).
-    /// Counts as one level of depth: `eval` of a string that evaluates
-    /// itself (`[s = "eval(s)"; r = eval(s)].r`) ends in ERROR.
+    /// Counts as one level of depth (ERROR at the limit), so a function
+    /// that evaluates itself this way ends.
     pub fn evaluate(&mut self, program: &Program) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
@@ -365,8 +401,8 @@ impl CallContext<'_> {
 
     /// Evaluates `program` in the caller's scope (and state), leaving a
     /// list as written (its elements unevaluated), as HTCondor's value of a
-    /// list is: for a function that hands its argument's value back
-    /// (`eval`). One level deeper, as [`CallContext::evaluate`].
+    /// list is: for the base of a selection a function dereferences. One
+    /// level deeper, as [`CallContext::evaluate`].
     pub fn evaluate_as_written(&mut self, program: &Program) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
@@ -375,6 +411,39 @@ impl CallContext<'_> {
         let scope = self.scope;
         let value = self.run_in_callers_state(program, scope);
         self.vm.depth -= 1;
+        value
+    }
+
+    /// Evaluates `program` in the caller's scope and state at the call's
+    /// own depth (no level), leaving a list as written, and tells whether
+    /// the evaluation failed (the failure stays counted): the argument of
+    /// `eval`, which HTCondor evaluates in the caller's state without a
+    /// level of its own.
+    pub fn evaluate_here(&mut self, program: &Program) -> (Value, bool) {
+        let failures = self.vm.depth_failures;
+        let scope = self.scope;
+        let value = self.run_in_callers_state(program, scope);
+        (value, self.vm.depth_failures > failures)
+    }
+
+    /// Evaluates `program`, the text `eval` parsed, in the caller's scope
+    /// and state one level deeper, leaving a list as written, as
+    /// HTCondor's `eval` does: at the depth limit the call fails (ERROR),
+    /// and an evaluation that fails is ERROR, the failure passed on.
+    pub fn evaluate_parsed(&mut self, program: &Program) -> Value {
+        if self.vm.depth >= self.vm.options.limits.max_depth {
+            self.vm.depth_failures += 1;
+            return Value::Error;
+        }
+        let (value, failed) = self.deeper(1, |context| context.evaluate_here(program));
+        if failed { Value::Error } else { value }
+    }
+
+    /// Runs `f` `levels` levels deeper.
+    fn deeper<T>(&mut self, levels: u32, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.vm.depth += levels;
+        let value = f(self);
+        self.vm.depth -= levels;
         value
     }
 
@@ -392,7 +461,8 @@ impl CallContext<'_> {
     /// evaluation `f` made failed: for a function that treats a failed
     /// evaluation as a missing value (`formatTime` of an ad whose `Year`
     /// fails to evaluate reads it as absent, as HTCondor's
-    /// `EvaluateAttrInt` does).
+    /// `EvaluateAttrInt` does, and HTCondor's `AttributeReference::Deref`
+    /// answers `EVAL_FAIL`, which its caller checks and forgets).
     pub fn taking_failures<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, bool) {
         let failures = self.vm.depth_failures;
         let value = f(self);
@@ -520,6 +590,14 @@ impl CallContext<'_> {
         let value = self.vm.run(self.env, program, scope);
         self.vm.depth -= 1;
         value
+    }
+
+    /// The root of the caller's evaluation state (what `root` and `.name`
+    /// find there), or `None` in a state without one, where HTCondor's
+    /// lookup of `root` fails (see [`no_root_body`]).
+    pub fn evaluation_root(&self) -> Option<AdRef> {
+        let root = self.vm.evaluation_root(self.scope);
+        (!is_no_root(&root)).then_some(root)
     }
 
     /// The ad an unscoped name falls back to when no enclosing ad has it:
@@ -668,19 +746,31 @@ impl CallContext<'_> {
     ) -> Value {
         // HTCondor evaluates in a new state with a depth budget of its own
         // (`evalInEachContext(q, {[q = r; r = 1]})` works at the end of a
-        // chain of 398 references). Its recursion through this function
-        // never ends there (the process crashes); here a new state starts
-        // only while the levels of all the states on the way, each new
-        // state one more, stay within the limit (so the stack holds at
-        // most about twice the limit).
-        let limit = self.vm.options.limits.max_depth;
-        let total = self.vm.outer_depth.saturating_add(self.vm.depth);
-        if total > limit {
-            return Value::Error;
-        }
+        // chain of 398 references): see `Vm::in_new_budget`.
         let failures = self.vm.depth_failures;
-        let saved_depth = std::mem::replace(&mut self.vm.depth, 0);
-        let saved_outer = std::mem::replace(&mut self.vm.outer_depth, total + 1);
+        let Some(value) = self.vm.in_new_budget(|vm| {
+            let mut context = CallContext {
+                vm,
+                env: self.env,
+                scope: self.scope,
+            };
+            context.run_in_new_state(program, ad, written_in, force)
+        }) else {
+            return Value::Error;
+        };
+        self.vm.depth_failures = failures;
+        value
+    }
+
+    /// [`CallContext::run_in_context`] inside the new depth budget.
+    fn run_in_new_state(
+        &mut self,
+        program: &Program,
+        ad: &AdRef,
+        written_in: &AdRef,
+        force: bool,
+    ) -> Value {
+        let failures = self.vm.depth_failures;
         let saved = self
             .vm
             .literal_parent
@@ -702,15 +792,11 @@ impl CallContext<'_> {
         } else {
             value
         };
-        let value = if force {
+        if force {
             self.vm.force(self.env, Some(ad), value)
         } else {
             value
-        };
-        self.vm.depth = saved_depth;
-        self.vm.outer_depth = saved_outer;
-        self.vm.depth_failures = failures;
-        value
+        }
     }
 }
 
@@ -940,6 +1026,38 @@ impl Vm {
         }
     }
 
+    /// Runs `f` in a new evaluation state with a depth budget of its own,
+    /// as HTCondor's `EvalState()` has (`ad["name"]`, `evalInEachContext`).
+    /// HTCondor's recursion through such states never ends (its process
+    /// crashes); here a new state starts only while the levels of all the
+    /// states on the way, each new state one more, stay within the limit
+    /// (so the stack holds at most about twice the limit): `None` past it.
+    fn in_new_budget<T>(&mut self, f: impl FnOnce(&mut Vm) -> T) -> Option<T> {
+        let limit = self.options.limits.max_depth;
+        let total = self.outer_depth.saturating_add(self.depth);
+        if total > limit {
+            return None;
+        }
+        let saved_depth = std::mem::replace(&mut self.depth, 0);
+        let saved_outer = std::mem::replace(&mut self.outer_depth, total + 1);
+        let value = f(self);
+        self.depth = saved_depth;
+        self.outer_depth = saved_outer;
+        Some(value)
+    }
+
+    /// `root` found by a lookup in `scope`: the root of the evaluation, or,
+    /// in a state without one (see [`no_root_body`]), a failed evaluation
+    /// that leaves UNDEFINED.
+    fn root_value(&mut self, scope: &AdRef) -> Value {
+        let root = self.evaluation_root(scope);
+        if is_no_root(&root) {
+            self.depth_failures += 1;
+            return Value::Undefined;
+        }
+        Value::Ad(root)
+    }
+
     /// Runs `f` in a new evaluation state whose root is `root` (see
     /// `state_root`), as HTCondor's `EvalState::SetScopes` starts one.
     #[inline]
@@ -1033,15 +1151,18 @@ impl Vm {
         if let Some(value) = ad.body.constant(slot) {
             return value.clone();
         }
-        // At the depth of the subscript's operands, with no check of its
-        // own (the oracle: `w["q"]` with `q = z` reads `z` where `w` was
-        // read); a recursion through it goes through references, which
-        // check.
         let attribute = ad.body.attribute(slot);
         let failures = self.depth_failures;
         // In a new evaluation state (`ClassAd::EvaluateAttr`), rooted at
-        // the outermost ad of `ad`'s chain.
-        let value = self.in_state(new_state_root(ad), |vm| vm.run(env, &attribute.program, ad));
+        // the outermost ad of `ad`'s chain, with a depth budget of its own
+        // (a chain of 399 references ending in `w["q"]` reads a `q` that
+        // is itself a chain of 399), the attribute's expression at its
+        // top, with no check of its own.
+        let Some(value) = self.in_new_budget(|vm| {
+            vm.in_state(new_state_root(ad), |vm| vm.run(env, &attribute.program, ad))
+        }) else {
+            return Value::Error;
+        };
         if self.depth_failures > failures {
             return failed_value(&attribute.source, value);
         }
@@ -1066,15 +1187,7 @@ impl Vm {
             // With old-ClassAd compatibility MY is the ad being evaluated; in
             // strict mode it exists only in a match, as the ad's own side.
             b"my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
-            b"parent" => {
-                let parent = scope.parent.as_ref()?;
-                if Arc::ptr_eq(&parent.body, scopeless_body())
-                    || Arc::ptr_eq(&parent.body, empty_root_body())
-                {
-                    return None;
-                }
-                Value::Ad(parent.clone())
-            }
+            b"parent" => Value::Ad(parent_scope(scope)?.clone()),
             // The root of the evaluation, not of the ad's chain: from an ad
             // copied by a selection over a list, the root of the state that
             // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
@@ -1122,6 +1235,12 @@ impl Vm {
             return Value::Undefined;
         }
         if let Some(special) = self.special_name(env, ad, name) {
+            // `root` in a state without one: HTCondor's lookup fails before
+            // its depth check, leaving the value untouched.
+            if matches!(&special, Value::Ad(root) if is_no_root(root)) {
+                self.depth_failures += 1;
+                return Value::Undefined;
+            }
             // Found as an attribute is: at the depth limit the evaluation
             // fails (`[q = 1; r = self.q]` as the 399th reference).
             if self.depth >= self.options.limits.max_depth {
@@ -1154,7 +1273,7 @@ impl Vm {
             // attributes are not found from it, only `root` (the root of the
             // evaluation) and `CurrentTime` are.
             Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_bytes() {
-                b"root" | b"toplevel" => Value::Ad(self.evaluation_root(here)),
+                b"root" | b"toplevel" => self.root_value(here),
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
             // An ad a function made (`splitTime`) has no enclosing ad:
@@ -1166,7 +1285,7 @@ impl Vm {
                     && ad.body.slot(name).is_none()
                     && env.target_of(&ad).is_none() =>
             {
-                Value::Ad(self.evaluation_root(here))
+                self.root_value(here)
             }
             // An ad HTCondor copied without a parent scope (or written in
             // one) is read in the evaluation state that reads it: its
@@ -1750,6 +1869,11 @@ impl Vm {
                     let level = level(instr);
                     self.depth += level;
                     let value = match self.state_root.clone() {
+                        // `.name` with no root fails (HTCondor's `FindExpr`).
+                        Some(root) if is_no_root(&root) => {
+                            self.depth_failures += 1;
+                            Value::Undefined
+                        }
                         Some(root) => self.select_in_ad(env, &root, name),
                         None => self.select_in_ad(env, scope.root_ref(), name),
                     };
