@@ -155,15 +155,17 @@ struct Compiled {
 
 impl Compiled {
     /// Runs `op` (one match attempt) under the budget of `context`: with
-    /// the light limit, then, if it ran out, charged the full limit and run
-    /// with it. `None`: out of budget or out of backtracking (ERROR).
+    /// the light limit; if it ran out, the engine's count of steps is not
+    /// PCRE2's, so the caller runs the match again on [`backtrack`], which
+    /// counts PCRE2's frames (`Halt::Limit`), or, for a pattern that cannot
+    /// run there, it is charged the full limit and run with it.
     fn run<T>(
         &self,
         context: &mut CallContext<'_>,
         text: &str,
         scanned: usize,
         op: impl Fn(&Regex) -> Result<T, Failure>,
-    ) -> Option<T> {
+    ) -> Result<T, Halt> {
         let length = text.len() as u64;
         let mut work = (scanned as u64)
             .saturating_mul(self.steps_per_byte)
@@ -177,22 +179,35 @@ impl Compiled {
                 .saturating_add(length.saturating_mul(length) / BYTES_PER_STEP);
         }
         if !context.charge(work) {
-            return None;
+            return Err(Halt::Error);
         }
-        match op(self.light.as_ref()?.for_target(text)) {
+        match op(self.light.as_ref().ok_or(Halt::Error)?.for_target(text)) {
             Err(Failure::Backtracking) => {}
-            other => return other.ok(),
+            other => return other.map_err(|_| Halt::Error),
+        }
+        if self.program().is_some() {
+            return Err(Halt::Limit);
         }
         let full = (BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK).saturating_mul(1 + length / 1024);
         if !context.charge(full) {
-            return None;
+            return Err(Halt::Error);
         }
         let full = self
             .full
             .get_or_init(|| build_variants(&self.sources, BACKTRACK_LIMIT))
-            .as_ref()?;
-        op(full.for_target(text)).ok()
+            .as_ref()
+            .ok_or(Halt::Error)?;
+        op(full.for_target(text)).map_err(|_| Halt::Error)
     }
+}
+
+/// Why [`Compiled::run`] gave no answer.
+enum Halt {
+    /// ERROR: out of budget, or the engine refused.
+    Error,
+    /// The engine backtracked past its light limit: the match is to be
+    /// run on [`backtrack`], whose count decides.
+    Limit,
 }
 
 /// Why a match attempt failed.
@@ -1456,7 +1471,7 @@ pub(crate) fn matches_not_empty_caseless(
 ) -> Option<bool> {
     let compiled = compile(context, pattern, CASELESS)?;
     let text = to_text(c_string(target));
-    if compiled.on_backtrack(&text) {
+    let on_backtrack = |context: &mut CallContext<'_>| {
         let program = compiled.program()?;
         let subject = Subject::new(&text, program.utf()).ok()?;
         let options = MatchOptions {
@@ -1464,13 +1479,15 @@ pub(crate) fn matches_not_empty_caseless(
             ..MatchOptions::default()
         };
         let found = backtrack_match(context, &compiled, program, &subject, &text, 0, options)?;
-        return Some(found.is_some());
+        Some(found.is_some())
+    };
+    if compiled.on_backtrack(&text) {
+        return on_backtrack(context);
     }
     if past_match_limit(context, &compiled, c_string(target)) {
         return None;
     }
-    let text = to_text(c_string(target));
-    compiled.run(context, &text, text.len(), |regex| {
+    let found = compiled.run(context, &text, text.len(), |regex| {
         let mut start = 0;
         while start <= text.len() {
             match regex.find_from_pos(&text, start)? {
@@ -1483,7 +1500,12 @@ pub(crate) fn matches_not_empty_caseless(
             }
         }
         Ok(false)
-    })
+    });
+    match found {
+        Ok(found) => Some(found),
+        Err(Halt::Limit) => on_backtrack(context),
+        Err(Halt::Error) => None,
+    }
 }
 
 /// Frames of the match-limit model charged as one step (measured: a frame
@@ -1568,7 +1590,7 @@ fn backtrack_match(
 /// match fails (backtracking limit) or the budget is spent.
 fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
     let text = to_text(c_string(target));
-    if compiled.on_backtrack(&text) {
+    let on_backtrack = |context: &mut CallContext<'_>| {
         let program = compiled.program()?;
         let subject = Subject::new(&text, program.utf()).ok()?;
         let found = backtrack_match(
@@ -1580,7 +1602,10 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
             0,
             MatchOptions::default(),
         )?;
-        return Some(found.is_some());
+        Some(found.is_some())
+    };
+    if compiled.on_backtrack(&text) {
+        return on_backtrack(context);
     }
     if past_match_limit(context, compiled, c_string(target)) {
         return None;
@@ -1597,9 +1622,13 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
     {
         return Some(false);
     }
-    compiled.run(context, &text, text.len(), |regex| {
+    match compiled.run(context, &text, text.len(), |regex| {
         Ok(regex.is_match(&text)?)
-    })
+    }) {
+        Ok(found) => Some(found),
+        Err(Halt::Limit) => on_backtrack(context),
+        Err(Halt::Error) => None,
+    }
 }
 
 /// The common rules of `regexp`, `regexpMember` and the substitutions:
@@ -1699,7 +1728,29 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
     };
     let text = to_text(c_string(target));
     let replacement = to_text(c_string(replacement));
-    match substitute(context, &compiled, &text, &replacement, full, global) {
+    let on_backtrack = compiled.on_backtrack(&text);
+    let mut limit = false;
+    let mut out = substitute(
+        context,
+        &compiled,
+        (&text, &replacement),
+        (full, global),
+        on_backtrack,
+        &mut limit,
+    );
+    if limit {
+        // The engine backtracked too much: the whole substitution again on
+        // `backtrack`, whose count of frames decides.
+        out = substitute(
+            context,
+            &compiled,
+            (&text, &replacement),
+            (full, global),
+            true,
+            &mut limit,
+        );
+    }
+    match out {
         Some(out) => Value::Str(Arc::from(from_text(out))),
         None => Value::Error,
     }
@@ -1722,19 +1773,19 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
 fn substitute(
     context: &mut CallContext<'_>,
     compiled: &Compiled,
-    text: &str,
-    replacement: &str,
-    full: bool,
-    global: bool,
+    (text, replacement): (&str, &str),
+    (full, global): (bool, bool),
+    on_backtrack: bool,
+    limit: &mut bool,
 ) -> Option<String> {
-    if compiled.limit_model.is_some()
+    if !on_backtrack
+        && compiled.limit_model.is_some()
         && past_match_limit(context, compiled, &from_text(text.to_string()))
     {
         return None;
     }
     // The subject as `backtrack` reads it, made when first needed.
     let mut subject: Option<Subject> = None;
-    let on_backtrack = compiled.on_backtrack(text);
     let mut out = String::new();
     let mut index = 0;
     // Once a match was empty, HTCondor asks every later match at the
@@ -1759,7 +1810,7 @@ fn substitute(
                     let subject = subject.as_ref()?;
                     backtrack_match(context, compiled, program, subject, text, index, options)?
                 }
-                None => fancy_match(context, compiled, text, index, &mut spare)?
+                None => fancy_match(context, compiled, text, index, &mut spare, limit)?
                     .filter(|groups| groups[0].is_some_and(|(a, b)| a == index && b > index)),
             };
             if retry.is_none() {
@@ -1793,7 +1844,7 @@ fn substitute(
                 MatchOptions::default(),
             )?
         } else {
-            fancy_match(context, compiled, text, index, &mut spare)?
+            fancy_match(context, compiled, text, index, &mut spare, limit)?
         };
         let Some(groups) = found else { break };
         let (start, end) = groups[0]?;
@@ -1845,10 +1896,17 @@ fn fancy_match(
     text: &str,
     index: usize,
     spare: &mut Groups,
+    limit: &mut bool,
 ) -> Option<Option<Groups>> {
-    let captures = compiled.run(context, text, 0, |regex| {
+    let captures = match compiled.run(context, text, 0, |regex| {
         Ok(regex.captures_from_pos(text, index)?)
-    })?;
+    }) {
+        Ok(captures) => captures,
+        Err(halt) => {
+            *limit = matches!(halt, Halt::Limit);
+            return None;
+        }
+    };
     let scanned = captures
         .as_ref()
         .and_then(|c| c.get(0))
