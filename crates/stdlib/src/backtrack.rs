@@ -2893,6 +2893,8 @@ pub(crate) struct MatchOptions {
     pub(crate) anchored: bool,
     pub(crate) notempty: bool,
     pub(crate) notempty_atstart: bool,
+    /// No match limit: the caller's model of PCRE2's count decided.
+    pub(crate) unlimited: bool,
 }
 
 /// The groups of a match, as offsets in the caller's text: entry 0 is the
@@ -2999,6 +3001,7 @@ impl Program {
                 notempty: options.notempty || self.notempty,
                 notempty_atstart: options.notempty_atstart || self.notempty_atstart,
                 anchored: options.anchored,
+                unlimited: options.unlimited,
             },
         };
         let anchored = options.anchored || self.anchored;
@@ -3171,7 +3174,7 @@ impl Run<'_> {
     fn step(&mut self, charge: &mut dyn FnMut(u64) -> bool) -> Result<(), MatchError> {
         self.steps += 1;
         self.limit_steps += 1;
-        if self.limit_steps > self.program.limit {
+        if self.limit_steps > self.program.limit && !self.options.unlimited {
             return Err(MatchError::Limit);
         }
         if self.steps.is_multiple_of(CHARGE_EVERY) {

@@ -13,6 +13,7 @@
 
 use crate::backtrack::{CompileError, Groups, MatchOptions, Program, Subject};
 use crate::builtin;
+use crate::match_limit::Verdict;
 use crate::stringlist::trimmed_items;
 use classad_vm::{BYTES_PER_STEP, Builtin, CallContext, Value};
 use fancy_regex::{Regex, RegexBuilder};
@@ -334,7 +335,15 @@ fn backtracked(pattern: &[u8], flags: u8, text: &str, program: Program) -> Compi
             Vec::new()
         },
         caseless: flags & CASELESS != 0 || text.contains("(?"),
-        limit_model: None,
+        // Groups that can match nothing run here (`(a*)*`): the model of
+        // PCRE2's count decides their match limit.
+        limit_model: crate::match_limit::Model::new(
+            pattern,
+            flags & CASELESS != 0,
+            flags & MULTILINE != 0,
+            flags & DOTALL != 0,
+            flags & EXTENDED != 0,
+        ),
     }
 }
 
@@ -1476,16 +1485,17 @@ pub(crate) fn matches_not_empty_caseless(
         let subject = Subject::new(&text, program.utf()).ok()?;
         let options = MatchOptions {
             notempty: true,
+            unlimited: compiled.limit_model.is_some(),
             ..MatchOptions::default()
         };
         let found = backtrack_match(context, &compiled, program, &subject, &text, 0, options)?;
         Some(found.is_some())
     };
-    if compiled.on_backtrack(&text) {
-        return on_backtrack(context);
-    }
     if past_match_limit(context, &compiled, c_string(target)) {
         return None;
+    }
+    if compiled.on_backtrack(&text) {
+        return on_backtrack(context);
     }
     let found = compiled.run(context, &text, text.len(), |regex| {
         let mut start = 0;
@@ -1515,15 +1525,26 @@ const FRAMES_PER_STEP: u64 = 2;
 /// Whether PCRE2 would run into its match limit searching `subject` from
 /// its start (or the budget ran out finding that out).
 fn past_match_limit(context: &mut CallContext<'_>, compiled: &Compiled, subject: &[u8]) -> bool {
-    let Some(model) = &compiled.limit_model else {
-        return false;
-    };
+    modelled_search(context, compiled, subject) == Some(Verdict::Limit)
+}
+
+/// PCRE2's search of `subject` replayed by the model of its match limit
+/// (`Limit` too when the budget ran out); `None`: no model, or it gave up.
+fn modelled_search(
+    context: &mut CallContext<'_>,
+    compiled: &Compiled,
+    subject: &[u8],
+) -> Option<Verdict> {
+    let model = compiled.limit_model.as_ref()?;
     let mut spent = false;
-    let verdict = model.exceeds_limit(subject, &mut |frames| {
+    let verdict = model.search(subject, &mut |frames| {
         spent = !context.charge(frames / FRAMES_PER_STEP);
         !spent
     });
-    spent || verdict == Some(true)
+    if spent {
+        return Some(Verdict::Limit);
+    }
+    verdict
 }
 
 impl Compiled {
@@ -1593,22 +1614,21 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
     let on_backtrack = |context: &mut CallContext<'_>| {
         let program = compiled.program()?;
         let subject = Subject::new(&text, program.utf()).ok()?;
-        let found = backtrack_match(
-            context,
-            compiled,
-            program,
-            &subject,
-            &text,
-            0,
-            MatchOptions::default(),
-        )?;
+        let options = MatchOptions {
+            unlimited: compiled.limit_model.is_some(),
+            ..MatchOptions::default()
+        };
+        let found = backtrack_match(context, compiled, program, &subject, &text, 0, options)?;
         Some(found.is_some())
     };
+    // The model replays PCRE2's whole search: its answer is the answer.
+    match modelled_search(context, compiled, c_string(target)) {
+        Some(Verdict::Limit) => return None,
+        Some(verdict) => return Some(verdict == Verdict::Match),
+        None => {}
+    }
     if compiled.on_backtrack(&text) {
         return on_backtrack(context);
-    }
-    if past_match_limit(context, compiled, c_string(target)) {
-        return None;
     }
     if !context.charge_bytes(text.len() * compiled.required.len()) {
         return None;
@@ -1728,6 +1748,9 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
     };
     let text = to_text(c_string(target));
     let replacement = to_text(c_string(replacement));
+    if past_match_limit(context, &compiled, c_string(target)) {
+        return Value::Error;
+    }
     let on_backtrack = compiled.on_backtrack(&text);
     let mut limit = false;
     let mut out = substitute(
@@ -1778,12 +1801,9 @@ fn substitute(
     on_backtrack: bool,
     limit: &mut bool,
 ) -> Option<String> {
-    if !on_backtrack
-        && compiled.limit_model.is_some()
-        && past_match_limit(context, compiled, &from_text(text.to_string()))
-    {
-        return None;
-    }
+    // With a model of PCRE2's count, the caller asked it (and `backtrack`
+    // runs without a limit of its own).
+    let unlimited = compiled.limit_model.is_some();
     // The subject as `backtrack` reads it, made when first needed.
     let mut subject: Option<Subject> = None;
     let mut out = String::new();
@@ -1805,6 +1825,7 @@ fn substitute(
                     let options = MatchOptions {
                         anchored: true,
                         notempty_atstart: true,
+                        unlimited,
                         ..MatchOptions::default()
                     };
                     let subject = subject.as_ref()?;
@@ -1841,7 +1862,10 @@ fn substitute(
                 subject,
                 text,
                 index,
-                MatchOptions::default(),
+                MatchOptions {
+                    unlimited,
+                    ..MatchOptions::default()
+                },
             )?
         } else {
             fancy_match(context, compiled, text, index, &mut spare, limit)?
