@@ -1748,8 +1748,14 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
     };
     let text = to_text(c_string(target));
     let replacement = to_text(c_string(replacement));
-    if past_match_limit(context, &compiled, c_string(target)) {
-        return Value::Error;
+    match modelled_search(context, &compiled, c_string(target)) {
+        Some(Verdict::Limit) => return Value::Error,
+        // No match (the model replays PCRE2's search): nothing replaced.
+        Some(Verdict::NoMatch) => {
+            let out = if full { text.to_string() } else { String::new() };
+            return Value::Str(Arc::from(from_text(out)));
+        }
+        _ => {}
     }
     let on_backtrack = compiled.on_backtrack(&text);
     let mut limit = false;
@@ -2004,7 +2010,10 @@ fn string_list_regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> V
         match search(context, &compiled, item) {
             Some(true) => found = true,
             Some(false) => {}
-            None => return Value::Error,
+            // HTCondor takes a failed match (the match limit) for no
+            // match. Out of budget is ERROR.
+            None if context.vm.exhausted() => return Value::Error,
+            None => {}
         }
         if found {
             break;
