@@ -487,10 +487,7 @@ fn first_set(nodes: &[Node]) -> Option<Set> {
             }
             Node::Circ | Node::Dollar => return None,
             // PCRE2's study skips these; a lookahead counts as a group.
-            Node::Look {
-                negated: true, ..
-            }
-            | Node::Look { behind: true, .. } => {}
+            Node::Look { negated: true, .. } | Node::Look { behind: true, .. } => {}
             Node::Group { alts, .. } | Node::Look { alts, .. } => {
                 let mut all = [0; 4];
                 for alt in alts {
@@ -525,8 +522,7 @@ fn required(nodes: &[Node]) -> Option<Set> {
                 negated: false,
                 behind: false,
                 alts,
-            } if alts.len() == 1 && alts[0].first().is_some_and(starts_literal) =>
-            {
+            } if alts.len() == 1 && alts[0].first().is_some_and(starts_literal) => {
                 required(&alts[0][1..])
             }
             Node::Look { .. } => continue,

@@ -1752,7 +1752,11 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
         Some(Verdict::Limit) => return Value::Error,
         // No match (the model replays PCRE2's search): nothing replaced.
         Some(Verdict::NoMatch) => {
-            let out = if full { text.to_string() } else { String::new() };
+            let out = if full {
+                text.to_string()
+            } else {
+                String::new()
+            };
             return Value::Str(Arc::from(from_text(out)));
         }
         _ => {}
