@@ -152,6 +152,8 @@ pub(crate) struct Model {
     /// Whether the first byte is one literal (the required byte is then
     /// looked for after it).
     first_is_literal: bool,
+    /// `^` and `$` also at newlines inside the subject.
+    multiline: bool,
 }
 
 struct Parser<'p> {
@@ -779,7 +781,7 @@ impl Model {
         extended: bool,
         always: bool,
     ) -> Option<Model> {
-        if multiline || extended || pattern.len() > MAX_PATTERN {
+        if extended || pattern.len() > MAX_PATTERN {
             return None;
         }
         let mut parser = Parser {
@@ -792,9 +794,13 @@ impl Model {
         if !always && !risky(&alts) {
             return None;
         }
-        let anchored = alts
-            .iter()
-            .all(|alt| matches!(alt.first(), Some(Node::Circ)));
+        // In multiline mode `^` also matches after a newline: PCRE2 then
+        // skips to such places, and each other start fails at once, with
+        // no frame to count.
+        let anchored = !multiline
+            && alts
+                .iter()
+                .all(|alt| matches!(alt.first(), Some(Node::Circ)));
         let mut first = Some([0; 4]);
         for alt in &alts {
             match (first.as_mut(), first_set(alt)) {
@@ -823,6 +829,7 @@ impl Model {
             min_length,
             required,
             first_is_literal,
+            multiline,
         };
         model.auto_possess();
         Some(model)
@@ -1128,11 +1135,13 @@ impl Model {
                 }
                 Op::Circ => {
                     pc += 1;
-                    pos != 0
+                    // Multiline: after a newline that does not end the
+                    // subject too.
+                    !(pos == 0 || (self.multiline && pos < end && subject[pos - 1] == b'\n'))
                 }
                 Op::Dollar => {
                     pc += 1;
-                    !(pos == end || (pos + 1 == end && subject[pos] == b'\n'))
+                    !(pos == end || (pos + 1 == end || self.multiline) && subject[pos] == b'\n')
                 }
                 Op::End | Op::LookEnd => return Some(Attempt::Matched),
                 Op::Look { negated, next } => {
