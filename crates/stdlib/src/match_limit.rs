@@ -446,6 +446,72 @@ fn node_min_length(node: &Node) -> usize {
     }
 }
 
+/// `pattern` without the white space and `#` comments that extended mode
+/// ignores (outside classes and escapes); `None` where leaving them out
+/// could change what the rest means (after `(`, inside a brace, between
+/// a quantifier and `?` or `+`).
+fn strip_extended(pattern: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(pattern.len());
+    let mut at = 0;
+    let mut skipped = false;
+    while at < pattern.len() {
+        let byte = pattern[at];
+        match byte {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
+                skipped = true;
+                at += 1;
+                continue;
+            }
+            b'#' => {
+                while at < pattern.len() && pattern[at] != b'\n' {
+                    at += 1;
+                }
+                skipped = true;
+                continue;
+            }
+            _ => {}
+        }
+        if skipped
+            && (out.last() == Some(&b'(')
+                || matches!(out.last(), Some(b'?' | b'+' | b'*' | b'}'))
+                    && matches!(byte, b'?' | b'+'))
+        {
+            return None;
+        }
+        if skipped && (byte == b'{' || out.contains(&b'{')) {
+            return None;
+        }
+        skipped = false;
+        match byte {
+            b'\\' => {
+                out.extend_from_slice(pattern.get(at..at + 2)?);
+                at += 2;
+            }
+            b'[' => {
+                // A class is copied as written: `]` first is a member.
+                let start = at;
+                at += 1;
+                if pattern.get(at) == Some(&b'^') {
+                    at += 1;
+                }
+                if pattern.get(at) == Some(&b']') {
+                    at += 1;
+                }
+                while *pattern.get(at)? != b']' {
+                    at += if pattern[at] == b'\\' { 2 } else { 1 };
+                }
+                at += 1;
+                out.extend_from_slice(pattern.get(start..at)?);
+            }
+            _ => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Whether `node` is a literal byte, repeated at least once or not
 /// (PCRE2's first code unit).
 fn starts_literal(node: &Node) -> bool {
@@ -781,9 +847,16 @@ impl Model {
         extended: bool,
         always: bool,
     ) -> Option<Model> {
-        if extended || pattern.len() > MAX_PATTERN {
+        if pattern.len() > MAX_PATTERN {
             return None;
         }
+        let stripped;
+        let pattern = if extended {
+            stripped = strip_extended(pattern)?;
+            &stripped[..]
+        } else {
+            pattern
+        };
         let mut parser = Parser {
             bytes: pattern,
             at: 0,
