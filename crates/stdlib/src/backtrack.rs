@@ -2519,15 +2519,7 @@ fn required_last(node: &Node) -> Option<(u32, Option<u32>)> {
                 _ => None,
             }
         }
-        // A lookahead that starts with a literal gives its required one.
-        Node::Seq(items) => items.iter().rev().find_map(|item| match item {
-            Node::Look {
-                behind: false,
-                negated: false,
-                body,
-            } => first_literal(body).and(required_last(body)),
-            other => required_last(other),
-        }),
+        Node::Seq(items) => required_in(items),
         Node::Alt(alts) | Node::BranchReset(alts) => {
             let first = required_last(alts.first()?)?;
             alts.iter()
@@ -2537,6 +2529,37 @@ fn required_last(node: &Node) -> Option<(u32, Option<u32>)> {
         }
         Node::Capture(_, body) | Node::Atomic(body) => required_last(body),
         Node::Repeat { node, min, .. } if *min > 0 => required_last(node),
+        _ => None,
+    }
+}
+
+/// The required code unit of a sequence: its last item that has one.
+fn required_in(items: &[Node]) -> Option<(u32, Option<u32>)> {
+    items.iter().rev().find_map(|item| match item {
+        Node::Look {
+            behind: false,
+            negated: false,
+            body,
+        } => asserted_required(body),
+        other => required_last(other),
+    })
+}
+
+/// What a lookahead gives as required code unit: PCRE2 takes the
+/// assertion's own, which it has only when the assertion starts with a
+/// literal and a literal follows it (`(?=ab)` gives `b`, `(?=b)` and
+/// `(?=.b)` nothing: measured with HTCondor 25.14, `(a+)+(?=b)` backtracks
+/// through a subject without `b`).
+fn asserted_required(body: &Node) -> Option<(u32, Option<u32>)> {
+    match body {
+        Node::Capture(_, body) | Node::Atomic(body) => asserted_required(body),
+        Node::Seq(items) => {
+            let (head, rest) = items.split_first()?;
+            first_literal(head)?;
+            required_in(rest).or_else(|| asserted_required(head))
+        }
+        // `x{2,}`: the repeated literal is required as well as first.
+        Node::Repeat { node, min, .. } if *min > 1 => first_literal(node),
         _ => None,
     }
 }
@@ -2870,6 +2893,8 @@ pub(crate) struct MatchOptions {
     pub(crate) anchored: bool,
     pub(crate) notempty: bool,
     pub(crate) notempty_atstart: bool,
+    /// No match limit: the caller's model of PCRE2's count decided.
+    pub(crate) unlimited: bool,
 }
 
 /// The groups of a match, as offsets in the caller's text: entry 0 is the
@@ -2976,6 +3001,7 @@ impl Program {
                 notempty: options.notempty || self.notempty,
                 notempty_atstart: options.notempty_atstart || self.notempty_atstart,
                 anchored: options.anchored,
+                unlimited: options.unlimited,
             },
         };
         let anchored = options.anchored || self.anchored;
@@ -3148,7 +3174,7 @@ impl Run<'_> {
     fn step(&mut self, charge: &mut dyn FnMut(u64) -> bool) -> Result<(), MatchError> {
         self.steps += 1;
         self.limit_steps += 1;
-        if self.limit_steps > self.program.limit {
+        if self.limit_steps > self.program.limit && !self.options.unlimited {
             return Err(MatchError::Limit);
         }
         if self.steps.is_multiple_of(CHARGE_EVERY) {

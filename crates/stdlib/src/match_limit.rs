@@ -86,6 +86,13 @@ enum Node {
         max: Option<u32>,
         mode: Mode,
     },
+    /// A lookaround assertion (a lookbehind's alternatives have fixed
+    /// lengths).
+    Look {
+        negated: bool,
+        behind: bool,
+        alts: Vec<Vec<Node>>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -121,6 +128,16 @@ enum Op {
     },
     Circ,
     Dollar,
+    /// An assertion: its body (a group, then `LookEnd`) follows; `next`
+    /// is the op after it.
+    Look {
+        negated: bool,
+        next: u32,
+    },
+    /// The end of an assertion's body: the assertion holds.
+    LookEnd,
+    /// A lookbehind's alternative starts this many bytes back.
+    Back(u32),
     End,
 }
 
@@ -135,6 +152,8 @@ pub(crate) struct Model {
     /// Whether the first byte is one literal (the required byte is then
     /// looked for after it).
     first_is_literal: bool,
+    /// `^` and `$` also at newlines inside the subject.
+    multiline: bool,
 }
 
 struct Parser<'p> {
@@ -266,6 +285,32 @@ impl Parser<'_> {
                 }
                 b')' => return (depth > 0).then_some(alts),
                 b'(' => {
+                    let rest = &self.bytes[self.at..];
+                    let look = [
+                        (&b"?="[..], false, false),
+                        (b"?!", true, false),
+                        (b"?<=", false, true),
+                        (b"?<!", true, true),
+                    ]
+                    .into_iter()
+                    .find(|(prefix, ..)| rest.starts_with(prefix));
+                    if let Some((prefix, negated, behind)) = look {
+                        self.at += prefix.len();
+                        let body = self.alternatives(depth + 1)?;
+                        if behind && body.iter().any(|alt| fixed_length(alt).is_none()) {
+                            return None;
+                        }
+                        // A quantified assertion is not modelled.
+                        if matches!(self.peek(), Some(b'*' | b'+' | b'?' | b'{')) {
+                            return None;
+                        }
+                        alts.last_mut()?.push(Node::Look {
+                            negated,
+                            behind,
+                            alts: body,
+                        });
+                        continue;
+                    }
                     let capture = if self.peek() == Some(b'?') {
                         if self.bytes.get(self.at + 1) != Some(&b':') {
                             return None;
@@ -367,6 +412,7 @@ fn risky(alts: &[Vec<Node>]) -> bool {
                 max.is_none_or(|max| max > *min) || ambiguous(std::slice::from_ref(node))
             }
             Node::Group { alts, .. } => alts.len() > 1 || alts.iter().any(|a| ambiguous(a)),
+            Node::Look { alts, .. } => alts.iter().any(|a| ambiguous(a)),
             _ => false,
         })
     }
@@ -380,7 +426,7 @@ fn risky(alts: &[Vec<Node>]) -> bool {
                 }
                 _ => false,
             },
-            Node::Group { alts, .. } => alts.iter().any(|a| walk(a)),
+            Node::Group { alts, .. } | Node::Look { alts, .. } => alts.iter().any(|a| walk(a)),
             _ => false,
         })
     }
@@ -394,10 +440,107 @@ fn min_length(nodes: &[Node]) -> usize {
 fn node_min_length(node: &Node) -> usize {
     match node {
         Node::Set(_) => 1,
-        Node::Circ | Node::Dollar => 0,
+        Node::Circ | Node::Dollar | Node::Look { .. } => 0,
         Node::Group { alts, .. } => alts.iter().map(|a| min_length(a)).min().unwrap_or(0),
         Node::Repeat { node, min, .. } => node_min_length(node).saturating_mul(*min as usize),
     }
+}
+
+/// `pattern` without the white space and `#` comments that extended mode
+/// ignores (outside classes and escapes); `None` where leaving them out
+/// could change what the rest means (after `(`, inside a brace, between
+/// a quantifier and `?` or `+`).
+fn strip_extended(pattern: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(pattern.len());
+    let mut at = 0;
+    let mut skipped = false;
+    while at < pattern.len() {
+        let byte = pattern[at];
+        match byte {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
+                skipped = true;
+                at += 1;
+                continue;
+            }
+            b'#' => {
+                while at < pattern.len() && pattern[at] != b'\n' {
+                    at += 1;
+                }
+                skipped = true;
+                continue;
+            }
+            _ => {}
+        }
+        if skipped
+            && (out.last() == Some(&b'(')
+                || matches!(out.last(), Some(b'?' | b'+' | b'*' | b'}'))
+                    && matches!(byte, b'?' | b'+'))
+        {
+            return None;
+        }
+        if skipped && (byte == b'{' || out.contains(&b'{')) {
+            return None;
+        }
+        skipped = false;
+        match byte {
+            b'\\' => {
+                out.extend_from_slice(pattern.get(at..at + 2)?);
+                at += 2;
+            }
+            b'[' => {
+                // A class is copied as written: `]` first is a member.
+                let start = at;
+                at += 1;
+                if pattern.get(at) == Some(&b'^') {
+                    at += 1;
+                }
+                if pattern.get(at) == Some(&b']') {
+                    at += 1;
+                }
+                while *pattern.get(at)? != b']' {
+                    at += if pattern[at] == b'\\' { 2 } else { 1 };
+                }
+                at += 1;
+                out.extend_from_slice(pattern.get(start..at)?);
+            }
+            _ => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether `node` is a literal byte, repeated at least once or not
+/// (PCRE2's first code unit).
+fn starts_literal(node: &Node) -> bool {
+    match node {
+        Node::Set(set) => is_literal(set),
+        Node::Repeat { node, min, .. } => *min > 0 && starts_literal(node),
+        _ => false,
+    }
+}
+
+/// The length every match of `nodes` has, if they all have one.
+fn fixed_length(nodes: &[Node]) -> Option<usize> {
+    nodes.iter().try_fold(0usize, |total, node| {
+        let length = match node {
+            Node::Set(_) => 1,
+            Node::Circ | Node::Dollar | Node::Look { .. } => 0,
+            Node::Group { alts, .. } => {
+                let first = fixed_length(alts.first()?)?;
+                alts.iter()
+                    .all(|alt| fixed_length(alt) == Some(first))
+                    .then_some(first)?
+            }
+            Node::Repeat { node, min, max, .. } if Some(*min) == *max => {
+                fixed_length(std::slice::from_ref(node))?.checked_mul(*min as usize)?
+            }
+            Node::Repeat { .. } => return None,
+        };
+        total.checked_add(length)
+    })
 }
 
 /// The bytes a match of `nodes` can start with, `None` if unknown or if it
@@ -411,7 +554,9 @@ fn first_set(nodes: &[Node]) -> Option<Set> {
                 return Some(set);
             }
             Node::Circ | Node::Dollar => return None,
-            Node::Group { alts, .. } => {
+            // PCRE2's study skips these; a lookahead counts as a group.
+            Node::Look { negated: true, .. } | Node::Look { behind: true, .. } => {}
+            Node::Group { alts, .. } | Node::Look { alts, .. } => {
                 let mut all = [0; 4];
                 for alt in alts {
                     union(&mut all, &first_set(alt)?);
@@ -439,6 +584,16 @@ fn required(nodes: &[Node]) -> Option<Set> {
             Node::Set(s) if is_literal(s) => Some(*s),
             Node::Set(_) => None,
             Node::Circ | Node::Dollar => continue,
+            // A lookahead gives its required byte only when it has one
+            // after its first (PCRE2: `(?=ab)` gives `b`, `(?=b)` none).
+            Node::Look {
+                negated: false,
+                behind: false,
+                alts,
+            } if alts.len() == 1 && alts[0].first().is_some_and(starts_literal) => {
+                required(&alts[0][1..])
+            }
+            Node::Look { .. } => continue,
             Node::Group { alts, .. } if alts.len() == 1 => required(&alts[0]),
             Node::Group { .. } => None,
             Node::Repeat { node, min, .. } if *min > 0 => match &**node {
@@ -471,6 +626,24 @@ impl Codegen {
             Node::Circ => self.ops.push(Op::Circ),
             Node::Dollar => self.ops.push(Op::Dollar),
             Node::Group { capture, alts } => self.group(*capture, alts, Ket::Once, false)?,
+            Node::Look {
+                negated,
+                behind,
+                alts,
+            } => {
+                let look = self.ops.len();
+                self.ops.push(Op::Look {
+                    negated: *negated,
+                    next: 0,
+                });
+                // PCRE2 opens a frame for each branch of an assertion.
+                self.group_with_back(true, alts, Ket::Once, true, *behind)?;
+                self.ops.push(Op::LookEnd);
+                self.ops[look] = Op::Look {
+                    negated: *negated,
+                    next: self.ops.len() as u32,
+                };
+            }
             Node::Repeat {
                 node,
                 min,
@@ -498,6 +671,18 @@ impl Codegen {
     }
 
     fn group(&mut self, capture: bool, alts: &[Vec<Node>], kind: Ket, top: bool) -> Option<()> {
+        self.group_with_back(capture, alts, kind, top, false)
+    }
+
+    /// A group; `behind`: each alternative first steps back its length.
+    fn group_with_back(
+        &mut self,
+        capture: bool,
+        alts: &[Vec<Node>],
+        kind: Ket,
+        top: bool,
+        behind: bool,
+    ) -> Option<()> {
         // A repeated group that can match nothing opens a frame for each
         // alternative, as a capturing one does (PCRE2's SBRA).
         let empty = kind != Ket::Once && alts.iter().any(|alt| min_length(alt) == 0);
@@ -511,6 +696,9 @@ impl Codegen {
         let mut ends = Vec::new();
         for alt in alts {
             starts.push(self.ops.len() as u32);
+            if behind {
+                self.ops.push(Op::Back(fixed_length(alt)?.try_into().ok()?));
+            }
             self.sequence(alt)?;
             ends.push(self.ops.len());
             self.ops.push(Op::AltEnd(0));
@@ -659,9 +847,16 @@ impl Model {
         extended: bool,
         always: bool,
     ) -> Option<Model> {
-        if multiline || extended || pattern.len() > MAX_PATTERN {
+        if pattern.len() > MAX_PATTERN {
             return None;
         }
+        let stripped;
+        let pattern = if extended {
+            stripped = strip_extended(pattern)?;
+            &stripped[..]
+        } else {
+            pattern
+        };
         let mut parser = Parser {
             bytes: pattern,
             at: 0,
@@ -672,9 +867,13 @@ impl Model {
         if !always && !risky(&alts) {
             return None;
         }
-        let anchored = alts
-            .iter()
-            .all(|alt| matches!(alt.first(), Some(Node::Circ)));
+        // In multiline mode `^` also matches after a newline: PCRE2 then
+        // skips to such places, and each other start fails at once, with
+        // no frame to count.
+        let anchored = !multiline
+            && alts
+                .iter()
+                .all(|alt| matches!(alt.first(), Some(Node::Circ)));
         let mut first = Some([0; 4]);
         for alt in &alts {
             match (first.as_mut(), first_set(alt)) {
@@ -703,6 +902,7 @@ impl Model {
             min_length,
             required,
             first_is_literal,
+            multiline,
         };
         model.auto_possess();
         Some(model)
@@ -745,6 +945,8 @@ impl Model {
             }
             Op::Dollar => !set_has(set, b'\n'),
             Op::End => true,
+            // The end of an assertion: nothing follows inside it.
+            Op::LookEnd => !lazy,
             Op::AltEnd(ket) => self.cannot_follow(set, lazy, *ket as usize, depth + 1),
             // PCRE2 does not make a lazy repeat possessive at a group's end.
             Op::Ket {
@@ -765,6 +967,7 @@ impl Model {
     /// `Some(true)` if it would, `Some(false)` if it would not (it matches
     /// or fails within the limit), `None` if the model gave up (out of
     /// `budget`, which is charged one unit per frame, or too deep).
+    #[cfg(test)]
     pub(crate) fn exceeds_limit(
         &self,
         subject: &[u8],
@@ -773,26 +976,47 @@ impl Model {
         self.exceeds(subject, MATCH_LIMIT, budget)
     }
 
+    #[cfg(test)]
     fn exceeds(
         &self,
         subject: &[u8],
         limit: u64,
         budget: &mut dyn FnMut(u64) -> bool,
     ) -> Option<bool> {
+        Some(self.replay(subject, limit, budget)? == Verdict::Limit)
+    }
+
+    /// PCRE2's search of `subject` from its start, replayed: whether it
+    /// matches or gives up at its match limit. `None` if the model gave up
+    /// (out of `budget`, which is charged one unit per frame, or too deep).
+    pub(crate) fn search(
+        &self,
+        subject: &[u8],
+        budget: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<Verdict> {
+        self.replay(subject, MATCH_LIMIT, budget)
+    }
+
+    fn replay(
+        &self,
+        subject: &[u8],
+        limit: u64,
+        budget: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<Verdict> {
         let mut required_seen: Option<usize> = None;
         let mut start = 0;
         loop {
             if start > subject.len() || (self.anchored && start > 0) {
-                return Some(false);
+                return Some(Verdict::NoMatch);
             }
             if let Some(first) = &self.first {
                 match subject[start..].iter().position(|&b| set_has(first, b)) {
                     Some(offset) => start += offset,
-                    None => return Some(false),
+                    None => return Some(Verdict::NoMatch),
                 }
             }
             if subject.len() - start < self.min_length {
-                return Some(false);
+                return Some(Verdict::NoMatch);
             }
             if let Some(required) = &self.required
                 && subject.len() - start < REQUIRED_SCAN_MAX
@@ -804,12 +1028,12 @@ impl Model {
                     .and_then(|rest| rest.iter().position(|&b| set_has(required, b)))
                 {
                     Some(offset) => required_seen = Some(from + offset),
-                    None => return Some(false),
+                    None => return Some(Verdict::NoMatch),
                 }
             }
             match self.attempt(subject, start, limit, budget)? {
-                Attempt::Matched => return Some(false),
-                Attempt::Limit => return Some(true),
+                Attempt::Matched => return Some(Verdict::Match),
+                Attempt::Limit => return Some(Verdict::Limit),
                 Attempt::Failed => start += 1,
             }
         }
@@ -821,6 +1045,25 @@ impl Model {
         start: usize,
         limit: u64,
         budget: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<Attempt> {
+        let mut count = Count {
+            frames: 1,
+            charged: 0,
+            limit,
+        };
+        self.run(subject, 0, start, &mut count, budget, 0)
+    }
+
+    /// Runs from `pc` at `pos` to the end of the pattern, or of the
+    /// assertion whose body starts at `pc`; assertions nest to `depth`.
+    fn run(
+        &self,
+        subject: &[u8],
+        start_pc: usize,
+        start: usize,
+        count: &mut Count,
+        budget: &mut dyn FnMut(u64) -> bool,
+        depth: u32,
     ) -> Option<Attempt> {
         // A pending backtracking point: where to go on failure.
         #[derive(Clone, Copy)]
@@ -843,15 +1086,13 @@ impl Model {
         // Open groups as a linked stack in an arena: (enclosing, start).
         let mut arena: Vec<(u32, u32)> = Vec::new();
         let mut points: Vec<Point> = Vec::new();
-        let mut frames: u64 = 1;
-        let mut charged: u64 = 0;
         let none = u32::MAX;
-        let (mut pc, mut pos, mut groups) = (0usize, start, none);
+        let (mut pc, mut pos, mut groups) = (start_pc, start, none);
         let end = subject.len();
         macro_rules! push {
             ($resume:expr) => {{
-                frames += 1;
-                if frames > limit {
+                count.frames += 1;
+                if count.frames > count.limit {
                     return Some(Attempt::Limit);
                 }
                 if points.len() >= MAX_STACK {
@@ -885,11 +1126,11 @@ impl Model {
             }};
         }
         'run: loop {
-            if frames - charged >= 4096 {
-                if !budget(frames - charged) {
+            if count.frames - count.charged >= 4096 {
+                if !budget(count.frames - count.charged) {
                     return None;
                 }
-                charged = frames;
+                count.charged = count.frames;
             }
             let failed = match &self.ops[pc] {
                 Op::Bra { .. } => {
@@ -967,13 +1208,39 @@ impl Model {
                 }
                 Op::Circ => {
                     pc += 1;
-                    pos != 0
+                    // Multiline: after a newline that does not end the
+                    // subject too.
+                    !(pos == 0 || (self.multiline && pos < end && subject[pos - 1] == b'\n'))
                 }
                 Op::Dollar => {
                     pc += 1;
-                    !(pos == end || (pos + 1 == end && subject[pos] == b'\n'))
+                    !(pos == end || (pos + 1 == end || self.multiline) && subject[pos] == b'\n')
                 }
-                Op::End => return Some(Attempt::Matched),
+                Op::End | Op::LookEnd => return Some(Attempt::Matched),
+                Op::Look { negated, next } => {
+                    // An assertion is atomic: its body runs on its own,
+                    // counting its frames with the rest.
+                    if depth > 32 {
+                        return None;
+                    }
+                    match self.run(subject, pc + 1, pos, count, budget, depth + 1)? {
+                        Attempt::Limit => return Some(Attempt::Limit),
+                        outcome => {
+                            pc = *next as usize;
+                            matches!(outcome, Attempt::Matched) == *negated
+                        }
+                    }
+                }
+                Op::Back(length) => {
+                    pc += 1;
+                    match pos.checked_sub(*length as usize) {
+                        Some(back) => {
+                            pos = back;
+                            false
+                        }
+                        None => true,
+                    }
+                }
             };
             if !failed {
                 continue;
@@ -1029,6 +1296,22 @@ impl Model {
             }
         }
     }
+}
+
+/// What PCRE2's search comes to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Verdict {
+    Match,
+    NoMatch,
+    /// It gives up at its match limit: ERROR in HTCondor.
+    Limit,
+}
+
+/// Frames opened by one start position, and those charged so far.
+struct Count {
+    frames: u64,
+    charged: u64,
+    limit: u64,
 }
 
 enum Attempt {
@@ -1087,6 +1370,28 @@ mod tests {
             ("^a*?a[bc]", "aaad", 6),
             ("^a+?a[bc]", "aaad", 5),
             ("^a*b*[ac]", "aaad", 4),
+            ("a(?=b)", "aaaa", 3),
+            ("(a+)+(?=c)", "aaaa", 55),
+            ("(a+)+(?=c)", "aaaaaaaaaa", 3583),
+            ("a+(?=c)", "aaaa", 9),
+            ("a+?(?=c)", "aaaa", 10),
+            ("(a*)*(?=b)", "aaaa", 81),
+            ("(a|aa)+(?=b)", "aaaa!", 48),
+            ("(a)(?=b)", "aaaa", 4),
+            ("^(a+)+(?=b)", "aaaa", 55),
+            ("(a+)+(?!a)b", "aaaa", 0),
+            ("(a+)+(?=a)b", "aaaa", 0),
+            ("(?=a)(a+)+$", "aaaa!", 41),
+            ("(a+)+(?=bc)", "aaaab", 0),
+            ("(a+)+(?<=b)", "aaaa", 55),
+            ("(a+)+(?<=a)$", "aaaa!", 55),
+            ("(a|b)+(?=(a|b)c)", "abab", 28),
+            ("(a+)+(?=a+c)", "aaaa", 0),
+            ("(a+)+(?=a+?c)", "aaaa", 0),
+            ("(a+)+(?=(?:a|b)c)", "aaaa", 70),
+            ("(a+)+(?=ab|ac)", "aaaa", 70),
+            ("(?!x)(a+)+$", "aaaa!", 41),
+            ("(a+)+(?<!a)$", "aaaa!", 55),
         ]
         .into_iter()
         .filter(|&(pattern, subject, expected)| frames(pattern, subject) != expected)

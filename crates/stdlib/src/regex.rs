@@ -13,6 +13,7 @@
 
 use crate::backtrack::{CompileError, Groups, MatchOptions, Program, Subject};
 use crate::builtin;
+use crate::match_limit::Verdict;
 use crate::stringlist::trimmed_items;
 use classad_vm::{BYTES_PER_STEP, Builtin, CallContext, Value};
 use fancy_regex::{Regex, RegexBuilder};
@@ -155,15 +156,17 @@ struct Compiled {
 
 impl Compiled {
     /// Runs `op` (one match attempt) under the budget of `context`: with
-    /// the light limit, then, if it ran out, charged the full limit and run
-    /// with it. `None`: out of budget or out of backtracking (ERROR).
+    /// the light limit; if it ran out, the engine's count of steps is not
+    /// PCRE2's, so the caller runs the match again on [`backtrack`], which
+    /// counts PCRE2's frames (`Halt::Limit`), or, for a pattern that cannot
+    /// run there, it is charged the full limit and run with it.
     fn run<T>(
         &self,
         context: &mut CallContext<'_>,
         text: &str,
         scanned: usize,
         op: impl Fn(&Regex) -> Result<T, Failure>,
-    ) -> Option<T> {
+    ) -> Result<T, Halt> {
         let length = text.len() as u64;
         let mut work = (scanned as u64)
             .saturating_mul(self.steps_per_byte)
@@ -177,22 +180,35 @@ impl Compiled {
                 .saturating_add(length.saturating_mul(length) / BYTES_PER_STEP);
         }
         if !context.charge(work) {
-            return None;
+            return Err(Halt::Error);
         }
-        match op(self.light.as_ref()?.for_target(text)) {
+        match op(self.light.as_ref().ok_or(Halt::Error)?.for_target(text)) {
             Err(Failure::Backtracking) => {}
-            other => return other.ok(),
+            other => return other.map_err(|_| Halt::Error),
+        }
+        if self.program().is_some() {
+            return Err(Halt::Limit);
         }
         let full = (BACKTRACK_LIMIT as u64 * STEPS_PER_BACKTRACK).saturating_mul(1 + length / 1024);
         if !context.charge(full) {
-            return None;
+            return Err(Halt::Error);
         }
         let full = self
             .full
             .get_or_init(|| build_variants(&self.sources, BACKTRACK_LIMIT))
-            .as_ref()?;
-        op(full.for_target(text)).ok()
+            .as_ref()
+            .ok_or(Halt::Error)?;
+        op(full.for_target(text)).map_err(|_| Halt::Error)
     }
+}
+
+/// Why [`Compiled::run`] gave no answer.
+enum Halt {
+    /// ERROR: out of budget, or the engine refused.
+    Error,
+    /// The engine backtracked past its light limit: the match is to be
+    /// run on [`backtrack`], whose count decides.
+    Limit,
 }
 
 /// Why a match attempt failed.
@@ -319,7 +335,15 @@ fn backtracked(pattern: &[u8], flags: u8, text: &str, program: Program) -> Compi
             Vec::new()
         },
         caseless: flags & CASELESS != 0 || text.contains("(?"),
-        limit_model: None,
+        // Groups that can match nothing run here (`(a*)*`): the model of
+        // PCRE2's count decides their match limit.
+        limit_model: crate::match_limit::Model::new(
+            pattern,
+            flags & CASELESS != 0,
+            flags & MULTILINE != 0,
+            flags & DOTALL != 0,
+            flags & EXTENDED != 0,
+        ),
     }
 }
 
@@ -1456,21 +1480,24 @@ pub(crate) fn matches_not_empty_caseless(
 ) -> Option<bool> {
     let compiled = compile(context, pattern, CASELESS)?;
     let text = to_text(c_string(target));
-    if compiled.on_backtrack(&text) {
+    let on_backtrack = |context: &mut CallContext<'_>| {
         let program = compiled.program()?;
         let subject = Subject::new(&text, program.utf()).ok()?;
         let options = MatchOptions {
             notempty: true,
+            unlimited: compiled.limit_model.is_some(),
             ..MatchOptions::default()
         };
         let found = backtrack_match(context, &compiled, program, &subject, &text, 0, options)?;
-        return Some(found.is_some());
-    }
+        Some(found.is_some())
+    };
     if past_match_limit(context, &compiled, c_string(target)) {
         return None;
     }
-    let text = to_text(c_string(target));
-    compiled.run(context, &text, text.len(), |regex| {
+    if compiled.on_backtrack(&text) {
+        return on_backtrack(context);
+    }
+    let found = compiled.run(context, &text, text.len(), |regex| {
         let mut start = 0;
         while start <= text.len() {
             match regex.find_from_pos(&text, start)? {
@@ -1483,7 +1510,12 @@ pub(crate) fn matches_not_empty_caseless(
             }
         }
         Ok(false)
-    })
+    });
+    match found {
+        Ok(found) => Some(found),
+        Err(Halt::Limit) => on_backtrack(context),
+        Err(Halt::Error) => None,
+    }
 }
 
 /// Frames of the match-limit model charged as one step (measured: a frame
@@ -1493,15 +1525,26 @@ const FRAMES_PER_STEP: u64 = 2;
 /// Whether PCRE2 would run into its match limit searching `subject` from
 /// its start (or the budget ran out finding that out).
 fn past_match_limit(context: &mut CallContext<'_>, compiled: &Compiled, subject: &[u8]) -> bool {
-    let Some(model) = &compiled.limit_model else {
-        return false;
-    };
+    modelled_search(context, compiled, subject) == Some(Verdict::Limit)
+}
+
+/// PCRE2's search of `subject` replayed by the model of its match limit
+/// (`Limit` too when the budget ran out); `None`: no model, or it gave up.
+fn modelled_search(
+    context: &mut CallContext<'_>,
+    compiled: &Compiled,
+    subject: &[u8],
+) -> Option<Verdict> {
+    let model = compiled.limit_model.as_ref()?;
     let mut spent = false;
-    let verdict = model.exceeds_limit(subject, &mut |frames| {
+    let verdict = model.search(subject, &mut |frames| {
         spent = !context.charge(frames / FRAMES_PER_STEP);
         !spent
     });
-    spent || verdict == Some(true)
+    if spent {
+        return Some(Verdict::Limit);
+    }
+    verdict
 }
 
 impl Compiled {
@@ -1568,22 +1611,24 @@ fn backtrack_match(
 /// match fails (backtracking limit) or the budget is spent.
 fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> Option<bool> {
     let text = to_text(c_string(target));
-    if compiled.on_backtrack(&text) {
+    let on_backtrack = |context: &mut CallContext<'_>| {
         let program = compiled.program()?;
         let subject = Subject::new(&text, program.utf()).ok()?;
-        let found = backtrack_match(
-            context,
-            compiled,
-            program,
-            &subject,
-            &text,
-            0,
-            MatchOptions::default(),
-        )?;
-        return Some(found.is_some());
+        let options = MatchOptions {
+            unlimited: compiled.limit_model.is_some(),
+            ..MatchOptions::default()
+        };
+        let found = backtrack_match(context, compiled, program, &subject, &text, 0, options)?;
+        Some(found.is_some())
+    };
+    // The model replays PCRE2's whole search: its answer is the answer.
+    match modelled_search(context, compiled, c_string(target)) {
+        Some(Verdict::Limit) => return None,
+        Some(verdict) => return Some(verdict == Verdict::Match),
+        None => {}
     }
-    if past_match_limit(context, compiled, c_string(target)) {
-        return None;
+    if compiled.on_backtrack(&text) {
+        return on_backtrack(context);
     }
     if !context.charge_bytes(text.len() * compiled.required.len()) {
         return None;
@@ -1597,9 +1642,13 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
     {
         return Some(false);
     }
-    compiled.run(context, &text, text.len(), |regex| {
+    match compiled.run(context, &text, text.len(), |regex| {
         Ok(regex.is_match(&text)?)
-    })
+    }) {
+        Ok(found) => Some(found),
+        Err(Halt::Limit) => on_backtrack(context),
+        Err(Halt::Error) => None,
+    }
 }
 
 /// The common rules of `regexp`, `regexpMember` and the substitutions:
@@ -1715,7 +1764,42 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
     };
     let text = to_text(c_string(target));
     let replacement = to_text(c_string(replacement));
-    match substitute(context, &compiled, &text, &replacement, full, global) {
+    match modelled_search(context, &compiled, c_string(target)) {
+        Some(Verdict::Limit) => return Value::Error,
+        // No match (the model replays PCRE2's search): nothing replaced.
+        Some(Verdict::NoMatch) => {
+            let out = if full {
+                text.to_string()
+            } else {
+                String::new()
+            };
+            return Value::Str(Arc::from(from_text(out)));
+        }
+        _ => {}
+    }
+    let on_backtrack = compiled.on_backtrack(&text);
+    let mut limit = false;
+    let mut out = substitute(
+        context,
+        &compiled,
+        (&text, &replacement),
+        (full, global),
+        on_backtrack,
+        &mut limit,
+    );
+    if limit {
+        // The engine backtracked too much: the whole substitution again on
+        // `backtrack`, whose count of frames decides.
+        out = substitute(
+            context,
+            &compiled,
+            (&text, &replacement),
+            (full, global),
+            true,
+            &mut limit,
+        );
+    }
+    match out {
         Some(out) => Value::Str(Arc::from(from_text(out))),
         None => Value::Error,
     }
@@ -1738,19 +1822,16 @@ fn substitute_call(context: &mut CallContext<'_>, args: &[Value], extra: &str) -
 fn substitute(
     context: &mut CallContext<'_>,
     compiled: &Compiled,
-    text: &str,
-    replacement: &str,
-    full: bool,
-    global: bool,
+    (text, replacement): (&str, &str),
+    (full, global): (bool, bool),
+    on_backtrack: bool,
+    limit: &mut bool,
 ) -> Option<String> {
-    if compiled.limit_model.is_some()
-        && past_match_limit(context, compiled, &from_text(text.to_string()))
-    {
-        return None;
-    }
+    // With a model of PCRE2's count, the caller asked it (and `backtrack`
+    // runs without a limit of its own).
+    let unlimited = compiled.limit_model.is_some();
     // The subject as `backtrack` reads it, made when first needed.
     let mut subject: Option<Subject> = None;
-    let on_backtrack = compiled.on_backtrack(text);
     let mut out = String::new();
     let mut index = 0;
     // Once a match was empty, HTCondor asks every later match at the
@@ -1770,12 +1851,13 @@ fn substitute(
                     let options = MatchOptions {
                         anchored: true,
                         notempty_atstart: true,
+                        unlimited,
                         ..MatchOptions::default()
                     };
                     let subject = subject.as_ref()?;
                     backtrack_match(context, compiled, program, subject, text, index, options)?
                 }
-                None => fancy_match(context, compiled, text, index, &mut spare)?
+                None => fancy_match(context, compiled, text, index, &mut spare, limit)?
                     .filter(|groups| groups[0].is_some_and(|(a, b)| a == index && b > index)),
             };
             if retry.is_none() {
@@ -1806,10 +1888,13 @@ fn substitute(
                 subject,
                 text,
                 index,
-                MatchOptions::default(),
+                MatchOptions {
+                    unlimited,
+                    ..MatchOptions::default()
+                },
             )?
         } else {
-            fancy_match(context, compiled, text, index, &mut spare)?
+            fancy_match(context, compiled, text, index, &mut spare, limit)?
         };
         let Some(groups) = found else { break };
         let (start, end) = groups[0]?;
@@ -1861,10 +1946,17 @@ fn fancy_match(
     text: &str,
     index: usize,
     spare: &mut Groups,
+    limit: &mut bool,
 ) -> Option<Option<Groups>> {
-    let captures = compiled.run(context, text, 0, |regex| {
+    let captures = match compiled.run(context, text, 0, |regex| {
         Ok(regex.captures_from_pos(text, index)?)
-    })?;
+    }) {
+        Ok(captures) => captures,
+        Err(halt) => {
+            *limit = matches!(halt, Halt::Limit);
+            return None;
+        }
+    };
     let scanned = captures
         .as_ref()
         .and_then(|c| c.get(0))
@@ -1938,7 +2030,10 @@ fn string_list_regexp_member(context: &mut CallContext<'_>, args: &[Value]) -> V
         match search(context, &compiled, item) {
             Some(true) => found = true,
             Some(false) => {}
-            None => return Value::Error,
+            // HTCondor takes a failed match (the match limit) for no
+            // match. Out of budget is ERROR.
+            None if context.vm.exhausted() => return Value::Error,
+            None => {}
         }
         if found {
             break;

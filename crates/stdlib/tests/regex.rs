@@ -278,6 +278,49 @@ fn exponential_backtracking_answers_as_pcre2_match_limit() {
     ]);
 }
 
+// Class "regular expressions that backtrack catastrophically" (issue 12),
+// with lookaround and the m and x options: PCRE2's count decides, not the
+// engine's (fancy-regex's own limit made `(a+)+(?=b)` ERROR from 18 `a`s).
+// Every answer is HTCondor 25.14's, at both sides of its threshold.
+#[test]
+fn lookaround_backtracking_answers_as_pcre2_match_limit() {
+    let a = |n: usize| "a".repeat(n);
+    check(&[
+        (&format!(r#"regexp("(a+)+(?=b)", "{}")"#, a(21)), "false"),
+        (&format!(r#"regexp("(a+)+(?=b)", "{}")"#, a(22)), "error"),
+        (&format!(r#"regexp("(?=a)(a+)+$", "{}!")"#, a(21)), "false"),
+        (&format!(r#"regexp("(?=a)(a+)+$", "{}!")"#, a(22)), "error"),
+        (&format!(r#"regexp("(a*)*(?=b)", "{}")"#, a(20)), "false"),
+        (&format!(r#"regexp("(a*)*(?=b)", "{}")"#, a(21)), "error"),
+        (&format!(r#"regexp("(a+)+(?=bc)", "{}c")"#, a(21)), "false"),
+        (&format!(r#"regexp("(a+)+(?=bc)", "{}c")"#, a(22)), "error"),
+        // `(?=a+c)` requires a `c` the subject lacks: false at once.
+        (&format!(r#"regexp("(a+)+(?=a+c)", "{}")"#, a(30)), "false"),
+        (
+            &format!(r#"replace("(a+)+(?=b)", "{}", "x")"#, a(21)),
+            &format!("\"{}\"", a(21)),
+        ),
+        (
+            &format!(r#"regexps("(a+)+(?=b)", "{}", "x")"#, a(22)),
+            "error",
+        ),
+        (
+            &format!(r#"stringList_regexpMember("(a+)+(?=b)", "{}")"#, a(22)),
+            "false",
+        ),
+        (&format!(r#"regexp("(a+)+$", "{}!", "m")"#, a(21)), "false"),
+        (&format!(r#"regexp("(a+)+$", "{}!", "m")"#, a(22)), "error"),
+        (
+            &format!(r#"regexp("(a + )+ $", "{}!", "x")"#, a(21)),
+            "false",
+        ),
+        (
+            &format!(r#"regexp("(a + )+ $", "{}!", "x")"#, a(22)),
+            "error",
+        ),
+    ]);
+}
+
 /// Character classes read by PCRE2 10.32's rules (one scanner): every
 /// answer is HTCondor 25.14's.
 #[test]
