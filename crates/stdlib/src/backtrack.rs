@@ -370,7 +370,9 @@ impl Parser {
         }
         loop {
             match self.peek() {
-                Some(9..=13 | 32) => self.at += 1,
+                // PCRE2's white space: NEL too, and in UTF mode the marks
+                // LRM and RLM and the line and paragraph separators.
+                Some(9..=13 | 32 | 0x85 | 0x200E | 0x200F | 0x2028 | 0x2029) => self.at += 1,
                 Some(35) => {
                     while let Some(c) = self.peek() {
                         self.at += 1;
