@@ -702,12 +702,28 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     {
                         return None;
                     }
-                    'N' => out.push_str("[^\n]"),
+                    // The class as PCRE2 reads it on bytes (the engine's own
+                    // `[^\n]` spans Unicode and grows past its size limit
+                    // when repeated: `\N{5000}`).
+                    'N' => out.push_str(&read_class(&['[', '^', '\\', 'n', ']'], 0)?.0),
                     'c' => {
                         out.push_str(&control(chars.get(i + 2).copied())?);
                         i += 3;
                         last = Last::Item;
                         continue;
+                    }
+                    // A number starting with 8 or 9 is always a back
+                    // reference in PCRE2 (`\80` is group 80, never octal).
+                    '8' | '9' => {
+                        let decimal: String = chars[i + 1..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit())
+                            .collect();
+                        if decimal.parse::<usize>().unwrap_or(usize::MAX) > count_groups(pattern) {
+                            return None;
+                        }
+                        out.push('\\');
+                        out.push(next);
                     }
                     '4'..='7' if octal_above_byte(&chars[i + 1..]) && !utf => {
                         let decimal: String = chars[i + 1..]
