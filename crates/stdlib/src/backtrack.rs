@@ -1053,8 +1053,17 @@ impl Parser {
             b'v' => simple(self, Node::Set(Box::new(self.vertical(false)))),
             b'V' => simple(self, Node::Set(Box::new(self.vertical(true)))),
             b'N' => {
+                // A brace after it that starts no quantifier is a
+                // character name, which PCRE2 refuses; one that does
+                // repeats it (`\N{5000}`).
                 if self.is(1, b'{') {
-                    return invalid();
+                    let start = self.at;
+                    self.at += 1;
+                    let counted = self.quantifier()?.is_some();
+                    self.at = start;
+                    if !counted {
+                        return invalid();
+                    }
                 }
                 simple(self, Node::NotNewline)
             }
