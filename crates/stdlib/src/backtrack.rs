@@ -370,7 +370,9 @@ impl Parser {
         }
         loop {
             match self.peek() {
-                Some(9..=13 | 32) => self.at += 1,
+                // PCRE2's white space: NEL too, and in UTF mode the marks
+                // LRM and RLM and the line and paragraph separators.
+                Some(9..=13 | 32 | 0x85 | 0x200E | 0x200F | 0x2028 | 0x2029) => self.at += 1,
                 Some(35) => {
                     while let Some(c) = self.peek() {
                         self.at += 1;
@@ -1051,8 +1053,17 @@ impl Parser {
             b'v' => simple(self, Node::Set(Box::new(self.vertical(false)))),
             b'V' => simple(self, Node::Set(Box::new(self.vertical(true)))),
             b'N' => {
+                // A brace after it that starts no quantifier is a
+                // character name, which PCRE2 refuses; one that does
+                // repeats it (`\N{5000}`).
                 if self.is(1, b'{') {
-                    return invalid();
+                    let start = self.at;
+                    self.at += 1;
+                    let counted = self.quantifier()?.is_some();
+                    self.at = start;
+                    if !counted {
+                        return invalid();
+                    }
                 }
                 simple(self, Node::NotNewline)
             }

@@ -29,6 +29,9 @@ enum Kind {
     Repeated,
     /// A group of this size.
     Group,
+    /// A lookaround assertion of this size: PCRE2 repeats one at most once
+    /// (`(?=(a){10}){618}` compiles as `(?=(a){10})`).
+    Assertion,
     /// An assertion or anything no quantifier applies to.
     Fixed,
 }
@@ -40,6 +43,8 @@ struct Frame {
     alternatives: u64,
     sequence: u64,
     last: Option<(u64, Kind)>,
+    /// A lookahead or lookbehind.
+    assertion: bool,
 }
 
 impl Frame {
@@ -49,6 +54,7 @@ impl Frame {
             alternatives: 0,
             sequence: 0,
             last: None,
+            assertion: false,
         }
     }
 
@@ -272,7 +278,11 @@ pub(crate) fn estimate(pattern: &str) -> u64 {
                 } else if after.first() == Some(&'C') {
                     i = close(i);
                 } else {
-                    stack.push(Frame::new(6));
+                    let mut group = Frame::new(6);
+                    group.assertion = matches!(after.first(), Some('=' | '!'))
+                        || after.starts_with(&['<', '='])
+                        || after.starts_with(&['<', '!']);
+                    stack.push(group);
                     if after.first() == Some(&'(') {
                         // `(?(`: a condition that is an assertion is read
                         // as a group inside, any other is skipped.
@@ -300,7 +310,12 @@ pub(crate) fn estimate(pattern: &str) -> u64 {
                 let Some(parent) = stack.last_mut() else {
                     return 0;
                 };
-                parent.push(done.total(), Kind::Group);
+                let kind = if done.assertion {
+                    Kind::Assertion
+                } else {
+                    Kind::Group
+                };
+                parent.push(done.total(), kind);
                 i += 1;
             }
             '*' | '+' | '?' | '{' => {
@@ -333,6 +348,9 @@ pub(crate) fn estimate(pattern: &str) -> u64 {
                             }
                         }
                         Kind::Group => group(size, min, max),
+                        Kind::Assertion => {
+                            group(size, min.min(1), Some(max.map_or(1, |max| max.min(1))))
+                        }
                         Kind::Fixed => size,
                     };
                     frame.sequence = frame.sequence.saturating_sub(size).saturating_add(repeated);

@@ -463,14 +463,13 @@ fn ad_list(
     }
 }
 
-/// `expr` (what [`dereference`] found for it) evaluated in `ad`; a list
-/// value is left as written when `as_written`.
+/// `expr` (what [`dereference`] found for it) evaluated in `ad`, a list
+/// value left as written.
 fn evaluate_in_ad(
     context: &mut CallContext<'_>,
     found: &Found,
     arg: &LazyArg,
     item: &Value,
-    as_written: bool,
 ) -> Value {
     let ad = match item {
         Value::Ad(ad) => ad,
@@ -485,11 +484,7 @@ fn evaluate_in_ad(
         Found::Value(value) => return value.clone(),
         Found::Nothing => (&arg.program, context.scope.clone()),
     };
-    if as_written {
-        context.evaluate_in_context_as_written(program, ad, &written_in)
-    } else {
-        context.evaluate_in_context(program, ad, &written_in)
-    }
+    context.evaluate_in_context(program, ad, &written_in)
 }
 
 /// `evalInEachContext(expr, ads)`: `expr` evaluated in each ad of the
@@ -534,9 +529,7 @@ fn eval_in_each(
     let values: Vec<Value> = items
         .iter()
         .map(|item| {
-            classad_vm::interp::selected_literal(evaluate_in_ad(
-                context, found, &args[0], item, true,
-            ))
+            classad_vm::interp::selected_literal(evaluate_in_ad(context, found, &args[0], item))
         })
         .collect();
     Value::SharedList(values.into())
@@ -562,7 +555,7 @@ fn count_in_each(
     let mut count = 0;
     for item in &items {
         if matches!(item, Value::Ad(_))
-            && truth(&evaluate_in_ad(context, found, &args[0], item, false)) == Some(true)
+            && truth(&evaluate_in_ad(context, found, &args[0], item)) == Some(true)
         {
             count += 1;
         }

@@ -501,7 +501,7 @@ fn required_characters(pattern: &str, extended: bool) -> Vec<char> {
     while i < chars.len() {
         let c = chars[i];
         // White space and comments are no items in extended mode.
-        if extended && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c') {
+        if extended && pcre2_space(c) {
             i += 1;
             continue;
         }
@@ -612,11 +612,7 @@ fn required_characters(pattern: &str, extended: bool) -> Vec<char> {
         }
         if let Some(literal) = literal {
             let mut next = i;
-            while extended
-                && chars
-                    .get(next)
-                    .is_some_and(|c| c.is_ascii_whitespace() || *c == '\x0b')
-            {
+            while extended && chars.get(next).is_some_and(|&c| pcre2_space(c)) {
                 next += 1;
             }
             let optional = match chars.get(next) {
@@ -630,6 +626,12 @@ fn required_characters(pattern: &str, extended: bool) -> Vec<char> {
         }
     }
     required
+}
+
+/// White space as PCRE2 reads it on bytes in extended mode: space, tab,
+/// LF, VT, FF, CR and NEL (0x85).
+fn pcre2_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r' | '\u{85}')
 }
 
 /// PCRE2's largest repeat count.
@@ -668,6 +670,18 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
     let mut last = Last::Nothing;
     let mut names: Vec<&[char]> = Vec::new();
     let mut extended = extended;
+    // Each open group: the extended option in force after it closes (an
+    // option setting lasts to the end of the group it is in,
+    // `a(?x:\x0bb)\x0bc`), and the option settings met in it so far. The
+    // engine would let a setting go on past the group's end, so the rest
+    // of the group after one is wrapped in `(?letters:...)`, closed and
+    // opened again at each `|` of the group (PCRE2 carries a setting into
+    // the later alternatives: `x(a(?i)b|c)D` matches `xCD`, not `xCd`).
+    struct Group {
+        extended_after: bool,
+        settings: Vec<String>,
+    }
+    let mut enclosing: Vec<Group> = Vec::new();
     let mut i = 0;
     // A quantifier: refused after another (with its modifier); a `?` or `+`
     // right after a quantifier is its modifier.
@@ -712,12 +726,28 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     {
                         return None;
                     }
-                    'N' => out.push_str("[^\n]"),
+                    // The class as PCRE2 reads it on bytes (the engine's own
+                    // `[^\n]` spans Unicode and grows past its size limit
+                    // when repeated: `\N{5000}`).
+                    'N' => out.push_str(&read_class(&['[', '^', '\\', 'n', ']'], 0)?.0),
                     'c' => {
                         out.push_str(&control(chars.get(i + 2).copied())?);
                         i += 3;
                         last = Last::Item;
                         continue;
+                    }
+                    // A number starting with 8 or 9 is always a back
+                    // reference in PCRE2 (`\80` is group 80, never octal).
+                    '8' | '9' => {
+                        let decimal: String = chars[i + 1..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit())
+                            .collect();
+                        if decimal.parse::<usize>().unwrap_or(usize::MAX) > count_groups(pattern) {
+                            return None;
+                        }
+                        out.push('\\');
+                        out.push(next);
                     }
                     '4'..='7' if octal_above_byte(&chars[i + 1..]) && !utf => {
                         let decimal: String = chars[i + 1..]
@@ -827,20 +857,63 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                 }
                 // Option settings that turn extended mode on or off.
                 if rest.first() == Some(&'?') {
-                    let settings: String = rest[1..]
+                    // PCRE2 skips no white space inside `(?` and its option
+                    // letters, even in extended mode (`(?i :a)`, `(?x)(?i )a`).
+                    let letters = rest[1..]
                         .iter()
-                        .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
-                        .collect();
+                        .take_while(|c| c.is_ascii_alphabetic() || **c == '-' || **c == '^')
+                        .count();
+                    if rest.get(1 + letters).is_some_and(|&c| pcre2_space(c)) {
+                        return None;
+                    }
+                    let settings: String = rest[1..1 + letters].iter().collect();
+                    let mut setting = extended;
+                    if settings.starts_with('^') {
+                        setting = false;
+                    }
                     if let Some(on) = settings.split('-').next()
                         && on.contains('x')
                     {
-                        extended = true;
+                        setting = true;
                     }
                     if let Some((_, off)) = settings.split_once('-')
                         && off.contains('x')
                     {
-                        extended = false;
+                        setting = false;
                     }
+                    let open = |extended_after| Group {
+                        extended_after,
+                        settings: Vec::new(),
+                    };
+                    match rest.get(1 + letters) {
+                        // `(?x)`: for the rest of the enclosing group.
+                        Some(')') if letters > 0 => {
+                            extended = setting;
+                            if let Some(group) = enclosing.last_mut()
+                                && settings.chars().all(|c| "imnsxJU^-".contains(c))
+                            {
+                                out.push_str("(?");
+                                out.push_str(&settings);
+                                out.push(':');
+                                group.settings.push(settings);
+                                i += 2 + letters + 1;
+                                last = Last::Nothing;
+                                continue;
+                            }
+                            enclosing.push(open(setting));
+                        }
+                        // `(?x:...)`: inside this group only.
+                        Some(':') => {
+                            enclosing.push(open(extended));
+                            extended = setting;
+                        }
+                        _ => enclosing.push(open(extended)),
+                    }
+                } else {
+                    enclosing.push(Group {
+                        extended_after: extended,
+                        settings: Vec::new(),
+                    });
                 }
                 out.push('(');
                 if rest.first() == Some(&'?') {
@@ -856,8 +929,23 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                 last = Last::Nothing;
             }
             '|' => {
+                let settings = enclosing.last().map_or(&[][..], |g| &g.settings[..]);
+                out.extend(settings.iter().map(|_| ')'));
                 out.push('|');
+                for setting in settings {
+                    out.push_str("(?");
+                    out.push_str(setting);
+                    out.push(':');
+                }
                 last = Last::Nothing;
+            }
+            ')' => {
+                if let Some(group) = enclosing.pop() {
+                    out.extend(group.settings.iter().map(|_| ')'));
+                    extended = group.extended_after;
+                }
+                out.push(')');
+                last = Last::Item;
             }
             '*' => {
                 quantifier(&mut last, false)?;
@@ -882,7 +970,8 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     last = Last::Item;
                 }
             },
-            ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c' if extended => out.push(c),
+            // The engine skips only space, tab, CR and LF.
+            c if extended && pcre2_space(c) => out.push(' '),
             '#' if extended => {
                 let end = chars[i..]
                     .iter()

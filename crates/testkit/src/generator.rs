@@ -1799,7 +1799,24 @@ impl Generator {
                 }
                 4 => {
                     let (pattern, target): (&[u8], Expr) = (
-                        self.pick_bytes(&[&b"^a"[..], b"b+", b"(?i)ABC", b"^$", b"[", b"x|y"]),
+                        // Besides the plain forms: an option setting that ends
+                        // with its group (and goes on into the group's later
+                        // alternatives), extended-mode white space PCRE2 skips
+                        // and the engine did not (VT), a back reference
+                        // numbered from 8, a repeated assertion.
+                        self.pick_bytes(&[
+                            &b"^a"[..],
+                            b"b+",
+                            b"(?i)ABC",
+                            b"^$",
+                            b"[",
+                            b"x|y",
+                            b"((?i)a)B",
+                            b"(a(?i)b|c)A",
+                            b"(?x)a\x0bb",
+                            b"\\80",
+                            b"(?=a){99}",
+                        ]),
                         self.typed(Ty::Str, e),
                     );
                     let mut args = vec![lit(Literal::String(pattern.to_vec().into())), target];

@@ -713,36 +713,17 @@ impl CallContext<'_> {
     /// evalInEachContext(x, l)].r` is `{ undefined }`). One level deeper
     /// than the call, as HTCondor counts it (so an expression that calls
     /// itself this way ends in ERROR); a failed evaluation is ERROR, not a
-    /// failed call.
+    /// failed call. A list value is left as written, its elements
+    /// unevaluated, as HTCondor's evaluation of a list copies it:
+    /// `evalInEachContext` keeps it so (`string(evalInEachContext(P, {[P =
+    /// {1 + 1}]}))` is `"{ { 1 + 1 } }"`), and `countMatches` only asks
+    /// whether it is true (`[c = {countMatches(c, {[b = 1], [b = 3]})}].c[0]`
+    /// is 0: the elements that would call it again are never run).
     pub fn evaluate_in_context(
         &mut self,
         program: &Program,
         ad: &AdRef,
         written_in: &AdRef,
-    ) -> Value {
-        self.run_in_context(program, ad, written_in, true)
-    }
-
-    /// [`CallContext::evaluate_in_context`], leaving a list as written
-    /// (its elements unevaluated): `evalInEachContext` copies a list value
-    /// into its result as HTCondor holds it, so that it prints as written
-    /// (`string(evalInEachContext(P, {[P = {1 + 1}]}))` is
-    /// `"{ { 1 + 1 } }"`).
-    pub fn evaluate_in_context_as_written(
-        &mut self,
-        program: &Program,
-        ad: &AdRef,
-        written_in: &AdRef,
-    ) -> Value {
-        self.run_in_context(program, ad, written_in, false)
-    }
-
-    fn run_in_context(
-        &mut self,
-        program: &Program,
-        ad: &AdRef,
-        written_in: &AdRef,
-        force: bool,
     ) -> Value {
         // HTCondor evaluates in a new state with a depth budget of its own
         // (`evalInEachContext(q, {[q = r; r = 1]})` works at the end of a
@@ -754,7 +735,7 @@ impl CallContext<'_> {
                 env: self.env,
                 scope: self.scope,
             };
-            context.run_in_new_state(program, ad, written_in, force)
+            context.run_in_new_state(program, ad, written_in)
         }) else {
             return Value::Error;
         };
@@ -762,14 +743,8 @@ impl CallContext<'_> {
         value
     }
 
-    /// [`CallContext::run_in_context`] inside the new depth budget.
-    fn run_in_new_state(
-        &mut self,
-        program: &Program,
-        ad: &AdRef,
-        written_in: &AdRef,
-        force: bool,
-    ) -> Value {
+    /// [`CallContext::evaluate_in_context`] inside the new depth budget.
+    fn run_in_new_state(&mut self, program: &Program, ad: &AdRef, written_in: &AdRef) -> Value {
         let failures = self.vm.depth_failures;
         let saved = self
             .vm
@@ -792,11 +767,7 @@ impl CallContext<'_> {
         } else {
             value
         };
-        if force {
-            self.vm.force(self.env, Some(ad), value)
-        } else {
-            value
-        }
+        value
     }
 }
 
