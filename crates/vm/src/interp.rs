@@ -762,12 +762,11 @@ impl CallContext<'_> {
         // HTCondor's evaluateInContext makes a failed evaluation ERROR
         // (`[A = B.y; As = {[B = {b.b}]}; r = evalInEachContext(A, As)].r`
         // is `{ error }`, where the selection's failure left UNDEFINED).
-        let value = if self.vm.depth_failures > failures {
+        if self.vm.depth_failures > failures {
             Value::Error
         } else {
             value
-        };
-        value
+        }
     }
 }
 
