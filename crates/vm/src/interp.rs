@@ -594,7 +594,7 @@ impl CallContext<'_> {
 
     /// The root of the caller's evaluation state (what `root` and `.name`
     /// find there), or `None` in a state without one, where HTCondor's
-    /// lookup of `root` fails (see [`no_root_body`]).
+    /// lookup of `root` fails (see `no_root_body`).
     pub fn evaluation_root(&self) -> Option<AdRef> {
         let root = self.vm.evaluation_root(self.scope);
         (!is_no_root(&root)).then_some(root)
