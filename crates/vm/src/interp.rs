@@ -367,7 +367,9 @@ impl CallContext<'_> {
     /// `eval` reads) later ones of the same call and the rest of the
     /// caller's expression go on from (`[v = 1; r = sum({countMatches(P,
     /// {}), v})].r` is 0, `eval("countMatches(P, {})") + v` looks `v` up
-    /// where `P`'s lookup ended).
+    /// where `P`'s lookup ended). Ad and list literals are not affected:
+    /// they keep the ad they are written in as parent
+    /// (`[c = 7; A = countMatches(B, {}) + [x = 1].c].A` is 7).
     pub fn leave_scope(&mut self, ad: AdRef) {
         if self.vm.left_scope.is_none() && !Arc::ptr_eq(&ad, self.scope) {
             self.vm.left_scope = Some(ad);
@@ -2170,7 +2172,10 @@ impl Vm {
                         {
                             parent
                         }
-                        _ => scope,
+                        // The ad the list is written in, whatever a call
+                        // before it left current (HTCondor's parent scope
+                        // is set when the expression is built).
+                        _ => scope_in,
                     };
                     let list = LazyList {
                         items: program.lists[instr.arg as usize].clone(),
@@ -2187,7 +2192,8 @@ impl Vm {
                         {
                             parent.clone()
                         }
-                        _ => scope.clone(),
+                        // As a list literal's: the lexical parent.
+                        _ => scope_in.clone(),
                     };
                     self.stack.push(Value::Ad(AdValue::nested(body, parent)));
                 }
