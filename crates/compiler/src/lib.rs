@@ -973,7 +973,6 @@ impl<'r> Compiler<'r> {
                     (v, _) => v,
                 })
                 .collect();
-            unit.truncate(start);
             let mut vm = classad_vm::Vm::default();
             let scope = classad_vm::AdValue::top_level(Arc::new(AdBody::new()));
             let mut context = classad_vm::CallContext {
@@ -983,8 +982,13 @@ impl<'r> Compiler<'r> {
             };
             if let Function::Strict(f) | Function::StrictKeepingLists(f) = function.function {
                 let value = f(&mut context, &values);
-                unit.push_with_need(value, need);
-                return Ok(());
+                // A call past the default budgets is left to run time,
+                // where the evaluation's own budgets (`--max-steps`) decide.
+                if !vm.exhausted() {
+                    unit.truncate(start);
+                    unit.push_with_need(value, need);
+                    return Ok(());
+                }
             }
         }
         // Folded above whatever their number, constant arguments are fine;

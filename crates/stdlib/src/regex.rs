@@ -1607,9 +1607,17 @@ pub(crate) fn matches_not_empty_caseless(
     }
 }
 
-/// Frames of the match-limit model charged as one step (measured: a frame
-/// of the model takes about as long as two instructions of the VM).
-const FRAMES_PER_STEP: u64 = 2;
+/// Frames of PCRE2's search (replayed by the match-limit model or counted
+/// by `backtrack.rs`) charged as one step. A frame takes about as long as
+/// two instructions of the VM (20 ns; PCRE2 itself about 14 ns), but the
+/// replay is HTCondor's own work, bounded by its match limit per start
+/// position: charged at cost, a single start position near the limit
+/// (10 million frames) would take a fifth of the default budget and a
+/// search over a few such positions, which HTCondor answers, would be
+/// ERROR. At 8 frames a step such a position costs 1.25 million steps,
+/// and the default budget bounds a call's replay to 80 million frames
+/// (about 1.6 s; HTCondor's own search of them takes about 1.1 s).
+const FRAMES_PER_STEP: u64 = 8;
 
 /// Whether PCRE2 would run into its match limit searching `subject` from
 /// its start (or the budget ran out finding that out).
