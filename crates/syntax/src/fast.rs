@@ -714,15 +714,17 @@ impl<'p, 's> Scanner<'p, 's> {
             }
             escapes = memchr::memchr(b'\\', &bytes[open + 1..i]).is_some();
         }
-        while self.rules == StringRules::New {
-            i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
-            if bytes[i] == b'"' {
-                break;
-            }
-            escapes = true;
-            i += 2;
-            if i > bytes.len() {
-                return None;
+        if self.rules == StringRules::New {
+            loop {
+                i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
+                if bytes[i] == b'"' {
+                    break;
+                }
+                escapes = true;
+                i += 2;
+                if i > bytes.len() {
+                    return None;
+                }
             }
         }
         let body = &self.text[open + 1..i];

@@ -1632,16 +1632,16 @@ pub(crate) fn mask_old_strings(source: &str) -> (std::borrow::Cow<'_, str>, usiz
                 loop {
                     let Some(q) = memchr::memchr(b'"', &bytes[k..]) else {
                         // Unterminated: nothing in it may close it.
-                        for at in open + 1..bytes.len() {
-                            if bytes[at] == b'\\' {
+                        for (at, &b) in bytes.iter().enumerate().skip(open + 1) {
+                            if b == b'\\' {
                                 mask(&mut masked, at);
                             }
                         }
                         break 'scan;
                     };
                     let q = k + q;
-                    for at in k..q {
-                        if bytes[at] == b'\\' {
+                    for (at, &b) in bytes.iter().enumerate().take(q).skip(k) {
+                        if b == b'\\' {
                             mask(&mut masked, at);
                         }
                     }
