@@ -66,3 +66,21 @@ fn cutting_broken_ads_stays_linear() {
     let (_, err) = convert(&["--from", "new", "--to", "new"], &input);
     assert!(err.contains("error"), "{err}");
 }
+
+/// Class 18 of tests/gen/known_bugs.txt: strings ending in backslashes
+/// (Windows paths), with quotes and escapes, survive `--to old` then
+/// `--from old`, as HTCondor's old-syntax writer and reader treat them.
+#[test]
+fn old_syntax_round_trips_strings_ending_in_backslashes() {
+    let ad =
+        br#"[ A = "C:\\dir\\"; B = "say \"hi\""; C = "a\\\\b\\\\"; D = "x\\"; E = "tab\there" ]
+"#;
+    let (old, err) = convert(&["--from", "new", "--to", "old"], ad);
+    assert!(old.contains("A = \"C:\\dir\\\"\n"), "{old}{err}");
+    let (back, err) = convert(&["--from", "old", "--to", "new"], old.as_bytes());
+    assert_eq!(
+        back.trim_end(),
+        std::str::from_utf8(ad).unwrap().trim_end(),
+        "{err}"
+    );
+}

@@ -700,15 +700,31 @@ impl<'p, 's> Scanner<'p, 's> {
         let bytes = self.bytes;
         let mut i = open + 1;
         let mut escapes = false;
-        loop {
-            i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
-            if bytes[i] == b'"' {
+        if self.rules == StringRules::Old {
+            // HTCondor's old-ClassAd lexer: the next `"` not after a
+            // backslash ends the string, and one after a backslash too at
+            // the end of the text (see `mask_old_strings`).
+            loop {
+                i += memchr::memchr(b'"', &bytes[i..])?;
+                if i > open + 1 && bytes[i - 1] == b'\\' && i + 1 != bytes.len() {
+                    i += 1;
+                    continue;
+                }
                 break;
             }
-            escapes = true;
-            i += 2;
-            if i > bytes.len() {
-                return None;
+            escapes = memchr::memchr(b'\\', &bytes[open + 1..i]).is_some();
+        }
+        if self.rules == StringRules::New {
+            loop {
+                i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
+                if bytes[i] == b'"' {
+                    break;
+                }
+                escapes = true;
+                i += 2;
+                if i > bytes.len() {
+                    return None;
+                }
             }
         }
         let body = &self.text[open + 1..i];

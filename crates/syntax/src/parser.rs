@@ -327,9 +327,15 @@ impl Parser {
     /// [`Parser::parse_expression_with`] through the grammar only, without
     /// the fast path (for tests that compare the two).
     pub fn parse_expression_with_grammar(&self, source: &str, rules: StringRules) -> Result<Expr> {
-        self.check_nesting(source)?;
-        self.check_chains(source)?;
-        let mut pairs = self.grammar(Rule::expression_input, source)?;
+        // Old string rules: the grammar reads the strings masked (see
+        // `mask_old_strings`), the builder decodes them from `source`.
+        let masked = match rules {
+            StringRules::New => std::borrow::Cow::Borrowed(source),
+            StringRules::Old => mask_old_strings(source).0,
+        };
+        self.check_nesting(&masked)?;
+        self.check_chains(&masked)?;
+        let mut pairs = self.grammar_shown(Rule::expression_input, &masked, source)?;
         let input = pairs.next().expect("grammar: expression_input matched");
         let expr = input.into_inner().next().expect("grammar: expression");
         Ok(Builder::new(self, source, rules).expression(expr)?.expr)
@@ -340,8 +346,14 @@ impl Parser {
     /// test that the scan refuses nothing the tree builder accepts.
     #[doc(hidden)]
     pub fn parse_expression_unscanned(&self, source: &str, rules: StringRules) -> Result<Expr> {
-        self.check_nesting(source)?;
-        let mut pairs = self.grammar(Rule::expression_input, source)?;
+        // Old string rules: the grammar reads the strings masked (see
+        // `mask_old_strings`), the builder decodes them from `source`.
+        let masked = match rules {
+            StringRules::New => std::borrow::Cow::Borrowed(source),
+            StringRules::Old => mask_old_strings(source).0,
+        };
+        self.check_nesting(&masked)?;
+        let mut pairs = self.grammar_shown(Rule::expression_input, &masked, source)?;
         let input = pairs.next().expect("grammar: expression_input matched");
         let expr = input.into_inner().next().expect("grammar: expression");
         Ok(Builder::new(self, source, rules).expression(expr)?.expr)
@@ -419,15 +431,29 @@ impl Parser {
 
     /// [`Parser::parse_old_line`] through the grammar only, without the
     /// fast path (for tests that compare the two).
+    ///
+    /// As HTCondor's parser in old-ClassAd mode, only the line's first
+    /// expression is read: `P = 1 2` is 1, `P = "a" "b"` is `"a"` (old
+    /// syntax does not join adjacent strings), `P = 1 # note` is 1. What
+    /// follows is ignored unless it continues the expression (`P = 1 +`,
+    /// `P = a.`, `P = f(`), which is an error there too.
     pub fn parse_old_line_with_grammar(&self, source: &str) -> Result<(Name, Expr)> {
-        self.check_nesting(source)?;
-        self.check_chains(source)?;
-        let mut pairs = self.grammar(Rule::old_line_input, source)?;
-        let line = pairs.next().expect("grammar: old_line_input matched");
+        let (masked, cut) = mask_old_strings(source);
+        self.check_nesting(&masked)?;
+        self.check_chains(&masked)?;
+        let text = &masked[..cut];
+        let mut pairs = self.grammar_shown(Rule::old_line_prefix, text, source)?;
+        let line = pairs.next().expect("grammar: old_line_prefix matched");
         let mut inner = line.into_inner();
+        let name = inner.next().expect("grammar: name");
+        let expr = inner.next().expect("grammar: expression");
+        if continues_expression(text, expr.as_span().end()) {
+            // The whole line as one definition fails where HTCondor's does.
+            self.grammar_shown(Rule::old_line_input, text, source)?;
+        }
         let builder = Builder::new(self, source, StringRules::Old);
-        let name = builder.attribute_name(inner.next().expect("grammar: name"))?;
-        let expr = builder.expression(inner.next().expect("grammar: expression"))?;
+        let name = builder.attribute_name(name)?;
+        let expr = builder.expression(expr)?;
         Ok((name, expr.expr))
     }
 
@@ -776,6 +802,17 @@ impl Parser {
 
     /// Runs the grammar from `rule` over `source`, its work bounded.
     fn grammar<'s>(&self, rule: Rule, source: &'s str) -> Result<pest::iterators::Pairs<'s, Rule>> {
+        self.grammar_shown(rule, source, source)
+    }
+
+    /// [`Parser::grammar`] over `source`, a text of the same length as
+    /// `shown` (old-syntax strings masked), whose errors quote `shown`.
+    fn grammar_shown<'s>(
+        &self,
+        rule: Rule,
+        source: &'s str,
+        shown: &str,
+    ) -> Result<pest::iterators::Pairs<'s, Rule>> {
         if self.options.work_per_byte > 0 {
             let needed = source
                 .len()
@@ -783,7 +820,7 @@ impl Parser {
                 .saturating_add(PARSE_WORK_BASE);
             raise_call_limit(needed);
         }
-        Grammar::parse(rule, source).map_err(|e| self.pest_error(source, e))
+        Grammar::parse(rule, source).map_err(|e| self.pest_error(&shown[..source.len()], e))
     }
 
     fn pest_error(&self, source: &str, error: pest::error::Error<Rule>) -> ParseError {
@@ -1071,10 +1108,13 @@ impl<'p, 's> Builder<'p, 's> {
                         })?;
                     }
                     StringRules::Old => {
+                        // From the source, not the grammar's text: there
+                        // the strings' backslashes are masked.
                         for part in pair.into_inner() {
-                            let text = part.as_str();
-                            let body = &text[1..text.len() - 1];
-                            self.decode_string(body, span_of(&part), &mut bytes)?;
+                            let part = span_of(&part);
+                            let (start, end) = (part.start as usize, part.end as usize);
+                            let body = &self.source[start + 1..end - 1];
+                            self.decode_string(body, part, &mut bytes)?;
                         }
                     }
                 }
@@ -1551,15 +1591,10 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
         if bytes[i] == 0 {
             return Err((i, "a string cannot contain a NUL character".into()));
         }
-        if bytes[i] == b'\\' && i + 1 < bytes.len() {
-            if bytes[i + 1] == 0 {
-                return Err((i + 1, "a string cannot contain a NUL character".into()));
-            }
-            if bytes[i + 1] == b'"' {
-                out.push(b'"');
-            } else {
-                out.extend_from_slice(&bytes[i..i + 2]);
-            }
+        // `\"` is a backslash and a quote: a backslash does not escape
+        // the next backslash.
+        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'"') {
+            out.push(b'"');
             i += 2;
         } else {
             out.push(bytes[i]);
@@ -1567,6 +1602,155 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
         }
     }
     Ok(())
+}
+
+/// The text the grammar reads for an old-syntax `source`, and where it
+/// ends. HTCondor's lexer in old-ClassAd mode reads a string to the next
+/// `"` not after a backslash; a `\"` is a quote in the string, except
+/// at the very end of the text, where it ends the string, the backslash
+/// kept (`P = "C:\dir\"` is `C:\dir\`, as HTCondor's old-syntax writer
+/// writes it). Every other backslash is kept as it is. In the text
+/// returned each backslash and inner quote of a string is `_`, so that
+/// the grammar's string rule ends each string where that lexer does (the
+/// tree builder decodes the strings from `source`). The text ends where a
+/// string follows a string with only white space between: old syntax
+/// does not join them, so the first ends the expression (HTCondor ignores
+/// the rest of the line; inside brackets it is an error either way).
+pub(crate) fn mask_old_strings(source: &str) -> (std::borrow::Cow<'_, str>, usize) {
+    let bytes = source.as_bytes();
+    let mut masked: Option<Vec<u8>> = None;
+    let mask = |masked: &mut Option<Vec<u8>>, at: usize| {
+        masked.get_or_insert_with(|| bytes.to_vec())[at] = b'_';
+    };
+    let mut cut = bytes.len();
+    let mut i = 0;
+    'scan: while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let open = i;
+                let mut k = open + 1;
+                loop {
+                    let Some(q) = memchr::memchr(b'"', &bytes[k..]) else {
+                        // Unterminated: nothing in it may close it.
+                        for (at, &b) in bytes.iter().enumerate().skip(open + 1) {
+                            if b == b'\\' {
+                                mask(&mut masked, at);
+                            }
+                        }
+                        break 'scan;
+                    };
+                    let q = k + q;
+                    for (at, &b) in bytes.iter().enumerate().take(q).skip(k) {
+                        if b == b'\\' {
+                            mask(&mut masked, at);
+                        }
+                    }
+                    if q > open + 1 && bytes[q - 1] == b'\\' && q + 1 != bytes.len() {
+                        mask(&mut masked, q);
+                        k = q + 1;
+                        continue;
+                    }
+                    i = q + 1;
+                    break;
+                }
+                let next = i + bytes[i..]
+                    .iter()
+                    .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0B | 0x0C))
+                    .count();
+                if bytes.get(next) == Some(&b'"') {
+                    cut = next;
+                    break;
+                }
+            }
+            b'\'' => {
+                // A quoted name, read as the grammar reads it.
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => break,
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                match memchr::memmem::find(&bytes[i + 2..], b"*/") {
+                    Some(end) => i += end + 4,
+                    None => break,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    let text = match masked {
+        // Only ASCII bytes were replaced by ASCII bytes.
+        Some(masked) => std::borrow::Cow::Owned(String::from_utf8(masked).expect("UTF-8 kept")),
+        None => std::borrow::Cow::Borrowed(source),
+    };
+    let cut = cut.min(text.len());
+    (text, cut)
+}
+
+/// Whether what follows an old-syntax line's first expression (which
+/// ends at `end` in `text`) continues it as HTCondor's parser reads on:
+/// an operator, `?`, a selection `.`, a subscript `[`, or `(` after a
+/// name (a call). The parser then fails where the grammar's greedy
+/// reading stopped; anything else (`P = 1 2`, `P = 1 ]`, `P = 1 # x`) is
+/// ignored there.
+fn continues_expression(text: &str, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = end;
+    // White space and comments, as the grammar skips them.
+    loop {
+        match bytes.get(i..) {
+            Some([b' ' | b'\t' | b'\r' | b'\n' | 0x0B | 0x0C, ..]) => i += 1,
+            Some([b'/', b'*', ..]) => match memchr::memmem::find(&bytes[i + 2..], b"*/") {
+                Some(k) => i += k + 4,
+                None => return false,
+            },
+            _ => break,
+        }
+    }
+    let rest = &bytes[i..];
+    match rest {
+        [] | [b'/', b'/', ..] => false,
+        [
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>' | b'&' | b'|' | b'^' | b'?' | b'[',
+            ..,
+        ] => true,
+        [b'=', b'=', ..] | [b'=', b'?' | b'!', b'=', ..] | [b'!', b'=', ..] => true,
+        [b'.', next, ..] => !next.is_ascii_digit(),
+        [b'.'] => true,
+        [b'(', ..] => ends_with_name(&bytes[..end]),
+        _ => {
+            let word = rest
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+            let word = &rest[..word];
+            word.eq_ignore_ascii_case(b"is") || word.eq_ignore_ascii_case(b"isnt")
+        }
+    }
+}
+
+/// Whether `text` ends with a name (not a number or a keyword literal),
+/// which a `(` after it makes a function call.
+fn ends_with_name(text: &[u8]) -> bool {
+    let text = text.trim_ascii_end();
+    let run = text
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let start = text.len() - run;
+    let word = &text[start..];
+    let Some(first) = word.first() else {
+        return false;
+    };
+    let before = start.checked_sub(1).map(|k| text[k]);
+    (first.is_ascii_alphabetic() || *first == b'_')
+        && !before.is_some_and(|b| b.is_ascii_digit() || b == b'.')
+        && !["true", "false", "undefined", "error"]
+            .iter()
+            .any(|k| word.eq_ignore_ascii_case(k.as_bytes()))
 }
 
 #[cfg(test)]
@@ -1659,5 +1843,60 @@ mod tests {
         assert_ne!(parser.intern_bytes(b"\xfe"), parser.intern_bytes(b"\xff"));
         assert!(parser.intern_bytes(b"A\xff").eq_ignore_case(b"a\xff"));
         assert!(!parser.intern_bytes("É".as_bytes()).eq_ignore_case("é"));
+    }
+}
+
+/// Class 18 of tests/gen/known_bugs.txt: old-syntax lines read as
+/// HTCondor 25.14's `classad2.parseOne(text, ParserType.Old)` reads them.
+#[cfg(test)]
+mod old_line_tests {
+    use super::*;
+
+    fn read(line: &str) -> Option<String> {
+        let parser = Parser::new(ParseOptions::default());
+        let grammar = parser.parse_old_line_with_grammar(line);
+        let both = parser.parse_old_line(line);
+        assert_eq!(grammar.is_ok(), both.is_ok(), "{line}");
+        both.ok().map(|(_, e)| crate::unparse::unparse(&e))
+    }
+
+    #[test]
+    fn old_strings_follow_htcondors_old_lexer() {
+        for (line, value) in [
+            (r#"P = "x\""#, Some(r#""x\\""#)),
+            (r#"P = "C:\dir\""#, Some(r#""C:\\dir\\""#)),
+            (r#"P = "\\\""#, Some(r#""\\\\\\""#)),
+            (r#"P = "a\"b""#, Some(r#""a\"b""#)),
+            (r#"P = "a\\"b""#, Some(r#""a\\\"b""#)),
+            (r#"P = "a\nb""#, Some(r#""a\\nb""#)),
+            (r#"P = "a\" + "b""#, Some(r#""a\" + ""#)),
+            (r#"P = "a\\" + "b\\""#, Some(r#""a\\\" + ""#)),
+            (r#"P = "x\" "#, None),
+            (r#"P = {"a\"}"#, None),
+        ] {
+            assert_eq!(read(line).as_deref(), value, "{line}");
+        }
+    }
+
+    #[test]
+    fn old_lines_read_only_their_first_expression() {
+        for (line, value) in [
+            ("P = 1 2", Some("1")),
+            (r#"P = "a" "b""#, Some(r#""a""#)),
+            ("P = a b c", Some("a")),
+            ("P = 1 # note", Some("1")),
+            ("P = 1 ]", Some("1")),
+            ("P = 1 .5", Some("1")),
+            ("P = 1 (", Some("1")),
+            ("P = 1 /* c */ + 2", Some("1 + 2")),
+            ("P = 1 +", None),
+            ("P = 1 is", None),
+            ("P = a.", None),
+            ("P = a (", None),
+            ("P = 1 */", None),
+            (r#"P = f("a" "b")"#, None),
+        ] {
+            assert_eq!(read(line).as_deref(), value, "{line}");
+        }
     }
 }
