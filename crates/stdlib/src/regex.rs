@@ -737,19 +737,14 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                         continue;
                     }
                     // A number starting with 8 or 9 is always a back
-                    // reference in PCRE2 (`\80` is group 80, never octal).
-                    '8' | '9' => {
-                        let decimal: String = chars[i + 1..]
-                            .iter()
-                            .take_while(|c| c.is_ascii_digit())
-                            .collect();
-                        if decimal.parse::<usize>().unwrap_or(usize::MAX) > count_groups(pattern) {
-                            return None;
-                        }
-                        out.push('\\');
-                        out.push(next);
-                    }
-                    '4'..='7' if octal_above_byte(&chars[i + 1..]) && !utf => {
+                    // reference in PCRE2 (`\80` is group 80, never octal),
+                    // and so is one starting with 4 to 7 whose octal value
+                    // would not fit a byte (outside UTF mode): a group that
+                    // does not exist is an error there.
+                    '8' | '9' | '4'..='7'
+                        if matches!(next, '8' | '9')
+                            || (octal_above_byte(&chars[i + 1..]) && !utf) =>
+                    {
                         let decimal: String = chars[i + 1..]
                             .iter()
                             .take_while(|c| c.is_ascii_digit())
