@@ -54,30 +54,25 @@ run() {
         --json-report "$file.json" "$file" > "$file.out" 2>&1 || status=1
     tail -n 1 "$file.out"
 }
-for seed in $SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" > "$OUT/nocalls-$seed.txt"
-    run "$OUT/nocalls-$seed.txt"
-done
-for seed in $CALL_SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --calls > "$OUT/calls-$seed.txt"
-    run "$OUT/calls-$seed.txt"
-done
-for seed in $TEXT_SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --text > "$OUT/text-$seed.txt"
-    run "$OUT/text-$seed.txt"
-done
-for seed in $LIBRARY_SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --library > "$OUT/library-$seed.txt"
-    run "$OUT/library-$seed.txt"
-done
-for seed in $ODD_SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --odd > "$OUT/odd-$seed.txt"
-    run "$OUT/odd-$seed.txt"
-done
-for seed in $WILD_SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --wild > "$OUT/wild-$seed.txt"
-    run "$OUT/wild-$seed.txt"
-done
+# Generates a file of expressions for each seed in $3 with the
+# generator's flag $2 (empty: none) and runs it; $1 names the files.
+generate_and_run() {
+    kind=$1
+    flag=$2
+    for seed in $3; do
+        # $flag unquoted on purpose: empty means no flag at all.
+        # shellcheck disable=SC2086
+        "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" $flag > "$OUT/$kind-$seed.txt"
+        run "$OUT/$kind-$seed.txt"
+    done
+}
+generate_and_run nocalls "" "$SEEDS"
+generate_and_run calls --calls "$CALL_SEEDS"
+generate_and_run text --text "$TEXT_SEEDS"
+generate_and_run library --library "$LIBRARY_SEEDS"
+generate_and_run odd --odd "$ODD_SEEDS"
+generate_and_run wild --wild "$WILD_SEEDS"
+generate_and_run outside --outside "$OUTSIDE_SEEDS"
 for seed in $MUTATE_SEEDS; do
     set --
     for f in "$ROOT"/tests/corpus/*.txt "$ORACLE"/../conformance/*.txt \
@@ -86,9 +81,5 @@ for seed in $MUTATE_SEEDS; do
     done
     "$GEN" "$@" --seed "$seed" --count "$COUNT" > "$OUT/mutate-$seed.txt"
     run "$OUT/mutate-$seed.txt"
-done
-for seed in $OUTSIDE_SEEDS; do
-    "$GEN" --seed "$seed" --count "$COUNT" --max-depth "$DEPTH" --outside > "$OUT/outside-$seed.txt"
-    run "$OUT/outside-$seed.txt"
 done
 exit $status
