@@ -393,12 +393,11 @@ impl CallContext<'_> {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
-        self.vm.depth += 1;
         let scope = self.scope;
-        let value = self.run_in_callers_state(program, scope);
-        let value = self.vm.force(self.env, Some(scope), value);
-        self.vm.depth -= 1;
-        value
+        self.deeper(1, |context| {
+            let value = context.run_in_callers_state(program, scope);
+            context.vm.force(context.env, Some(scope), value)
+        })
     }
 
     /// Evaluates `program` in the caller's scope (and state), leaving a
@@ -409,11 +408,8 @@ impl CallContext<'_> {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
-        self.vm.depth += 1;
         let scope = self.scope;
-        let value = self.run_in_callers_state(program, scope);
-        self.vm.depth -= 1;
-        value
+        self.deeper(1, |context| context.run_in_callers_state(program, scope))
     }
 
     /// Evaluates `program` in the caller's scope and state at the call's
@@ -588,10 +584,7 @@ impl CallContext<'_> {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
-        self.vm.depth += 1;
-        let value = self.vm.run(self.env, program, scope);
-        self.vm.depth -= 1;
-        value
+        self.deeper(1, |context| context.vm.run(context.env, program, scope))
     }
 
     /// The root of the caller's evaluation state (what `root` and `.name`
@@ -615,13 +608,13 @@ impl CallContext<'_> {
         if self.vm.depth >= self.vm.options.limits.max_depth {
             return Value::Error;
         }
-        self.vm.depth += 1;
-        let left = self.vm.left_scope.take();
-        let value = self.vm.run(self.env, program, scope);
-        let value = self.vm.force(self.env, Some(scope), value);
-        self.vm.left_scope = left;
-        self.vm.depth -= 1;
-        value
+        self.deeper(1, |context| {
+            let left = context.vm.left_scope.take();
+            let value = context.vm.run(context.env, program, scope);
+            let value = context.vm.force(context.env, Some(scope), value);
+            context.vm.left_scope = left;
+            value
+        })
     }
 
     /// Whether evaluating the call's arguments `levels` levels deeper than
