@@ -104,10 +104,14 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 /// that are not defined, comma-separated, as HTCondor's `hasRefs` finds
 /// them (`ClassAd::_GetExternalReferences` with full names):
 /// - `attr` must be written as an attribute reference (else ERROR) and
-///   must be found (else UNDEFINED, before the pattern is looked at);
+///   must be found (else UNDEFINED, before the pattern is looked at) as
+///   [`dereference`] finds it: through an ad taken by `ad["name"]` only
+///   `root`, `toplevel` and `CurrentTime` are found; `CurrentTime` that no
+///   ad defines is found (a value) except in strict mode;
 /// - a name is looked up from the ad being searched outwards: defined, its
 ///   expression is searched in turn from the ad that defines it; not
-///   defined, it is listed. `self`/`MY`, `parent`, `root` name ads, whose
+///   defined, it is listed (but `CurrentTime` outside strict mode, which
+///   HTCondor's lookup finds). `self`/`MY`, `parent`, `root` name ads, whose
 ///   attributes are all searched; `.name` is looked up in the root;
 /// - `base.name` evaluates `base`: an ad is searched for `name`, UNDEFINED
 ///   lists `base.name` as written (`TARGET.x` outside a match is `x`: a
@@ -265,11 +269,35 @@ fn external_references(
             if let ExprKind::Attribute(name)
             | ExprKind::RootAttribute(name)
             | ExprKind::Select { name, .. } = &expr.kind
+                && !names_current_time(name.as_bytes(), strict)
             {
                 add(name.as_bytes().to_vec());
             }
             true
         }
+    }
+}
+
+/// Whether `name` is `CurrentTime`, which HTCondor's lookup finds (the
+/// time, a value) when no ad on the way defines it, except in strict
+/// mode: such a name is not unresolved (`[a = CurrentTime + w; b =
+/// unresolved(a)].b` is `"w"`), and `unresolved(CurrentTime)` is `""`.
+fn names_current_time(name: &[u8], strict: bool) -> bool {
+    !strict && name.eq_ignore_ascii_case(b"currenttime")
+}
+
+/// `found`, or for a `CurrentTime` that no ad defines the time, as the
+/// end of HTCondor's lookup (after the ads and the match's other ad).
+fn or_current_time(
+    context: &CallContext<'_>,
+    (found, current): (Found, AdRef),
+    name: &[u8],
+) -> (Found, AdRef) {
+    match found {
+        Found::Nothing if names_current_time(name, context.vm.options().strict) => {
+            (Found::Value(Value::Int(context.now() as i64)), current)
+        }
+        found => (found, current),
     }
 }
 
@@ -382,16 +410,21 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     match &source.kind {
         ExprKind::Attribute(name) => {
             let (found, current) = lookup_in_scope(&here, name.as_bytes(), root, strict);
-            match (found, context.target().cloned()) {
+            let found = match (found, context.target().cloned()) {
                 (Found::Nothing, Some(target)) => {
                     let target_root = target.root();
                     lookup_in_scope(&target, name.as_bytes(), Some(&target_root), strict)
                 }
                 (found, _) => (found, current),
-            }
+            };
+            or_current_time(context, found, name.as_bytes())
         }
         ExprKind::RootAttribute(name) => match root {
-            Some(root) => lookup_in_scope(root, name.as_bytes(), Some(root), strict),
+            Some(root) => or_current_time(
+                context,
+                lookup_in_scope(root, name.as_bytes(), Some(root), strict),
+                name.as_bytes(),
+            ),
             // `.name` without a root: HTCondor's lookup fails.
             None => (Found::Nothing, here),
         },
@@ -409,7 +442,27 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
                 return (Found::Nothing, here);
             }
             match base {
-                Value::Ad(ad) => lookup_in_scope(&ad, name.as_bytes(), root, strict),
+                // An ad taken by `ad["name"]` has lost its scope in
+                // HTCondor: as a selection from it (`Vm::select`), the
+                // lookup finds none of its attributes, only `root` (the
+                // root of the evaluation) and `CurrentTime`, so
+                // `unresolved(z.c)` with `z = [y = [c = d]]["y"]` is
+                // UNDEFINED and `evalInEachContext(z.c, ads)` evaluates
+                // `z.c` itself in each ad.
+                Value::Ad(ad) if ad.detached && !context.vm.options().corrections => {
+                    let name = name.as_bytes();
+                    if name.eq_ignore_ascii_case(b"root") || name.eq_ignore_ascii_case(b"toplevel")
+                    {
+                        lookup_in_scope(&ad, name, root, strict)
+                    } else {
+                        or_current_time(context, (Found::Nothing, here), name)
+                    }
+                }
+                Value::Ad(ad) => or_current_time(
+                    context,
+                    lookup_in_scope(&ad, name.as_bytes(), root, strict),
+                    name.as_bytes(),
+                ),
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {
