@@ -106,7 +106,7 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 /// - `attr` must be written as an attribute reference (else ERROR) and
 ///   must be found (else UNDEFINED, before the pattern is looked at) as
 ///   [`dereference`] finds it: through an ad taken by `ad["name"]` only
-///   `root`, `toplevel` and `CurrentTime` are found; `CurrentTime` that no
+///   the special names and `CurrentTime` are found; `CurrentTime` that no
 ///   ad defines is found (a value) except in strict mode;
 /// - a name is looked up from the ad being searched outwards: defined, its
 ///   expression is searched in turn from the ad that defines it; not
@@ -383,18 +383,33 @@ fn lookup_in_scope(
         } else {
             classad_vm::interp::parent_scope(&current).cloned()
         };
-        let special = match symbol.as_bytes() {
-            b"self" => Some(Some(Value::Ad(current.clone()))),
-            b"my" if !strict => Some(Some(Value::Ad(current.clone()))),
-            b"parent" => Some(parent.clone().map(Value::Ad)),
-            b"root" | b"toplevel" => Some(root.cloned().map(Value::Ad)),
-            _ => None,
-        };
-        match (special, parent) {
+        match (
+            special_name(&symbol, &current, parent.as_ref(), root, strict),
+            parent,
+        ) {
             (Some(Some(value)), _) => return (Found::Value(value), current),
             (Some(None), _) | (None, None) => return (Found::Nothing, current),
             (None, Some(parent)) => current = parent,
         }
+    }
+}
+
+/// What the special name `symbol` names at `current` (whose enclosing ad
+/// is `parent`): `None` for another name, `Some(None)` for a special name
+/// that names nothing there.
+fn special_name(
+    symbol: &Symbol,
+    current: &AdRef,
+    parent: Option<&AdRef>,
+    root: Option<&AdRef>,
+    strict: bool,
+) -> Option<Option<Value>> {
+    match symbol.as_bytes() {
+        b"self" => Some(Some(Value::Ad(current.clone()))),
+        b"my" if !strict => Some(Some(Value::Ad(current.clone()))),
+        b"parent" => Some(parent.cloned().map(Value::Ad)),
+        b"root" | b"toplevel" => Some(root.cloned().map(Value::Ad)),
+        _ => None,
     }
 }
 
@@ -443,19 +458,18 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
             }
             match base {
                 // An ad taken by `ad["name"]` has lost its scope in
-                // HTCondor: as a selection from it (`Vm::select`), the
-                // lookup finds none of its attributes, only `root` (the
-                // root of the evaluation) and `CurrentTime`, so
+                // HTCondor: as for a selection from it (`Vm::select`), the
+                // lookup finds none of its attributes, only the special
+                // names (`root` is the root of the evaluation, `self` and
+                // `MY` the ad, `parent` nothing) and `CurrentTime`, so
                 // `unresolved(z.c)` with `z = [y = [c = d]]["y"]` is
                 // UNDEFINED and `evalInEachContext(z.c, ads)` evaluates
                 // `z.c` itself in each ad.
                 Value::Ad(ad) if ad.detached && !context.vm.options().corrections => {
-                    let name = name.as_bytes();
-                    if name.eq_ignore_ascii_case(b"root") || name.eq_ignore_ascii_case(b"toplevel")
-                    {
-                        lookup_in_scope(&ad, name, root, strict)
-                    } else {
-                        or_current_time(context, (Found::Nothing, here), name)
+                    let symbol = Symbol::transient(name.as_bytes());
+                    match special_name(&symbol, &ad, None, root, strict) {
+                        Some(Some(value)) => (Found::Value(value), ad),
+                        _ => or_current_time(context, (Found::Nothing, here), name.as_bytes()),
                     }
                 }
                 Value::Ad(ad) => or_current_time(

@@ -289,8 +289,9 @@ const ODD_VALUES: [&str; 55] = [
     "\"[[:alpha:]]\\\\d?\"",
 ];
 
-/// Names for the ads of `unresolved` in [`GenOptions::odd`].
-const ODD_NAMES: [&str; 12] = [
+/// Names for the ads of `unresolved` in [`GenOptions::odd`]
+/// (`CurrentTime`: HTCondor's lookup finds it outside strict mode).
+const ODD_NAMES: [&str; 13] = [
     "A",
     "B",
     "c",
@@ -303,6 +304,18 @@ const ODD_NAMES: [&str; 12] = [
     "TARGET",
     "super",
     "undefined",
+    "CurrentTime",
+];
+
+/// Ads taken by `ad["name"]` (which have lost their scope in HTCondor),
+/// directly or through a list, for the attributes of the ads of
+/// `unresolved` in [`GenOptions::odd`].
+const ODD_DETACHED_ADS: [&str; 5] = [
+    "[y = [c = d]][\"y\"]",
+    "self[\"B\"]",
+    "{[y = [A = e]][\"y\"]}[0]",
+    "[y = {[c = B]}][\"y\"][0]",
+    "true ? parent[\"c\"] : 1",
 ];
 
 /// Every builtin HTCondor 25.14 has, for [`GenOptions::odd`] (the ones
@@ -1965,7 +1978,7 @@ impl Generator {
                 // other, outward, through bases of every kind.
                 let mut ad = AdExpr::new();
                 for n in ["A", "B", "c"] {
-                    let value = match self.rng.below(6) {
+                    let value = match self.rng.below(7) {
                         0 => node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES)))),
                         1 => select(
                             node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES)))),
@@ -1976,6 +1989,11 @@ impl Generator {
                             let inner = self.odd_value();
                             select(inner, self.rng.pick_str(&ODD_NAMES))
                         }
+                        4 => {
+                            let text = self.rng.pick_str(&ODD_DETACHED_ADS);
+                            classad_syntax::parse_expression(text)
+                                .unwrap_or_else(|_| lit(Literal::Undefined))
+                        }
                         _ => {
                             let l = node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES))));
                             let r = node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES))));
@@ -1984,10 +2002,18 @@ impl Generator {
                     };
                     ad.insert(name(n), value);
                 }
-                let reference = match self.rng.below(4) {
+                let reference = match self.rng.below(5) {
                     0 => node(ExprKind::Attribute(name(self.rng.pick_str(&ODD_NAMES)))),
                     1 => node(ExprKind::RootAttribute(name("A"))),
                     2 => select(node(ExprKind::Attribute(name("MY"))), "B"),
+                    // Through whatever an attribute holds (an ad taken by
+                    // ad["name"] among them).
+                    3 => select(
+                        node(ExprKind::Attribute(name(
+                            self.rng.pick_str(&["A", "B", "c"]),
+                        ))),
+                        self.rng.pick_str(&ODD_NAMES),
+                    ),
                     _ => node(ExprKind::Attribute(name("A"))),
                 };
                 let mut args = vec![reference];
