@@ -35,6 +35,10 @@ const MAX_STACK: usize = 1 << 20;
 const MAX_PATTERN: usize = 512;
 /// A capture not set.
 const UNSET: u32 = u32::MAX;
+/// Bytes compared by back references charged as one frame (an unanchored
+/// `(\w+)\1+$` on 5,000 letters compares billions of bytes in 100 million
+/// frames).
+const BYTES_PER_FRAME: u64 = 64;
 
 type Set = [u64; 4];
 
@@ -627,7 +631,12 @@ impl Lengths<'_> {
         Some(length.unwrap_or(0))
     }
 
-    fn node(&mut self, node: &Node, ancestors: &mut Vec<u32>, recursed: &mut bool) -> Option<usize> {
+    fn node(
+        &mut self,
+        node: &Node,
+        ancestors: &mut Vec<u32>,
+        recursed: &mut bool,
+    ) -> Option<usize> {
         Some(match node {
             Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => 1,
             Node::Circ | Node::Dollar | Node::Look { .. } => 0,
@@ -644,7 +653,11 @@ impl Lengths<'_> {
                 let mut copies = *min as usize;
                 // The last copy of an unlimited repeat that could match
                 // nothing counts nothing.
-                if let Node::Group { atomic: false, alts, .. } = &**node
+                if let Node::Group {
+                    atomic: false,
+                    alts,
+                    ..
+                } = &**node
                     && max.is_none()
                     && copies > 0
                     && could_be_empty(alts)
@@ -748,12 +761,15 @@ fn collect_node<'n>(
                 }
                 ancestors.push(*number);
             }
-            alts.iter().for_each(|alt| collect_groups(alt, ancestors, out));
+            alts.iter()
+                .for_each(|alt| collect_groups(alt, ancestors, out));
             if capture.is_some() {
                 ancestors.pop();
             }
         }
-        Node::Look { alts, .. } => alts.iter().for_each(|alt| collect_groups(alt, ancestors, out)),
+        Node::Look { alts, .. } => alts
+            .iter()
+            .for_each(|alt| collect_groups(alt, ancestors, out)),
         // The first copy of `+` (or `*`) is the repeated one; of `{2,}`
         // it is not.
         Node::Repeat { node, min, max, .. } => {
@@ -862,7 +878,13 @@ enum Lead {
 /// `.*` (with dotall for the start, without for line starts, outside
 /// atomic groups and groups a back reference names: `hidden`) or a group
 /// whose branches all do (PCRE2's `is_anchored`, `is_startline`).
-fn leads_with(nodes: &[Node], lead: Lead, multiline: bool, referenced: &[u32], hidden: bool) -> bool {
+fn leads_with(
+    nodes: &[Node],
+    lead: Lead,
+    multiline: bool,
+    referenced: &[u32],
+    hidden: bool,
+) -> bool {
     match nodes.first() {
         Some(Node::Circ) => lead == Lead::LineStart || !multiline,
         Some(Node::Repeat {
@@ -1179,7 +1201,9 @@ impl Codegen {
                     capture,
                     atomic,
                     alts,
-                } => self.repeat_group(GroupKind::of(*capture, *atomic), alts, *min, *max, *mode)?,
+                } => {
+                    self.repeat_group(GroupKind::of(*capture, *atomic), alts, *min, *max, *mode)?
+                }
                 Node::BackRef(group) => self.ops.push(Op::Ref {
                     group: *group,
                     min: *min,
@@ -1408,7 +1432,10 @@ impl Model {
         if parser.highest_ref > parser.groups {
             return None;
         }
-        if !always && !risky(&alts) {
+        // Back references are always replayed: PCRE2 10.32 reads them as
+        // no other engine here does (a group that refers to itself is
+        // atomic, the study's minimum length can exclude a match).
+        if !always && !risky(&alts) && parser.highest_ref == 0 {
             return None;
         }
         // In multiline mode `^` also matches after a newline: PCRE2 then
@@ -1501,7 +1528,12 @@ impl Model {
             } = self.ops[pc]
                 && mode != Mode::Possessive
                 && max > min
-                && self.cannot_follow(&self.possess_set(set, kind), kind, mode == Mode::Lazy, pc + 1)
+                && self.cannot_follow(
+                    &self.possess_set(set, kind),
+                    kind,
+                    mode == Mode::Lazy,
+                    pc + 1,
+                )
             {
                 self.ops[pc] = Op::Item {
                     set,
@@ -1702,6 +1734,7 @@ impl Model {
             limit,
             captures: vec![UNSET; 2 * (self.groups as usize + 1)],
             trail: Vec::new(),
+            compared: 0,
         };
         self.run(subject, 0, start, &mut count, budget, 0)
     }
@@ -1792,11 +1825,12 @@ impl Model {
             }};
         }
         'run: loop {
-            if count.frames - count.charged >= 4096 {
-                if !budget(count.frames - count.charged) {
+            let spent = count.frames + count.compared / BYTES_PER_FRAME;
+            if spent - count.charged >= 4096 {
+                if !budget(spent - count.charged) {
                     return None;
                 }
-                count.charged = count.frames;
+                count.charged = spent;
             }
             let failed = match &self.ops[pc] {
                 Op::Bra { .. } => {
@@ -1916,6 +1950,7 @@ impl Model {
                         let length = (to - from) as usize;
                         let mut taken = 0;
                         while taken < min && self.same(subject, from as usize, pos, length) {
+                            count.compared += length as u64;
                             pos += length;
                             taken += 1;
                         }
@@ -1938,6 +1973,7 @@ impl Model {
                             // count down to the minimum (that one too).
                             let floor = pos;
                             while taken < max && self.same(subject, from as usize, pos, length) {
+                                count.compared += length as u64;
                                 pos += length;
                                 taken += 1;
                             }
@@ -2035,10 +2071,18 @@ impl Model {
                         pc = at as usize + 1;
                         continue 'run;
                     }
-                    Resume::RefBack { pc: at, floor, length } => {
+                    Resume::RefBack {
+                        pc: at,
+                        floor,
+                        length,
+                    } => {
                         if pos >= (floor + length) as usize {
                             pos -= length as usize;
-                            push!(Resume::RefBack { pc: at, floor, length });
+                            push!(Resume::RefBack {
+                                pc: at,
+                                floor,
+                                length
+                            });
                             pc = at as usize + 1;
                             continue 'run;
                         }
@@ -2052,6 +2096,7 @@ impl Model {
                             return None;
                         };
                         let from = count.captures[2 * *group as usize] as usize;
+                        count.compared += u64::from(length);
                         if taken < *max && self.same(subject, from, pos, length as usize) {
                             pos += length as usize;
                             push!(Resume::RefMore {
@@ -2105,6 +2150,9 @@ struct Count {
     limit: u64,
     captures: Vec<u32>,
     trail: Vec<(u32, u32)>,
+    /// Bytes compared by back references (charged to the budget, not
+    /// counted toward the match limit).
+    compared: u64,
 }
 
 impl Count {
@@ -2152,67 +2200,6 @@ mod tests {
             }
         }
         low
-    }
-
-    #[test]
-    #[ignore]
-    fn calibration_dump() {
-        let Ok(path) = std::env::var("CAL_FILE") else {
-            return;
-        };
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut out = String::new();
-        for line in text.lines() {
-            let mut parts = line.split('\t');
-            let (pattern, subject, flags) = (
-                parts.next().unwrap(),
-                parts.next().unwrap_or("").replace("\\n", "\n"),
-                parts.next().unwrap_or(""),
-            );
-            let Some(model) = Model::build(
-                pattern.as_bytes(),
-                flags.contains('i'),
-                flags.contains('m'),
-                flags.contains('s'),
-                flags.contains('x'),
-                true,
-            ) else {
-                out.push_str("none\n");
-                continue;
-            };
-            let mut budget = |_| true;
-            let (mut low, mut high) = (0u64, 1 << 31);
-            while low < high {
-                let mid = (low + high) / 2;
-                if model.exceeds(subject.as_bytes(), mid, &mut budget) == Some(true) {
-                    low = mid + 1;
-                } else {
-                    high = mid;
-                }
-            }
-            let verdict = model.replay(subject.as_bytes(), u64::MAX, &mut budget);
-            let bytes = |set: &Option<Set>| -> String {
-                set.map(|set| {
-                    (0..=255u8)
-                        .filter(|&b| set_has(&set, b))
-                        .map(|b| format!("{b:02x}"))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .unwrap_or_else(|| "-".into())
-            };
-            let first = if model.first_is_literal {
-                bytes(&model.first)
-            } else {
-                "-".into()
-            };
-            out.push_str(&format!(
-                "{low} {verdict:?} {first} {} {}\n",
-                bytes(&model.required),
-                model.min_length
-            ));
-        }
-        std::fs::write(std::env::var("CAL_OUT").unwrap(), out).unwrap();
     }
 
     // Each count is PCRE2 10.32's (HTCondor 25.14's library): the
@@ -2264,6 +2251,32 @@ mod tests {
             ("(a+)+(?=ab|ac)", "aaaa", 70),
             ("(?!x)(a+)+$", "aaaa!", 41),
             ("(a+)+(?<!a)$", "aaaa!", 55),
+            // known_bugs class 15: back references, and what the oracle's
+            // libpcre2 showed besides while checking them.
+            ("((a)+)+\\2$", "aaaaaaaaaa!", 5119),
+            ("(a+)+\\1$", "aaaaaaaaaa!", 2560),
+            ("((a|b)+)+\\2!", "aaaaaab!", 894),
+            ("(a*)*\\1b", "aaaaaaaa!b", 769),
+            ("(a|aa)+\\1$", "aaaaaaaaaaaa!", 1828),
+            (
+                "(\\w+)\\1+$",
+                "abababababababababababababababababababab!",
+                88,
+            ),
+            ("(a)(\\1*)", "ab", 5),
+            ("(\\1|a+).", "aa", 5),
+            ("^(x?a+\\1*)ab", "aaab", 5),
+            ("(a|b)+?\\1$", "abab!", 16),
+            ("(a|b)+\\1*?$", "abab!", 20),
+            ("^[ab]*a+", "a", 4),
+            ("(|){0,2}", "", 6),
+            ("(a|)!", "Aa!", 3),
+            ("(a+)+$", "a", 5),
+            ("(A|\\1*)a", "a", 0),
+            ("(a(|\\1))\\1", "a", 5),
+            (".(((\\3}\\2|\\g{3})))", "\n", 0),
+            ("\\n*.", "\n\n", 4),
+            ("a*$", "a", 2),
         ]
         .into_iter()
         .filter(|&(pattern, subject, expected)| frames(pattern, subject) != expected)
@@ -2288,5 +2301,29 @@ mod tests {
         assert_eq!(limited("(a+)+$", "a".repeat(22) + "!"), Some(true));
         assert_eq!(limited("(a+)+b", "a".repeat(1999)), Some(false));
         assert_eq!(limited("(a+)+b", "a".repeat(2000)), Some(true));
+    }
+
+    /// known_bugs class 15: back references reach the limit where
+    /// HTCondor's PCRE2 does, and a group that refers to itself is atomic.
+    #[test]
+    fn back_references_as_htcondor() {
+        let verdict = |pattern: &str, subject: String| {
+            Model::new(pattern.as_bytes(), false, false, false, false)
+                .expect("modelled")
+                .search(subject.as_bytes(), &mut |_| true)
+        };
+        let a = |n: usize| "a".repeat(n) + "!";
+        assert_eq!(verdict("((a)+)+\\2$", a(20)), Some(Verdict::NoMatch));
+        assert_eq!(verdict("((a)+)+\\2$", a(21)), Some(Verdict::Limit));
+        assert_eq!(verdict("(a|aa)+\\1$", a(29)), Some(Verdict::NoMatch));
+        assert_eq!(verdict("(a|aa)+\\1$", a(30)), Some(Verdict::Limit));
+        assert_eq!(verdict("(a+)+$", "a".into()), Some(Verdict::Match));
+        assert_eq!(
+            verdict("^(x?a+\\1*)ab", "aaab".into()),
+            Some(Verdict::NoMatch)
+        );
+        // Without a back reference nor exponential backtracking: not
+        // replayed (the engine answers).
+        assert!(Model::new(b"^(x?a+)ab", false, false, false, false).is_none());
     }
 }
