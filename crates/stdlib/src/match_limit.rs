@@ -2203,7 +2203,8 @@ mod tests {
     }
 
     // Each count is PCRE2 10.32's (HTCondor 25.14's library): the
-    // smallest match limit under which pcre2_match does not fail.
+    // smallest match limit under which pcre2_match does not fail, as
+    // tests/gen/pcre2_frames.py measures it.
     #[test]
     fn frames_as_pcre2_counts_them() {
         let wrong = [
