@@ -33,6 +33,12 @@ const MAX_COPIES: u32 = 16;
 const MAX_STACK: usize = 1 << 20;
 /// Most bytes of pattern modelled.
 const MAX_PATTERN: usize = 512;
+/// A capture not set.
+const UNSET: u32 = u32::MAX;
+/// Bytes compared by back references charged as one frame (an unanchored
+/// `(\w+)\1+$` on 5,000 letters compares billions of bytes in 100 million
+/// frames).
+const BYTES_PER_FRAME: u64 = 64;
 
 type Set = [u64; 4];
 
@@ -42,16 +48,6 @@ fn set_has(set: &Set, byte: u8) -> bool {
 
 fn set_add(set: &mut Set, byte: u8) {
     set[(byte >> 6) as usize] |= 1 << (byte & 63);
-}
-
-/// Whether `set` is one byte, or one letter in either case.
-fn is_literal(set: &Set) -> bool {
-    let bytes: Vec<u8> = (0..=255u8).filter(|&b| set_has(set, b)).take(3).collect();
-    match bytes[..] {
-        [_] => true,
-        [upper, lower] => upper.is_ascii_uppercase() && lower == upper ^ 0x20,
-        _ => false,
-    }
 }
 
 fn disjoint(a: &Set, b: &Set) -> bool {
@@ -73,13 +69,30 @@ enum Mode {
 
 #[derive(Clone, Debug)]
 enum Node {
+    /// A character type (`\d`, `\w`...).
     Set(Set),
+    /// `.`.
+    Any(Set),
+    /// A negated single character (`[^a]`).
+    Not(Set),
+    /// A class of more than one character (`[ab]`, `[\d]`): PCRE2 opens a
+    /// frame for a repeat of it at each count down to its minimum, that one
+    /// too (for a character type, not that one).
+    Class(Set),
+    /// A literal character (in either case if caseless).
+    Char(Set),
     Circ,
     Dollar,
+    /// A group; `capture`: its number if it captures.
     Group {
-        capture: bool,
+        capture: Option<u32>,
+        /// Atomic: PCRE2 10.32 wraps a capturing group that holds a back
+        /// reference to itself in an atomic group (10.35 stopped).
+        atomic: bool,
         alts: Vec<Vec<Node>>,
     },
+    /// A back reference to a capturing group.
+    BackRef(u32),
     Repeat {
         node: Box<Node>,
         min: u32,
@@ -107,6 +120,10 @@ enum Op {
     /// A group: the first op of each alternative.
     Bra {
         frames_all: bool,
+        /// The group's number if it captures (set at its ket), else 0.
+        capture: u32,
+        /// At its ket, what was left to try inside is dropped.
+        atomic: bool,
         alts: Vec<u32>,
     },
     /// End of an alternative: on to the group's ket.
@@ -122,6 +139,14 @@ enum Op {
     },
     Item {
         set: u32,
+        min: u32,
+        max: u32,
+        mode: Mode,
+        kind: ItemKind,
+    },
+    /// A back reference, repeated from `min` to `max` times.
+    Ref {
+        group: u32,
         min: u32,
         max: u32,
         mode: Mode,
@@ -154,6 +179,12 @@ pub(crate) struct Model {
     first_is_literal: bool,
     /// `^` and `$` also at newlines inside the subject.
     multiline: bool,
+    /// Back references compare ignoring ASCII case.
+    caseless: bool,
+    /// Tried only at the start of the subject and after newlines.
+    startline: bool,
+    /// Capturing groups.
+    groups: u32,
 }
 
 struct Parser<'p> {
@@ -161,6 +192,16 @@ struct Parser<'p> {
     at: usize,
     caseless: bool,
     dotall: bool,
+    /// Capturing groups opened so far.
+    groups: u32,
+    /// The highest group a back reference names.
+    highest_ref: u32,
+    /// The capturing groups open at the point read.
+    open: Vec<u32>,
+    /// Groups that hold a back reference to themselves.
+    self_referenced: Vec<u32>,
+    /// Groups some back reference names.
+    referenced: Vec<u32>,
 }
 
 fn class_digit() -> Set {
@@ -204,32 +245,85 @@ impl Parser<'_> {
         set
     }
 
-    /// An escape after `\`: a class or a literal byte.
-    fn escape(&mut self) -> Option<Set> {
+    /// A back reference after `\`: `\1` to `\9` (a single digit is always
+    /// one in PCRE2, even to a group not opened yet), `\gN`, `\g{N}` and
+    /// the relative `\g{-N}`, `\g-N`. Other escapes are left unread.
+    fn back_reference(&mut self) -> Option<u32> {
+        let rest = &self.bytes[self.at..];
+        let digits = |bytes: &[u8]| bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (number, relative, length) = match rest {
+            [b'1'..=b'9', next @ ..] if digits(next) == 0 => (u32::from(rest[0] - b'0'), false, 1),
+            [b'g', b'{', inner @ ..] => {
+                let negative = inner.first() == Some(&b'-');
+                let body = &inner[usize::from(negative)..];
+                let count = digits(body);
+                if count == 0 || count > 3 || body.get(count) != Some(&b'}') {
+                    return None;
+                }
+                let number = std::str::from_utf8(&body[..count]).ok()?.parse().ok()?;
+                (number, negative, 3 + usize::from(negative) + count)
+            }
+            [b'g', inner @ ..] => {
+                let negative = inner.first() == Some(&b'-');
+                let body = &inner[usize::from(negative)..];
+                let count = digits(body);
+                if count == 0 || count > 3 {
+                    return None;
+                }
+                let number = std::str::from_utf8(&body[..count]).ok()?.parse().ok()?;
+                (number, negative, 1 + usize::from(negative) + count)
+            }
+            _ => return None,
+        };
+        let group = if relative {
+            (self.groups + 1).checked_sub(number).filter(|&g| g > 0)?
+        } else {
+            number
+        };
+        if group == 0 {
+            return None;
+        }
+        self.at += length;
+        self.highest_ref = self.highest_ref.max(group);
+        if self.open.contains(&group) && !self.self_referenced.contains(&group) {
+            self.self_referenced.push(group);
+        }
+        if !self.referenced.contains(&group) {
+            self.referenced.push(group);
+        }
+        Some(group)
+    }
+
+    /// An escape after `\`: a class, or a literal byte (`Node::Char`).
+    fn escape(&mut self) -> Option<Node> {
         let byte = self.peek()?;
         self.at += 1;
         Some(match byte {
-            b'd' => class_digit(),
-            b'D' => negate(class_digit()),
-            b'w' => class_word(),
-            b'W' => negate(class_word()),
-            b's' => class_space(),
-            b'S' => negate(class_space()),
-            b't' => self.literal(b'\t'),
-            b'n' => self.literal(b'\n'),
-            b'r' => self.literal(b'\r'),
+            b'd' => Node::Set(class_digit()),
+            b'D' => Node::Set(negate(class_digit())),
+            b'w' => Node::Set(class_word()),
+            b'W' => Node::Set(negate(class_word())),
+            b's' => Node::Set(class_space()),
+            b'S' => Node::Set(negate(class_space())),
+            b't' => Node::Char(self.literal(b'\t')),
+            b'n' => Node::Char(self.literal(b'\n')),
+            b'r' => Node::Char(self.literal(b'\r')),
             _ if byte.is_ascii_alphanumeric() || byte >= 0x80 => return None,
-            _ => self.literal(byte),
+            _ => Node::Char(self.literal(byte)),
         })
     }
 
-    fn class(&mut self) -> Option<Set> {
+    /// A class after `[`; one that holds a single literal character is
+    /// that character (`Node::Char`), as PCRE2 compiles it.
+    fn class(&mut self) -> Option<Node> {
         let mut set = [0; 4];
         let negated = self.peek() == Some(b'^');
         if negated {
             self.at += 1;
         }
         let mut first = true;
+        let mut items = 0;
+        let mut single_char = true;
         loop {
             let byte = self.peek()?;
             self.at += 1;
@@ -237,14 +331,19 @@ impl Parser<'_> {
                 break;
             }
             first = false;
+            items += 1;
             let low = match byte {
                 b'[' if self.peek() == Some(b':') => return None,
                 b'\\' => {
-                    let escaped = self.escape()?;
-                    if escaped.iter().map(|x| x.count_ones()).sum::<u32>() > 2 {
-                        union(&mut set, &escaped);
-                        continue;
-                    }
+                    let escaped = match self.escape()? {
+                        Node::Char(set) => set,
+                        Node::Set(class) => {
+                            single_char = false;
+                            union(&mut set, &class);
+                            continue;
+                        }
+                        _ => return None,
+                    };
                     // A single byte (two with caseless letters): its lowest.
                     (0..=255u8).find(|&b| set_has(&escaped, b))?
                 }
@@ -258,6 +357,7 @@ impl Parser<'_> {
                 if high == b'\\' || high < low {
                     return None;
                 }
+                single_char = false;
                 for b in low..=high {
                     union(&mut set, &self.literal(b));
                 }
@@ -265,7 +365,13 @@ impl Parser<'_> {
                 union(&mut set, &self.literal(low));
             }
         }
-        Some(if negated { negate(set) } else { set })
+        // A negated single character is no class in PCRE2 either.
+        Some(match (negated, items == 1 && single_char) {
+            (false, true) => Node::Char(set),
+            (true, true) => Node::Not(negate(set)),
+            (false, false) => Node::Class(set),
+            (true, false) => Node::Class(negate(set)),
+        })
     }
 
     fn alternatives(&mut self, depth: u32) -> Option<Vec<Vec<Node>>> {
@@ -316,29 +422,45 @@ impl Parser<'_> {
                             return None;
                         }
                         self.at += 2;
-                        false
+                        None
                     } else {
-                        true
+                        self.groups += 1;
+                        Some(self.groups)
                     };
-                    Node::Group {
+                    self.open.extend(capture);
+                    let alts = self.alternatives(depth + 1)?;
+                    self.open.pop_if(|_| capture.is_some());
+                    let group = Node::Group {
                         capture,
-                        alts: self.alternatives(depth + 1)?,
+                        atomic: false,
+                        alts,
+                    };
+                    match capture {
+                        Some(number) if self.self_referenced.contains(&number) => Node::Group {
+                            capture: None,
+                            atomic: true,
+                            alts: vec![vec![group]],
+                        },
+                        _ => group,
                     }
                 }
-                b'[' => Node::Set(self.class()?),
-                b'\\' => Node::Set(self.escape()?),
+                b'[' => self.class()?,
+                b'\\' => match self.back_reference() {
+                    Some(group) => Node::BackRef(group),
+                    None => self.escape()?,
+                },
                 b'.' => {
                     let mut set = [u64::MAX; 4];
                     if !self.dotall {
                         set[0] &= !(1 << b'\n');
                     }
-                    Node::Set(set)
+                    Node::Any(set)
                 }
                 b'^' => Node::Circ,
                 b'$' => Node::Dollar,
                 b'*' | b'+' | b'?' | b'{' | b'#' | b' ' => return None,
                 _ if byte >= 0x80 => return None,
-                _ => Node::Set(self.literal(byte)),
+                _ => Node::Char(self.literal(byte)),
             };
             let atom = self.quantified(atom)?;
             alts.last_mut()?.push(atom);
@@ -380,7 +502,12 @@ impl Parser<'_> {
         let mode = match self.peek() {
             Some(b'?') => {
                 self.at += 1;
-                Mode::Lazy
+                // An exact count has nothing to be lazy about.
+                if max == Some(min) {
+                    Mode::Greedy
+                } else {
+                    Mode::Lazy
+                }
             }
             Some(b'+') => return None,
             _ => Mode::Greedy,
@@ -433,16 +560,222 @@ fn risky(alts: &[Vec<Node>]) -> bool {
     alts.iter().any(|a| walk(a))
 }
 
+/// The shortest match of `nodes`, a back reference counting nothing (the
+/// compiler's test of a group that could match nothing, which makes a
+/// repeated group check each iteration).
 fn min_length(nodes: &[Node]) -> usize {
-    nodes.iter().map(node_min_length).sum()
+    nodes
+        .iter()
+        .map(|node| match node {
+            Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => 1,
+            Node::Circ | Node::Dollar | Node::Look { .. } | Node::BackRef(_) => 0,
+            Node::Group { alts, .. } => alts.iter().map(|a| min_length(a)).min().unwrap_or(0),
+            Node::Repeat { node, min, .. } => {
+                min_length(std::slice::from_ref(&**node)).saturating_mul(*min as usize)
+            }
+        })
+        .fold(0, usize::saturating_add)
 }
 
-fn node_min_length(node: &Node) -> usize {
+/// A capturing group as the study finds it: its first copy.
+struct GroupInfo<'n> {
+    alts: &'n [Vec<Node>],
+    /// The capturing groups that enclose it.
+    ancestors: Vec<u32>,
+    /// Compiled as a repeated group that could match nothing (PCRE2's
+    /// SCBRA), whose shortest match the study takes as 0.
+    could_be_empty: bool,
+}
+
+/// PCRE2's study of the shortest match (`find_minlength`): a branch that
+/// holds a back reference to a group it is inside (or that it reached
+/// through references) does not lower its group's minimum unless it is
+/// the first; a reference counts its group's minimum, remembered by group
+/// number once measured (a later reference takes that even where it would
+/// recurse).
+struct Lengths<'n> {
+    groups: &'n [Option<GroupInfo<'n>>],
+    /// Groups entered through back references.
+    entered: Vec<u32>,
+    known: Vec<Option<usize>>,
+    /// The highest group number looked up in `known`.
+    known_top: usize,
+    /// Groups measured (PCRE2 gives up past 1,000: minimum 0).
+    work: u32,
+}
+
+impl Lengths<'_> {
+    /// The minimum of the pattern, `None` if too complex to study.
+    fn pattern(&mut self, alts: &[Vec<Node>]) -> Option<usize> {
+        self.group(alts, &mut Vec::new())
+    }
+
+    fn group(&mut self, alts: &[Vec<Node>], ancestors: &mut Vec<u32>) -> Option<usize> {
+        self.work += 1;
+        if self.work > 1000 {
+            return None;
+        }
+        let mut length: Option<usize> = None;
+        for alt in alts {
+            let mut recursed = false;
+            let mut branch = 0usize;
+            for node in alt {
+                branch = branch.saturating_add(self.node(node, ancestors, &mut recursed)?);
+            }
+            // Every branch is measured (which may remember references),
+            // even after one of length 0.
+            if length.is_none_or(|length| !recursed && branch < length) {
+                length = Some(branch);
+            }
+        }
+        Some(length.unwrap_or(0))
+    }
+
+    fn node(
+        &mut self,
+        node: &Node,
+        ancestors: &mut Vec<u32>,
+        recursed: &mut bool,
+    ) -> Option<usize> {
+        Some(match node {
+            Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => 1,
+            Node::Circ | Node::Dollar | Node::Look { .. } => 0,
+            Node::Group { capture, alts, .. } => {
+                ancestors.extend(*capture);
+                let length = self.group(alts, ancestors)?;
+                if capture.is_some() {
+                    ancestors.pop();
+                }
+                length
+            }
+            Node::BackRef(group) => self.reference(*group, ancestors, recursed)?,
+            Node::Repeat { node, min, max, .. } => {
+                let mut copies = *min as usize;
+                // The last copy of an unlimited repeat that could match
+                // nothing counts nothing.
+                if let Node::Group {
+                    atomic: false,
+                    alts,
+                    ..
+                } = &**node
+                    && max.is_none()
+                    && copies > 0
+                    && could_be_empty(alts)
+                {
+                    copies -= 1;
+                }
+                match &**node {
+                    // Measured (and found recursive) whatever the count.
+                    Node::BackRef(group) => self
+                        .reference(*group, ancestors, recursed)?
+                        .saturating_mul(copies),
+                    // Each copy of a group that captures nothing is measured
+                    // anew (what the references remember may have changed);
+                    // copies of a capturing one take the first's length.
+                    Node::Group { capture: None, .. } => {
+                        let mut total = 0usize;
+                        for _ in 0..copies.min(MAX_COPIES as usize) {
+                            total = total.saturating_add(self.node(node, ancestors, recursed)?);
+                        }
+                        total
+                    }
+                    _ if copies == 0 => 0,
+                    _ => self.node(node, ancestors, recursed)?.saturating_mul(copies),
+                }
+            }
+        })
+    }
+
+    fn reference(&mut self, group: u32, ancestors: &[u32], recursed: &mut bool) -> Option<usize> {
+        let at = group as usize;
+        if at <= self.known_top
+            && let Some(Some(length)) = self.known.get(at)
+        {
+            return Some(*length);
+        }
+        let Some(Some(info)) = self.groups.get(at) else {
+            return Some(0);
+        };
+        let length = if ancestors.contains(&group) || self.entered.contains(&group) {
+            *recursed = true;
+            0
+        } else if info.could_be_empty {
+            0
+        } else {
+            self.entered.push(group);
+            let mut inside = info.ancestors.clone();
+            inside.push(group);
+            let length = self.group(info.alts, &mut inside);
+            self.entered.pop();
+            length?
+        };
+        // As PCRE2 keeps them: the last stored is the highest it looks at.
+        if self.known.len() <= at {
+            self.known.resize(at + 1, None);
+        }
+        for forgotten in self.known_top + 1..at {
+            self.known[forgotten] = None;
+        }
+        self.known[at] = Some(length);
+        self.known_top = at;
+        Some(length)
+    }
+}
+
+/// Whether a branch of the group could match nothing, a back reference
+/// counting nothing (PCRE2's test for the S form of a repeated group).
+fn could_be_empty(alts: &[Vec<Node>]) -> bool {
+    alts.iter().any(|alt| min_length(alt) == 0)
+}
+
+/// Each capturing group by number: its first copy.
+fn collect_groups<'n>(
+    nodes: &'n [Node],
+    ancestors: &mut Vec<u32>,
+    out: &mut Vec<Option<GroupInfo<'n>>>,
+) {
+    for node in nodes {
+        collect_node(node, false, ancestors, out);
+    }
+}
+
+fn collect_node<'n>(
+    node: &'n Node,
+    repeated: bool,
+    ancestors: &mut Vec<u32>,
+    out: &mut Vec<Option<GroupInfo<'n>>>,
+) {
     match node {
-        Node::Set(_) => 1,
-        Node::Circ | Node::Dollar | Node::Look { .. } => 0,
-        Node::Group { alts, .. } => alts.iter().map(|a| min_length(a)).min().unwrap_or(0),
-        Node::Repeat { node, min, .. } => node_min_length(node).saturating_mul(*min as usize),
+        Node::Group { capture, alts, .. } => {
+            if let Some(number) = capture {
+                let at = *number as usize;
+                if out.len() <= at {
+                    out.resize_with(at + 1, || None);
+                }
+                if out[at].is_none() {
+                    out[at] = Some(GroupInfo {
+                        alts,
+                        ancestors: ancestors.clone(),
+                        could_be_empty: repeated && could_be_empty(alts),
+                    });
+                }
+                ancestors.push(*number);
+            }
+            alts.iter()
+                .for_each(|alt| collect_groups(alt, ancestors, out));
+            if capture.is_some() {
+                ancestors.pop();
+            }
+        }
+        Node::Look { alts, .. } => alts
+            .iter()
+            .for_each(|alt| collect_groups(alt, ancestors, out)),
+        // The first copy of `+` (or `*`) is the repeated one; of `{2,}`
+        // it is not.
+        Node::Repeat { node, min, max, .. } => {
+            collect_node(node, max.is_none() && *min <= 1, ancestors, out)
+        }
+        _ => {}
     }
 }
 
@@ -512,21 +845,11 @@ fn strip_extended(pattern: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Whether `node` is a literal byte, repeated at least once or not
-/// (PCRE2's first code unit).
-fn starts_literal(node: &Node) -> bool {
-    match node {
-        Node::Set(set) => is_literal(set),
-        Node::Repeat { node, min, .. } => *min > 0 && starts_literal(node),
-        _ => false,
-    }
-}
-
 /// The length every match of `nodes` has, if they all have one.
 fn fixed_length(nodes: &[Node]) -> Option<usize> {
     nodes.iter().try_fold(0usize, |total, node| {
         let length = match node {
-            Node::Set(_) => 1,
+            Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => 1,
             Node::Circ | Node::Dollar | Node::Look { .. } => 0,
             Node::Group { alts, .. } => {
                 let first = fixed_length(alts.first()?)?;
@@ -537,77 +860,284 @@ fn fixed_length(nodes: &[Node]) -> Option<usize> {
             Node::Repeat { node, min, max, .. } if Some(*min) == *max => {
                 fixed_length(std::slice::from_ref(node))?.checked_mul(*min as usize)?
             }
-            Node::Repeat { .. } => return None,
+            Node::Repeat { .. } | Node::BackRef(_) => return None,
         };
         total.checked_add(length)
     })
 }
 
-/// The bytes a match of `nodes` can start with, `None` if unknown or if it
-/// can be empty.
-fn first_set(nodes: &[Node]) -> Option<Set> {
-    let mut set = [0; 4];
-    for node in nodes {
-        match node {
-            Node::Set(s) => {
-                union(&mut set, s);
-                return Some(set);
-            }
-            Node::Circ | Node::Dollar => return None,
-            // PCRE2's study skips these; a lookahead counts as a group.
-            Node::Look { negated: true, .. } | Node::Look { behind: true, .. } => {}
-            Node::Group { alts, .. } | Node::Look { alts, .. } => {
-                let mut all = [0; 4];
-                for alt in alts {
-                    union(&mut all, &first_set(alt)?);
-                }
-                union(&mut set, &all);
-                return Some(set);
-            }
-            Node::Repeat { node, min, .. } => {
-                union(&mut set, &first_set(std::slice::from_ref(node))?);
-                if *min > 0 {
-                    return Some(set);
-                }
-            }
-        }
-    }
-    None
+/// What every branch may start with for PCRE2 to try a pattern at the
+/// subject's start only, or at line starts only.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    Anchor,
+    LineStart,
 }
 
-/// The last literal byte every match needs (PCRE2's required code unit),
-/// from the top-level sequence and groups that are not optional.
-fn required(nodes: &[Node]) -> Option<Set> {
-    let mut found = None;
+/// Whether `nodes` start with `^` (in multiline mode for line starts),
+/// `.*` (with dotall for the start, without for line starts, outside
+/// atomic groups and groups a back reference names: `hidden`) or a group
+/// whose branches all do (PCRE2's `is_anchored`, `is_startline`).
+fn leads_with(
+    nodes: &[Node],
+    lead: Lead,
+    multiline: bool,
+    referenced: &[u32],
+    hidden: bool,
+) -> bool {
+    match nodes.first() {
+        Some(Node::Circ) => lead == Lead::LineStart || !multiline,
+        Some(Node::Repeat {
+            node,
+            min: 0,
+            max: None,
+            ..
+        }) => match &**node {
+            Node::Any(set) => !hidden && set_has(set, b'\n') == (lead == Lead::Anchor),
+            _ => false,
+        },
+        Some(Node::Group {
+            capture,
+            atomic,
+            alts,
+        }) => {
+            let hidden = hidden || *atomic || capture.is_some_and(|c| referenced.contains(&c));
+            alts.iter()
+                .all(|alt| leads_with(alt, lead, multiline, referenced, hidden))
+        }
+        _ => false,
+    }
+}
+
+/// PCRE2's study of the bytes a match can start with (`set_start_bits`):
+/// adds those of `nodes` to `set`; `Some(true)` if they can also match
+/// nothing (the bytes of what follows count too), `None` if unknown.
+fn start_bits(nodes: &[Node], set: &mut Set, multiline: bool) -> Option<bool> {
     for node in nodes {
-        let last = match node {
-            Node::Set(s) if is_literal(s) => Some(*s),
-            Node::Set(_) => None,
-            Node::Circ | Node::Dollar => continue,
-            // A lookahead gives its required byte only when it has one
-            // after its first (PCRE2: `(?=ab)` gives `b`, `(?=b)` none).
-            Node::Look {
-                negated: false,
-                behind: false,
-                alts,
-            } if alts.len() == 1 && alts[0].first().is_some_and(starts_literal) => {
-                required(&alts[0][1..])
-            }
-            Node::Look { .. } => continue,
-            Node::Group { alts, .. } if alts.len() == 1 => required(&alts[0]),
-            Node::Group { .. } => None,
-            Node::Repeat { node, min, .. } if *min > 0 => match &**node {
-                Node::Group { alts, .. } if alts.len() == 1 => required(&alts[0]),
-                Node::Set(s) if is_literal(s) => Some(*s),
-                _ => None,
-            },
-            Node::Repeat { .. } => continue,
-        };
-        if last.is_some() {
-            found = last;
+        if !node_start_bits(node, set, multiline)? {
+            return Some(false);
         }
     }
-    found
+    Some(true)
+}
+
+fn node_start_bits(node: &Node, set: &mut Set, multiline: bool) -> Option<bool> {
+    match node {
+        Node::Set(s) | Node::Class(s) | Node::Char(s) => {
+            union(set, s);
+            Some(false)
+        }
+        Node::Dollar | Node::BackRef(_) | Node::Not(_) | Node::Any(_) => None,
+        // `^` is skipped, but not in multiline mode.
+        Node::Circ => (!multiline).then_some(true),
+        // Skipped, as lookbehinds and negative lookaheads.
+        Node::Look { negated: true, .. } | Node::Look { behind: true, .. } => Some(true),
+        // A positive lookahead counts as a group.
+        Node::Group { alts, .. } | Node::Look { alts, .. } => {
+            let mut empty = false;
+            for alt in alts {
+                empty |= start_bits(alt, set, multiline)?;
+            }
+            Some(empty)
+        }
+        Node::Repeat { node, min, .. } => Some(node_start_bits(node, set, multiline)? || *min == 0),
+    }
+}
+
+/// A first or required code unit as PCRE2's compiler tracks them
+/// (`firstcu`, `reqcu` and their flags in `compile_branch`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Unit {
+    /// Nothing seen yet (REQ_UNSET).
+    Unset,
+    /// There is none (REQ_NONE).
+    None,
+    /// This literal (a byte, or a letter in both cases); `vary`: set after
+    /// a repeat of varying count (REQ_VARY).
+    Some(Set, bool),
+}
+
+impl Unit {
+    fn is_set(&self) -> bool {
+        matches!(self, Unit::Some(..))
+    }
+}
+
+/// PCRE2's first and required code units, computed as its compiler does
+/// from the items of each branch in turn: the first literal of a branch
+/// is its first code unit (not also a required one), later literals the
+/// required one; a repeat that may be absent restores both to what they
+/// were before the item (for a back reference, which saves nothing, to
+/// what the item before it saved).
+struct Units {
+    /// A repeat of varying count has been compiled (`req_varyopt`).
+    vary: bool,
+    multiline: bool,
+}
+
+impl Units {
+    /// `compile_regex`: the units of a group from those of its branches.
+    fn alternatives(&mut self, alts: &[Vec<Node>]) -> (Unit, Unit) {
+        let (mut first, mut required) = (Unit::Unset, Unit::Unset);
+        for (index, alt) in alts.iter().enumerate() {
+            let (branch_first, mut branch_required) = self.branch(alt);
+            if index == 0 {
+                (first, required) = (branch_first, branch_required);
+                continue;
+            }
+            if first != branch_first {
+                if first.is_set() && !required.is_set() {
+                    required = first;
+                }
+                first = Unit::None;
+            }
+            if !first.is_set() && branch_first.is_set() && !branch_required.is_set() {
+                branch_required = branch_first;
+            }
+            required = match (required, branch_required) {
+                (Unit::Some(a, vary_a), Unit::Some(b, vary_b)) if a == b => {
+                    Unit::Some(a, vary_a || vary_b)
+                }
+                (Unit::Unset, Unit::Unset) => Unit::Unset,
+                _ => Unit::None,
+            };
+        }
+        (first, required)
+    }
+
+    /// `compile_branch`: the units of a sequence of items.
+    fn branch(&mut self, nodes: &[Node]) -> (Unit, Unit) {
+        let (mut first, mut required) = (Unit::Unset, Unit::Unset);
+        let (mut zero_first, mut zero_required) = (Unit::Unset, Unit::Unset);
+        for node in nodes {
+            let (item, repeat) = match node {
+                Node::Repeat { node, min, max, .. } => (&**node, Some((*min, *max))),
+                other => (other, None),
+            };
+            let mut group_set_first = false;
+            match item {
+                Node::Char(set) => {
+                    zero_required = required;
+                    if first == Unit::Unset {
+                        zero_first = Unit::None;
+                        first = Unit::Some(*set, false);
+                    } else {
+                        zero_first = first;
+                        required = Unit::Some(*set, self.vary);
+                    }
+                }
+                Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) => {
+                    if first == Unit::Unset {
+                        first = Unit::None;
+                    }
+                    zero_first = first;
+                    zero_required = required;
+                }
+                Node::Circ => {
+                    if self.multiline && first == Unit::Unset {
+                        first = Unit::None;
+                        zero_first = Unit::None;
+                    }
+                }
+                Node::Dollar | Node::Repeat { .. } => {}
+                Node::BackRef(_) => {
+                    if first == Unit::Unset {
+                        first = Unit::None;
+                        zero_first = Unit::None;
+                    }
+                }
+                Node::Group { alts, .. } => {
+                    let vary_before = self.vary;
+                    let (sub_first, mut sub_required) = self.alternatives(alts);
+                    zero_required = required;
+                    zero_first = first;
+                    if first == Unit::Unset && sub_first != Unit::Unset {
+                        if sub_first.is_set() {
+                            first = sub_first;
+                            group_set_first = true;
+                        } else {
+                            first = Unit::None;
+                        }
+                        zero_first = Unit::None;
+                    } else if let Unit::Some(set, _) = sub_first
+                        && !sub_required.is_set()
+                    {
+                        sub_required = Unit::Some(set, vary_before);
+                    }
+                    if sub_required.is_set() {
+                        required = sub_required;
+                    }
+                }
+                Node::Look {
+                    negated,
+                    behind,
+                    alts,
+                } => {
+                    let (sub_first, sub_required) = self.alternatives(alts);
+                    zero_required = required;
+                    zero_first = first;
+                    if !negated && !behind && sub_first.is_set() && sub_required.is_set() {
+                        required = sub_required;
+                    }
+                }
+            }
+            if let Some((min, max)) = repeat {
+                if min == 0 {
+                    first = zero_first;
+                    required = zero_required;
+                }
+                match item {
+                    // At least two of a literal: it is required, whatever
+                    // the first unit is.
+                    Node::Char(set) if min > 1 => required = Unit::Some(*set, self.vary),
+                    Node::Group { .. } if min > 1 && group_set_first && !required.is_set() => {
+                        required = first;
+                    }
+                    _ => {}
+                }
+                if max != Some(min) {
+                    self.vary = true;
+                }
+            }
+        }
+        (first, required)
+    }
+}
+
+/// What a group's brackets do besides grouping.
+#[derive(Clone, Copy)]
+struct GroupKind {
+    capture: Option<u32>,
+    atomic: bool,
+}
+
+impl GroupKind {
+    fn of(capture: Option<u32>, atomic: bool) -> GroupKind {
+        GroupKind { capture, atomic }
+    }
+}
+
+/// What PCRE2 compiles a single item to, which decides its frames and
+/// whether it is made possessive.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ItemKind {
+    Char,
+    Type,
+    Any,
+    Not,
+    Class,
+}
+
+/// The set and kind of a single-item node.
+fn item_kind(node: &Node) -> Option<(Set, ItemKind)> {
+    Some(match node {
+        Node::Char(set) => (*set, ItemKind::Char),
+        Node::Set(set) => (*set, ItemKind::Type),
+        Node::Any(set) => (*set, ItemKind::Any),
+        Node::Not(set) => (*set, ItemKind::Not),
+        Node::Class(set) => (*set, ItemKind::Class),
+        _ => return None,
+    })
 }
 
 struct Codegen {
@@ -622,10 +1152,23 @@ impl Codegen {
 
     fn node(&mut self, node: &Node) -> Option<()> {
         match node {
-            Node::Set(set) => self.item(*set, 1, 1, Mode::Greedy),
+            Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => {
+                let (set, kind) = item_kind(node)?;
+                self.item(set, 1, 1, Mode::Greedy, kind)
+            }
             Node::Circ => self.ops.push(Op::Circ),
             Node::Dollar => self.ops.push(Op::Dollar),
-            Node::Group { capture, alts } => self.group(*capture, alts, Ket::Once, false)?,
+            Node::Group {
+                capture,
+                atomic,
+                alts,
+            } => self.group(GroupKind::of(*capture, *atomic), alts, Ket::Once, false)?,
+            Node::BackRef(group) => self.ops.push(Op::Ref {
+                group: *group,
+                min: 1,
+                max: 1,
+                mode: Mode::Greedy,
+            }),
             Node::Look {
                 negated,
                 behind,
@@ -637,7 +1180,7 @@ impl Codegen {
                     next: 0,
                 });
                 // PCRE2 opens a frame for each branch of an assertion.
-                self.group_with_back(true, alts, Ket::Once, true, *behind)?;
+                self.group_with_back(GroupKind::of(None, false), alts, Ket::Once, true, *behind)?;
                 self.ops.push(Op::LookEnd);
                 self.ops[look] = Op::Look {
                     negated: *negated,
@@ -650,34 +1193,54 @@ impl Codegen {
                 max,
                 mode,
             } => match &**node {
-                Node::Set(set) => self.item(*set, *min, max.unwrap_or(u32::MAX), *mode),
-                Node::Group { capture, alts } => {
-                    self.repeat_group(*capture, alts, *min, *max, *mode)?
+                Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => {
+                    let (set, kind) = item_kind(node)?;
+                    self.item(set, *min, max.unwrap_or(u32::MAX), *mode, kind)
                 }
+                Node::Group {
+                    capture,
+                    atomic,
+                    alts,
+                } => {
+                    self.repeat_group(GroupKind::of(*capture, *atomic), alts, *min, *max, *mode)?
+                }
+                Node::BackRef(group) => self.ops.push(Op::Ref {
+                    group: *group,
+                    min: *min,
+                    max: max.unwrap_or(u32::MAX),
+                    mode: *mode,
+                }),
                 _ => return None,
             },
         }
         Some(())
     }
 
-    fn item(&mut self, set: Set, min: u32, max: u32, mode: Mode) {
+    fn item(&mut self, set: Set, min: u32, max: u32, mode: Mode, kind: ItemKind) {
         self.sets.push(set);
         self.ops.push(Op::Item {
             set: self.sets.len() as u32 - 1,
             min,
             max,
             mode,
+            kind,
         });
     }
 
-    fn group(&mut self, capture: bool, alts: &[Vec<Node>], kind: Ket, top: bool) -> Option<()> {
-        self.group_with_back(capture, alts, kind, top, false)
+    fn group(
+        &mut self,
+        kind_of: GroupKind,
+        alts: &[Vec<Node>],
+        kind: Ket,
+        top: bool,
+    ) -> Option<()> {
+        self.group_with_back(kind_of, alts, kind, top, false)
     }
 
     /// A group; `behind`: each alternative first steps back its length.
     fn group_with_back(
         &mut self,
-        capture: bool,
+        kind_of: GroupKind,
         alts: &[Vec<Node>],
         kind: Ket,
         top: bool,
@@ -686,10 +1249,12 @@ impl Codegen {
         // A repeated group that can match nothing opens a frame for each
         // alternative, as a capturing one does (PCRE2's SBRA).
         let empty = kind != Ket::Once && alts.iter().any(|alt| min_length(alt) == 0);
-        let frames_all = capture || top || empty;
+        let frames_all = kind_of.capture.is_some() || kind_of.atomic || top || empty;
         let bra = self.ops.len();
         self.ops.push(Op::Bra {
             frames_all,
+            capture: kind_of.capture.unwrap_or(0),
+            atomic: kind_of.atomic,
             alts: Vec::new(),
         });
         let mut starts = Vec::new();
@@ -709,6 +1274,8 @@ impl Codegen {
         }
         self.ops[bra] = Op::Bra {
             frames_all,
+            capture: kind_of.capture.unwrap_or(0),
+            atomic: kind_of.atomic,
             alts: starts,
         };
         self.ops.push(Op::Ket {
@@ -723,14 +1290,14 @@ impl Codegen {
 
     fn optional_group(
         &mut self,
-        capture: bool,
+        kind_of: GroupKind,
         alts: &[Vec<Node>],
         kind: Ket,
         lazy: bool,
     ) -> Option<()> {
         let zero = self.ops.len();
         self.ops.push(Op::BraZero { skip: 0, lazy });
-        self.group(capture, alts, kind, false)?;
+        self.group(kind_of, alts, kind, false)?;
         self.ops[zero] = Op::BraZero {
             skip: self.ops.len() as u32,
             lazy,
@@ -742,7 +1309,7 @@ impl Codegen {
     /// then a repeating ket, or nested optional copies up to the maximum.
     fn repeat_group(
         &mut self,
-        capture: bool,
+        kind_of: GroupKind,
         alts: &[Vec<Node>],
         min: u32,
         max: Option<u32>,
@@ -753,58 +1320,50 @@ impl Codegen {
         match max {
             None => {
                 if min == 0 {
-                    return self.optional_group(capture, alts, repeat_ket, lazy);
+                    return self.optional_group(kind_of, alts, repeat_ket, lazy);
                 }
                 if min > MAX_COPIES {
                     return None;
                 }
                 for _ in 1..min {
-                    self.group(capture, alts, Ket::Once, false)?;
+                    self.group(kind_of, alts, Ket::Once, false)?;
                 }
-                self.group(capture, alts, repeat_ket, false)
+                self.group(kind_of, alts, repeat_ket, false)
             }
             Some(max) => {
                 if max > MAX_COPIES {
                     return None;
                 }
                 for _ in 0..min {
-                    self.group(capture, alts, Ket::Once, false)?;
+                    self.group(kind_of, alts, Ket::Once, false)?;
                 }
-                // Nested: BRAZERO ( X BRAZERO ( X ... ) ).
-                let mut opens = Vec::new();
-                for _ in min..max {
+                // Nested as `(?:X(?:X)?)?`: each optional copy but the last
+                // is wrapped with what follows it in a plain bracket.
+                let mut wrappers = Vec::new();
+                for copy in min..max {
                     let zero = self.ops.len();
                     self.ops.push(Op::BraZero { skip: 0, lazy });
-                    let bra = self.ops.len();
-                    self.ops.push(Op::Bra {
-                        frames_all: capture,
-                        alts: Vec::new(),
-                    });
-                    let mut starts = Vec::new();
-                    let mut ends = Vec::new();
-                    for (i, alt) in alts.iter().enumerate() {
-                        starts.push(self.ops.len() as u32);
-                        self.sequence(alt)?;
-                        if i + 1 < alts.len() {
-                            ends.push(self.ops.len());
-                            self.ops.push(Op::AltEnd(0));
-                        }
+                    if copy + 1 < max {
+                        let bra = self.ops.len();
+                        self.ops.push(Op::Bra {
+                            frames_all: false,
+                            capture: 0,
+                            atomic: false,
+                            alts: vec![bra as u32 + 1],
+                        });
+                        self.group(kind_of, alts, Ket::Once, false)?;
+                        wrappers.push((zero, bra));
+                    } else {
+                        self.group(kind_of, alts, Ket::Once, false)?;
+                        self.ops[zero] = Op::BraZero {
+                            skip: self.ops.len() as u32,
+                            lazy,
+                        };
                     }
-                    opens.push((zero, bra, starts, ends));
                 }
-                // The inner copies sit inside the last alternative of the
-                // outer ones, before their kets.
-                while let Some((zero, bra, starts, ends)) = opens.pop() {
-                    let last_end = self.ops.len();
-                    self.ops.push(Op::AltEnd(0));
-                    let ket = self.ops.len() as u32;
-                    for end in ends.into_iter().chain([last_end]) {
-                        self.ops[end] = Op::AltEnd(ket);
-                    }
-                    self.ops[bra] = Op::Bra {
-                        frames_all: capture,
-                        alts: starts,
-                    };
+                while let Some((zero, bra)) = wrappers.pop() {
+                    let ket = self.ops.len() as u32 + 1;
+                    self.ops.push(Op::AltEnd(ket));
                     self.ops.push(Op::Ket {
                         bra: bra as u32,
                         kind: Ket::Once,
@@ -862,37 +1421,81 @@ impl Model {
             at: 0,
             caseless,
             dotall,
+            groups: 0,
+            highest_ref: 0,
+            open: Vec::new(),
+            self_referenced: Vec::new(),
+            referenced: Vec::new(),
         };
         let alts = parser.alternatives(0)?;
-        if !always && !risky(&alts) {
+        // A reference to a group that does not exist: PCRE2 refuses it.
+        if parser.highest_ref > parser.groups {
+            return None;
+        }
+        // Back references are always replayed: PCRE2 10.32 reads them as
+        // no other engine here does (a group that refers to itself is
+        // atomic, the study's minimum length can exclude a match).
+        if !always && !risky(&alts) && parser.highest_ref == 0 {
             return None;
         }
         // In multiline mode `^` also matches after a newline: PCRE2 then
         // skips to such places, and each other start fails at once, with
         // no frame to count.
-        let anchored = !multiline
-            && alts
-                .iter()
-                .all(|alt| matches!(alt.first(), Some(Node::Circ)));
-        let mut first = Some([0; 4]);
-        for alt in &alts {
-            match (first.as_mut(), first_set(alt)) {
-                (Some(all), Some(set)) => union(all, &set),
-                _ => first = None,
-            }
+        let leads = |lead: Lead| {
+            alts.iter()
+                .all(|alt| leads_with(alt, lead, multiline, &parser.referenced, false))
+        };
+        let anchored = leads(Lead::Anchor);
+        let (first_unit, required_unit) = Units {
+            vary: false,
+            multiline,
         }
-        let first_is_literal = first.as_ref().is_some_and(is_literal);
-        let min_length = alts.iter().map(|a| min_length(a)).min().unwrap_or(0);
-        let required = if alts.len() == 1 {
-            required(&alts[0])
+        .alternatives(&alts);
+        // Without a first code unit, the study's set of first bytes (none
+        // when the pattern is tried at line starts only).
+        let startline = !anchored && !first_unit.is_set() && leads(Lead::LineStart);
+        let first = match first_unit {
+            Unit::Some(set, _) => Some(set),
+            _ if startline => None,
+            _ => {
+                let mut all = [0; 4];
+                let mut empty = false;
+                for alt in &alts {
+                    empty |= start_bits(alt, &mut all, multiline).unwrap_or(true);
+                }
+                (!empty).then_some(all)
+            }
+        };
+        let first_is_literal = first_unit.is_set();
+        let mut groups = Vec::new();
+        alts.iter()
+            .for_each(|alt| collect_groups(alt, &mut Vec::new(), &mut groups));
+        // A pattern that could match nothing, a back reference counting
+        // nothing, is not studied (PCRE2_MATCH_EMPTY): its minimum is 0.
+        let min_length = if alts.iter().any(|alt| min_length(alt) == 0) {
+            0
         } else {
-            None
+            Lengths {
+                groups: &groups,
+                entered: Vec::new(),
+                known: Vec::new(),
+                known_top: 0,
+                work: 0,
+            }
+            .pattern(&alts)
+            .unwrap_or(0)
+        };
+        // An anchored pattern uses its required unit only after a repeat
+        // of varying count.
+        let required = match required_unit {
+            Unit::Some(set, vary) if !anchored || vary => Some(set),
+            _ => None,
         };
         let mut codegen = Codegen {
             ops: Vec::new(),
             sets: Vec::new(),
         };
-        codegen.group(false, &alts, Ket::Once, true)?;
+        codegen.group(GroupKind::of(None, false), &alts, Ket::Once, true)?;
         codegen.ops.push(Op::End);
         let mut model = Model {
             ops: codegen.ops,
@@ -903,6 +1506,9 @@ impl Model {
             required,
             first_is_literal,
             multiline,
+            caseless,
+            groups: parser.groups,
+            startline,
         };
         model.auto_possess();
         Some(model)
@@ -918,47 +1524,96 @@ impl Model {
                 min,
                 max,
                 mode,
+                kind,
             } = self.ops[pc]
                 && mode != Mode::Possessive
                 && max > min
-                && self.cannot_follow(&self.sets[set as usize], mode == Mode::Lazy, pc + 1, 0)
+                && self.cannot_follow(
+                    &self.possess_set(set, kind),
+                    kind,
+                    mode == Mode::Lazy,
+                    pc + 1,
+                )
             {
                 self.ops[pc] = Op::Item {
                     set,
                     min,
                     max,
                     mode: Mode::Possessive,
+                    kind,
                 };
             }
         }
     }
 
     /// Whether what starts at `pc` cannot start with a byte of `set`.
-    fn cannot_follow(&self, set: &Set, lazy: bool, pc: usize, depth: u32) -> bool {
+    /// The bytes an item is compared with: all of them for `.` (PCRE2 only
+    /// makes it possessive where nothing follows).
+    fn possess_set(&self, set: u32, kind: ItemKind) -> Set {
+        match kind {
+            ItemKind::Any => [u64::MAX; 4],
+            _ => self.sets[set as usize],
+        }
+    }
+
+    fn cannot_follow(&self, set: &Set, kind: ItemKind, lazy: bool, pc: usize) -> bool {
+        self.cannot_follow_from(set, kind, lazy, pc, 0, false)
+    }
+
+    /// As [`Model::cannot_follow`]; `entered`: a group that follows the
+    /// repeat was entered on the way.
+    fn cannot_follow_from(
+        &self,
+        set: &Set,
+        kind: ItemKind,
+        lazy: bool,
+        pc: usize,
+        depth: u32,
+        entered: bool,
+    ) -> bool {
         if depth > 8 {
             return false;
         }
+        let next = |pc: usize, entered: bool| {
+            self.cannot_follow_from(set, kind, lazy, pc, depth + 1, entered)
+        };
         match &self.ops[pc] {
-            Op::Item { set: next, min, .. } => {
-                disjoint(set, &self.sets[*next as usize])
-                    && (*min > 0 || self.cannot_follow(set, lazy, pc + 1, depth + 1))
+            // Nothing is compared with `.`.
+            Op::Item {
+                set: other,
+                min,
+                kind: other_kind,
+                ..
+            } => {
+                *other_kind != ItemKind::Any
+                    && disjoint(set, &self.sets[*other as usize])
+                    && (*min > 0 || next(pc + 1, entered))
             }
-            Op::Dollar => !set_has(set, b'\n'),
+            // Only before a character type such as `\w`, or a literal
+            // outside multiline mode.
+            Op::Dollar => {
+                (kind == ItemKind::Type || kind == ItemKind::Char && !self.multiline)
+                    && !set_has(set, b'\n')
+            }
             Op::End => true,
             // The end of an assertion: nothing follows inside it.
             Op::LookEnd => !lazy,
-            Op::AltEnd(ket) => self.cannot_follow(set, lazy, *ket as usize, depth + 1),
-            // PCRE2 does not make a lazy repeat possessive at a group's end.
+            Op::AltEnd(ket) => next(*ket as usize, entered),
+            // PCRE2 does not make a lazy repeat possessive at a group's end;
+            // the last repeat of an atomic group is, unless it is in a
+            // group entered after the repeat.
             Op::Ket {
-                kind: Ket::Once, ..
-            } => !lazy && self.cannot_follow(set, lazy, pc + 1, depth + 1),
-            Op::Bra { alts, .. } => alts
-                .iter()
-                .all(|&alt| self.cannot_follow(set, lazy, alt as usize, depth + 1)),
-            Op::BraZero { skip, .. } => {
-                self.cannot_follow(set, lazy, pc + 1, depth + 1)
-                    && self.cannot_follow(set, lazy, *skip as usize, depth + 1)
+                kind: Ket::Once,
+                bra,
+            } => {
+                !lazy
+                    && match self.ops[*bra as usize] {
+                        Op::Bra { atomic: true, .. } => !entered,
+                        _ => next(pc + 1, entered),
+                    }
             }
+            Op::Bra { alts, .. } => alts.iter().all(|&alt| next(alt as usize, true)),
+            Op::BraZero { skip, .. } => next(pc + 1, entered) && next(*skip as usize, entered),
             _ => false,
         }
     }
@@ -997,6 +1652,20 @@ impl Model {
         self.replay(subject, MATCH_LIMIT, budget)
     }
 
+    /// Whether the `length` bytes at `pos` are those at `from` (ignoring
+    /// ASCII case if caseless, as PCRE2's default tables do).
+    fn same(&self, subject: &[u8], from: usize, pos: usize, length: usize) -> bool {
+        let Some(copy) = subject.get(pos..pos.saturating_add(length)) else {
+            return false;
+        };
+        let original = &subject[from..from + length];
+        if self.caseless {
+            original.eq_ignore_ascii_case(copy)
+        } else {
+            original == copy
+        }
+    }
+
     fn replay(
         &self,
         subject: &[u8],
@@ -1009,8 +1678,21 @@ impl Model {
             if start > subject.len() || (self.anchored && start > 0) {
                 return Some(Verdict::NoMatch);
             }
+            if self.startline && start > 0 && subject[start - 1] != b'\n' {
+                start = match subject[start..].iter().position(|&b| b == b'\n') {
+                    Some(offset) => start + offset + 1,
+                    None => subject.len(),
+                };
+            }
             if let Some(first) = &self.first {
-                match subject[start..].iter().position(|&b| set_has(first, b)) {
+                // An anchored pattern is tried at its start only if the
+                // first byte can start it.
+                let offset = if self.anchored {
+                    subject.first().filter(|&&b| set_has(first, b)).map(|_| 0)
+                } else {
+                    subject[start..].iter().position(|&b| set_has(first, b))
+                };
+                match offset {
                     Some(offset) => start += offset,
                     None => return Some(Verdict::NoMatch),
                 }
@@ -1050,6 +1732,9 @@ impl Model {
             frames: 1,
             charged: 0,
             limit,
+            captures: vec![UNSET; 2 * (self.groups as usize + 1)],
+            trail: Vec::new(),
+            compared: 0,
         };
         self.run(subject, 0, start, &mut count, budget, 0)
     }
@@ -1074,17 +1759,26 @@ impl Model {
             At { pc: u32 },
             /// Back the repeat at `pc` off one byte, not below `floor`.
             BackOff { pc: u32, floor: u32 },
+            /// The same for a class, which opens a frame at `floor` too.
+            ClassBack { pc: u32, floor: u32 },
             /// Match one more of the lazy repeat at `pc` (`count` so far).
             More { pc: u32, count: u32 },
+            /// Back the repeated reference at `pc` off one copy of
+            /// `length` bytes, not below `floor`.
+            RefBack { pc: u32, floor: u32, length: u32 },
+            /// Match one more copy of the lazy repeated reference at `pc`.
+            RefMore { pc: u32, count: u32, length: u32 },
         }
         struct Point {
             resume: Resume,
             pos: u32,
             groups: u32,
             arena: u32,
+            trail: u32,
         }
-        // Open groups as a linked stack in an arena: (enclosing, start).
-        let mut arena: Vec<(u32, u32)> = Vec::new();
+        // Open groups as a linked stack in an arena: (enclosing, start,
+        // pending points when entered).
+        let mut arena: Vec<(u32, u32, u32)> = Vec::new();
         let mut points: Vec<Point> = Vec::new();
         let none = u32::MAX;
         let (mut pc, mut pos, mut groups) = (start_pc, start, none);
@@ -1103,6 +1797,7 @@ impl Model {
                     pos: pos as u32,
                     groups,
                     arena: arena.len() as u32,
+                    trail: count.trail.len() as u32,
                 });
             }};
         }
@@ -1111,26 +1806,31 @@ impl Model {
             ($bra:expr, $alt:expr) => {{
                 let bra = $bra;
                 let alt = $alt;
-                let Op::Bra { frames_all, alts } = &self.ops[bra] else {
+                let Op::Bra {
+                    frames_all, alts, ..
+                } = &self.ops[bra]
+                else {
                     return None;
                 };
+                let pending = points.len() as u32;
                 if *frames_all || alt + 1 < alts.len() {
                     push!(Resume::Alt {
                         bra: bra as u32,
                         alt: alt as u32 + 1
                     });
                 }
-                arena.push((groups, pos as u32));
+                arena.push((groups, pos as u32, pending));
                 groups = arena.len() as u32 - 1;
                 pc = alts[alt] as usize;
             }};
         }
         'run: loop {
-            if count.frames - count.charged >= 4096 {
-                if !budget(count.frames - count.charged) {
+            let spent = count.frames + count.compared / BYTES_PER_FRAME;
+            if spent - count.charged >= 4096 {
+                if !budget(spent - count.charged) {
                     return None;
                 }
-                count.charged = count.frames;
+                count.charged = spent;
             }
             let failed = match &self.ops[pc] {
                 Op::Bra { .. } => {
@@ -1142,9 +1842,22 @@ impl Model {
                     false
                 }
                 Op::Ket { bra, kind } => {
-                    let (enclosing, group_start) = arena[groups as usize];
+                    let (enclosing, group_start, pending) = arena[groups as usize];
                     groups = enclosing;
                     let moved = pos as u32 != group_start;
+                    let Op::Bra {
+                        capture, atomic, ..
+                    } = self.ops[*bra as usize]
+                    else {
+                        return None;
+                    };
+                    if capture > 0 {
+                        count.set_capture(2 * capture as usize, group_start);
+                        count.set_capture(2 * capture as usize + 1, pos as u32);
+                    }
+                    if atomic {
+                        points.truncate(pending as usize);
+                    }
                     match kind {
                         Ket::Max if moved => {
                             push!(Resume::At { pc: pc as u32 + 1 });
@@ -1173,6 +1886,7 @@ impl Model {
                     min,
                     max,
                     mode,
+                    kind,
                 } => {
                     let set = &self.sets[*set as usize];
                     let mut count = 0;
@@ -1196,7 +1910,12 @@ impl Model {
                             pos += 1;
                             count += 1;
                         }
-                        if *mode == Mode::Greedy && pos > floor {
+                        if *mode == Mode::Greedy && *kind == ItemKind::Class && max > min {
+                            push!(Resume::ClassBack {
+                                pc: pc as u32,
+                                floor: floor as u32
+                            });
+                        } else if *mode == Mode::Greedy && pos > floor {
                             push!(Resume::BackOff {
                                 pc: pc as u32,
                                 floor: floor as u32
@@ -1204,6 +1923,68 @@ impl Model {
                         }
                         pc += 1;
                         false
+                    }
+                }
+                Op::Ref {
+                    group,
+                    min,
+                    max,
+                    mode,
+                } => {
+                    let (min, max) = (*min, *max);
+                    let (from, to) = (
+                        count.captures[2 * *group as usize],
+                        count.captures[2 * *group as usize + 1],
+                    );
+                    let single = min == 1 && max == 1;
+                    if from == UNSET || to == UNSET {
+                        // An unset group matches nothing, but a repeat that
+                        // may be absent is passed over.
+                        pc += 1;
+                        single || min > 0
+                    } else if !single && from == to {
+                        // An empty capture matches any number of times.
+                        pc += 1;
+                        false
+                    } else {
+                        let length = (to - from) as usize;
+                        let mut taken = 0;
+                        while taken < min && self.same(subject, from as usize, pos, length) {
+                            count.compared += length as u64;
+                            pos += length;
+                            taken += 1;
+                        }
+                        if taken < min {
+                            true
+                        } else if min == max {
+                            pc += 1;
+                            false
+                        } else if *mode == Mode::Lazy {
+                            // A frame before each further copy is tried.
+                            push!(Resume::RefMore {
+                                pc: pc as u32,
+                                count: taken,
+                                length: length as u32
+                            });
+                            pc += 1;
+                            false
+                        } else {
+                            // As many copies as match, then a frame at each
+                            // count down to the minimum (that one too).
+                            let floor = pos;
+                            while taken < max && self.same(subject, from as usize, pos, length) {
+                                count.compared += length as u64;
+                                pos += length;
+                                taken += 1;
+                            }
+                            push!(Resume::RefBack {
+                                pc: pc as u32,
+                                floor: floor as u32,
+                                length: length as u32
+                            });
+                            pc += 1;
+                            false
+                        }
                     }
                 }
                 Op::Circ => {
@@ -1223,11 +2004,17 @@ impl Model {
                     if depth > 32 {
                         return None;
                     }
+                    let trail = count.trail.len();
                     match self.run(subject, pc + 1, pos, count, budget, depth + 1)? {
                         Attempt::Limit => return Some(Attempt::Limit),
                         outcome => {
                             pc = *next as usize;
-                            matches!(outcome, Attempt::Matched) == *negated
+                            let holds = matches!(outcome, Attempt::Matched) != *negated;
+                            // What a positive assertion captured is kept.
+                            if *negated || !holds {
+                                count.undo_to(trail);
+                            }
+                            !holds
                         }
                     }
                 }
@@ -1253,6 +2040,7 @@ impl Model {
                 pos = point.pos as usize;
                 groups = point.groups;
                 arena.truncate(point.arena as usize);
+                count.undo_to(point.trail as usize);
                 match point.resume {
                     Resume::Alt { bra, alt } => {
                         let Op::Bra { alts, .. } = &self.ops[bra as usize] else {
@@ -1267,6 +2055,14 @@ impl Model {
                         pc = at as usize;
                         continue 'run;
                     }
+                    Resume::ClassBack { pc: at, floor } => {
+                        if pos > floor as usize {
+                            pos -= 1;
+                            push!(Resume::ClassBack { pc: at, floor });
+                            pc = at as usize + 1;
+                            continue 'run;
+                        }
+                    }
                     Resume::BackOff { pc: at, floor } => {
                         pos -= 1;
                         if pos as u32 > floor {
@@ -1274,6 +2070,43 @@ impl Model {
                         }
                         pc = at as usize + 1;
                         continue 'run;
+                    }
+                    Resume::RefBack {
+                        pc: at,
+                        floor,
+                        length,
+                    } => {
+                        if pos >= (floor + length) as usize {
+                            pos -= length as usize;
+                            push!(Resume::RefBack {
+                                pc: at,
+                                floor,
+                                length
+                            });
+                            pc = at as usize + 1;
+                            continue 'run;
+                        }
+                    }
+                    Resume::RefMore {
+                        pc: at,
+                        count: taken,
+                        length,
+                    } => {
+                        let Op::Ref { group, max, .. } = &self.ops[at as usize] else {
+                            return None;
+                        };
+                        let from = count.captures[2 * *group as usize] as usize;
+                        count.compared += u64::from(length);
+                        if taken < *max && self.same(subject, from, pos, length as usize) {
+                            pos += length as usize;
+                            push!(Resume::RefMore {
+                                pc: at,
+                                count: taken + 1,
+                                length
+                            });
+                            pc = at as usize + 1;
+                            continue 'run;
+                        }
                     }
                     Resume::More { pc: at, count } => {
                         let Op::Item { set, max, .. } = &self.ops[at as usize] else {
@@ -1308,10 +2141,36 @@ pub(crate) enum Verdict {
 }
 
 /// Frames opened by one start position, and those charged so far.
+/// Frames opened by one start position, and those charged so far; the
+/// captures (start and end of each group, as PCRE2's frames copy them)
+/// with the changes to undo on backtracking.
 struct Count {
     frames: u64,
     charged: u64,
     limit: u64,
+    captures: Vec<u32>,
+    trail: Vec<(u32, u32)>,
+    /// Bytes compared by back references (charged to the budget, not
+    /// counted toward the match limit).
+    compared: u64,
+}
+
+impl Count {
+    fn set_capture(&mut self, slot: usize, value: u32) {
+        let old = self.captures[slot];
+        if old != value {
+            self.trail.push((slot as u32, old));
+            self.captures[slot] = value;
+        }
+    }
+
+    fn undo_to(&mut self, length: usize) {
+        while self.trail.len() > length {
+            if let Some((slot, old)) = self.trail.pop() {
+                self.captures[slot as usize] = old;
+            }
+        }
+    }
 }
 
 enum Attempt {
@@ -1344,7 +2203,8 @@ mod tests {
     }
 
     // Each count is PCRE2 10.32's (HTCondor 25.14's library): the
-    // smallest match limit under which pcre2_match does not fail.
+    // smallest match limit under which pcre2_match does not fail, as
+    // tests/gen/pcre2_frames.py measures it.
     #[test]
     fn frames_as_pcre2_counts_them() {
         let wrong = [
@@ -1392,6 +2252,32 @@ mod tests {
             ("(a+)+(?=ab|ac)", "aaaa", 70),
             ("(?!x)(a+)+$", "aaaa!", 41),
             ("(a+)+(?<!a)$", "aaaa!", 55),
+            // known_bugs class 15: back references, and what the oracle's
+            // libpcre2 showed besides while checking them.
+            ("((a)+)+\\2$", "aaaaaaaaaa!", 5119),
+            ("(a+)+\\1$", "aaaaaaaaaa!", 2560),
+            ("((a|b)+)+\\2!", "aaaaaab!", 894),
+            ("(a*)*\\1b", "aaaaaaaa!b", 769),
+            ("(a|aa)+\\1$", "aaaaaaaaaaaa!", 1828),
+            (
+                "(\\w+)\\1+$",
+                "abababababababababababababababababababab!",
+                88,
+            ),
+            ("(a)(\\1*)", "ab", 5),
+            ("(\\1|a+).", "aa", 5),
+            ("^(x?a+\\1*)ab", "aaab", 5),
+            ("(a|b)+?\\1$", "abab!", 16),
+            ("(a|b)+\\1*?$", "abab!", 20),
+            ("^[ab]*a+", "a", 4),
+            ("(|){0,2}", "", 6),
+            ("(a|)!", "Aa!", 3),
+            ("(a+)+$", "a", 5),
+            ("(A|\\1*)a", "a", 0),
+            ("(a(|\\1))\\1", "a", 5),
+            (".(((\\3}\\2|\\g{3})))", "\n", 0),
+            ("\\n*.", "\n\n", 4),
+            ("a*$", "a", 2),
         ]
         .into_iter()
         .filter(|&(pattern, subject, expected)| frames(pattern, subject) != expected)
@@ -1416,5 +2302,29 @@ mod tests {
         assert_eq!(limited("(a+)+$", "a".repeat(22) + "!"), Some(true));
         assert_eq!(limited("(a+)+b", "a".repeat(1999)), Some(false));
         assert_eq!(limited("(a+)+b", "a".repeat(2000)), Some(true));
+    }
+
+    /// known_bugs class 15: back references reach the limit where
+    /// HTCondor's PCRE2 does, and a group that refers to itself is atomic.
+    #[test]
+    fn back_references_as_htcondor() {
+        let verdict = |pattern: &str, subject: String| {
+            Model::new(pattern.as_bytes(), false, false, false, false)
+                .expect("modelled")
+                .search(subject.as_bytes(), &mut |_| true)
+        };
+        let a = |n: usize| "a".repeat(n) + "!";
+        assert_eq!(verdict("((a)+)+\\2$", a(20)), Some(Verdict::NoMatch));
+        assert_eq!(verdict("((a)+)+\\2$", a(21)), Some(Verdict::Limit));
+        assert_eq!(verdict("(a|aa)+\\1$", a(29)), Some(Verdict::NoMatch));
+        assert_eq!(verdict("(a|aa)+\\1$", a(30)), Some(Verdict::Limit));
+        assert_eq!(verdict("(a+)+$", "a".into()), Some(Verdict::Match));
+        assert_eq!(
+            verdict("^(x?a+\\1*)ab", "aaab".into()),
+            Some(Verdict::NoMatch)
+        );
+        // Without a back reference nor exponential backtracking: not
+        // replayed (the engine answers).
+        assert!(Model::new(b"^(x?a+)ab", false, false, false, false).is_none());
     }
 }
