@@ -53,6 +53,12 @@ struct Report {
     seconds: f64,
     /// The first [`LISTED`] bad ads, in file order.
     problems: Vec<Problem>,
+    /// Old-syntax ads kept in part: a line could not be read, and the ad
+    /// keeps the lines before it (as HTCondor does); they make the check
+    /// fail, since a line was dropped.
+    partial: usize,
+    /// The first [`LISTED`] of them, in file order.
+    warnings: Vec<Problem>,
 }
 
 impl Report {
@@ -90,17 +96,28 @@ pub struct CheckArgs {
 /// `classad check` from its parsed command line.
 pub fn run_args(args: CheckArgs) -> ExitCode {
     args.limit.apply();
-    ExitCode::from(u8::try_from(run(&args.files, args.json)).unwrap_or(1))
+    let options = args.limit.parse_options(ParseOptions::default());
+    ExitCode::from(u8::try_from(run(&args.files, args.json, options)).unwrap_or(1))
 }
 
-/// Checks `files`, prints the counts on standard output (as one JSON
+/// Checks `files` (read with `options`), prints the counts on standard output (as one JSON
 /// object with `json`) and the errors on standard error; the exit status:
 /// 0 if every ad is good, 1 if not or if a file cannot be read.
-pub fn run(files: &[PathBuf], json: bool) -> i32 {
-    let reports: Vec<Report> = files.iter().map(check_file).collect();
+pub fn run(files: &[PathBuf], json: bool, options: ParseOptions) -> i32 {
+    let reports: Vec<Report> = files.iter().map(|f| check_file(f, options)).collect();
     for report in &reports {
         if let Some(e) = &report.unreadable {
             eprintln!("classad check: {e}");
+        }
+        for problem in &report.warnings {
+            eprintln!("{}", problem.rendered.trim_end());
+        }
+        if report.partial > report.warnings.len() {
+            eprintln!(
+                "classad check: {}: {} more ads kept in part not shown",
+                report.file,
+                report.partial - report.warnings.len()
+            );
         }
         for problem in &report.problems {
             eprintln!("{}", problem.rendered.trim_end());
@@ -119,7 +136,9 @@ pub fn run(files: &[PathBuf], json: bool) -> i32 {
         to_text(&reports)
     };
     print!("{output}");
-    let failed = reports.iter().any(|r| r.unreadable.is_some() || r.bad > 0);
+    let failed = reports
+        .iter()
+        .any(|r| r.unreadable.is_some() || r.bad > 0 || r.partial > 0);
     i32::from(failed)
 }
 
@@ -134,7 +153,7 @@ enum Checked {
 /// pass-through hasher for precomputed hashes serves.
 type HashSet64 = HashSet<u64, BuildHasherDefault<classad::vm::ad::SymbolHasher>>;
 
-fn check_file(path: &PathBuf) -> Report {
+fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
     let file = path.display().to_string();
     let start = Instant::now();
     let text = match classad::syntax::read::read_file_within(path) {
@@ -147,7 +166,7 @@ fn check_file(path: &PathBuf) -> Report {
             };
         }
     };
-    let parser = Parser::new(ParseOptions::default());
+    let parser = Parser::new(options);
     let format = match AdReader::auto(&text[..], &parser) {
         Ok(reader) => reader.format().name(),
         Err(e) => {
@@ -184,7 +203,22 @@ fn check_file(path: &PathBuf) -> Report {
             Err(e) => Checked::Failed(ad, e),
         }
     };
-    let results = read_ads_parallel_map(&text, ParseOptions::default(), &check);
+    let read = read_ads_parallel_map(&text, options, &check);
+    report.partial = read.warnings.len();
+    report.warnings = (read.warnings.iter().take(LISTED))
+        .map(|w| Problem {
+            ad: w.error.ordinal,
+            line: w.error.error.line,
+            column: w.error.error.column,
+            message: format!("{}; {}", w.error.error.message, w.note()),
+            rendered: w.render(&report.file).replacen(
+                "warning: ",
+                &format!("warning: ad {}: ", w.error.ordinal),
+                1,
+            ),
+        })
+        .collect();
+    let results = read.ads;
     // Bad ads in file order, whether they do not parse or do not compile.
     let mut problems = Vec::new();
     report.ads = results.len();
@@ -285,11 +319,16 @@ fn to_text(reports: &[Report]) -> String {
     let mut out = String::new();
     for r in reports.iter().filter(|r| r.unreadable.is_none()) {
         out.push_str(&format!(
-            "{}: {} ads{} ({}), {} attributes, {} distinct expressions, {} bytes in {:.3} s ({:.1} MB/s)\n",
+            "{}: {} ads{}{} ({}), {} attributes, {} distinct expressions, {} bytes in {:.3} s ({:.1} MB/s)\n",
             r.file,
             r.ads,
             if r.bad > 0 {
                 format!(", {} bad", r.bad)
+            } else {
+                String::new()
+            },
+            if r.partial > 0 {
+                format!(", {} kept in part", r.partial)
             } else {
                 String::new()
             },
@@ -338,31 +377,35 @@ fn to_json(reports: &[Report]) -> String {
                 json_string(e)
             ),
             None => {
-                let errors: Vec<String> = r
-                    .problems
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}}}",
-                            p.ad,
-                            p.line,
-                            p.column,
-                            json_string(&p.message)
-                        )
-                    })
-                    .collect();
+                let listed = |problems: &[Problem]| -> String {
+                    let items: Vec<String> = problems
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}}}",
+                                p.ad,
+                                p.line,
+                                p.column,
+                                json_string(&p.message)
+                            )
+                        })
+                        .collect();
+                    items.join(", ")
+                };
                 format!(
-                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
+                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"partial_ads\": {}, \"warnings\": [{}], \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
                     json_string(&r.file),
                     json_string(r.format),
                     r.ads,
                     r.bad,
+                    r.partial,
+                    listed(&r.warnings),
                     r.attributes,
                     r.distinct,
                     r.bytes,
                     r.seconds,
                     r.mb_per_s(),
-                    errors.join(", "),
+                    listed(&r.problems),
                     r.bad - r.problems.len()
                 )
             }
@@ -370,9 +413,10 @@ fn to_json(reports: &[Report]) -> String {
         .collect();
     let (ads, bad, bytes, _) = totals(reports);
     let unreadable = reports.iter().filter(|r| r.unreadable.is_some()).count();
+    let partial: usize = reports.iter().map(|r| r.partial).sum();
     format!(
-        "{{\"files\": [{}], \"ads\": {ads}, \"bad_ads\": {bad}, \"bytes\": {bytes}, \"unreadable_files\": {unreadable}, \"ok\": {}}}\n",
+        "{{\"files\": [{}], \"ads\": {ads}, \"bad_ads\": {bad}, \"partial_ads\": {partial}, \"bytes\": {bytes}, \"unreadable_files\": {unreadable}, \"ok\": {}}}\n",
         files.join(", "),
-        bad == 0 && unreadable == 0
+        bad == 0 && unreadable == 0 && partial == 0
     )
 }
