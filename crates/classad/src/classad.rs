@@ -3,7 +3,8 @@
 
 use crate::{Error, Value};
 use classad_syntax::{
-    AdExpr, AdReader, AdWarning, BinaryOp, Expr, ExprKind, Literal, Name, ParseOptions, Parser, UnaryOp,
+    AdExpr, AdReader, AdWarning, BinaryOp, Expr, ExprKind, Literal, Name, ParseOptions, Parser,
+    UnaryOp,
 };
 use classad_vm::{AdRef, Vm};
 use std::cell::RefCell;

@@ -339,7 +339,10 @@ fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
 }
 
 fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
-    match read_ad_file(path, settings.reading.parse_options(ParseOptions::default())) {
+    match read_ad_file(
+        path,
+        settings.reading.parse_options(ParseOptions::default()),
+    ) {
         Ok(ad) => {
             settings.context = ad;
             Ok(())

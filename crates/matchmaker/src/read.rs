@@ -60,12 +60,7 @@ pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>
     read_text(text, origin, part_size, ParseOptions::default())
 }
 
-fn read_text(
-    text: &[u8],
-    origin: &str,
-    part_size: Option<usize>,
-    options: ParseOptions,
-) -> AdFile {
+fn read_text(text: &[u8], origin: &str, part_size: Option<usize>, options: ParseOptions) -> AdFile {
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
     let cache = classad::compiler::CompileCache::for_pool_of(text.len());
@@ -108,7 +103,11 @@ type Read = ReadAds<Result<AdRef, String>, Box<AdError>>;
 /// them (in the place of the list: the standard library reuses its block).
 fn boxed_errors(read: ReadAds<Result<AdRef, String>>) -> Read {
     ReadAds {
-        ads: read.ads.into_iter().map(|ad| ad.map_err(Box::new)).collect(),
+        ads: read
+            .ads
+            .into_iter()
+            .map(|ad| ad.map_err(Box::new))
+            .collect(),
         warnings: read.warnings,
     }
 }

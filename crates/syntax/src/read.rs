@@ -219,16 +219,16 @@ impl AdWarning {
         };
         let line = self.error.error.line;
         let dropped = match self.dropped_lines {
-            0 | 1 => format!("line {line} is dropped"),
+            0 | 1 => format!("line {line} is dropped, as HTCondor drops it"),
             n => format!(
-                "line {line} and the {} after it in the ad are dropped",
+                "line {line} and the {} after it in the ad are dropped, as HTCondor drops them",
                 plural(n - 1, "line")
             ),
         };
         format!(
-            "ad {} (from line {}) keeps its {} before line {line}; {dropped}, as HTCondor \
-             drops them (--refuse-partial-ads, or ParseOptions::refuse_partial_ads, \
-             refuses the ad instead)",
+            "ad {} (from line {}) keeps its {} before line {line}; {dropped} \
+             (--refuse-partial-ads, or ParseOptions::refuse_partial_ads, refuses the ad \
+             instead)",
             self.error.ordinal,
             self.error.first_line,
             plural(self.kept_lines, "line"),
@@ -1742,5 +1742,56 @@ pub(crate) fn after_blank_line(text: &[u8], from: usize) -> Option<usize> {
             return Some(end + 1);
         }
         line = end + 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ads and warnings (as `(ordinal, line, kept, dropped)`) of an
+    /// old-syntax text.
+    fn read_old(text: &str, refuse: bool) -> (Vec<Result<String, usize>>, Vec<[usize; 4]>) {
+        let parser = Parser::new(ParseOptions {
+            refuse_partial_ads: refuse,
+            ..ParseOptions::default()
+        });
+        let mut reader = AdReader::new(text.as_bytes(), Format::Old, &parser);
+        let ads = reader
+            .by_ref()
+            .map(|ad| {
+                ad.map(|ad| crate::unparse_ad(&ad))
+                    .map_err(|e| e.error.line)
+            })
+            .collect();
+        let warnings = (reader.take_warnings().iter())
+            .map(|w| {
+                let e = &w.error;
+                [e.ordinal, e.error.line, w.kept_lines, w.dropped_lines]
+            })
+            .collect();
+        (ads, warnings)
+    }
+
+    /// HTCondor's rule (asked of classad2.parseNext over a file, 25.14.1):
+    /// the lines before the first unreadable line make the ad, that line
+    /// and the rest up to the blank line are dropped, the next ad is read
+    /// whole; with nothing before it, the ad fails.
+    #[test]
+    fn an_unreadable_line_drops_the_rest_of_its_ad() {
+        let text = "A = 1\nA = 2\nB = 2 +\nC = 3\n# note\n \t \nD = 4\n";
+        let (ads, warnings) = read_old(text, false);
+        assert_eq!(
+            ads,
+            [Ok("[ A = 2 ]".to_string()), Ok("[ D = 4 ]".to_string())]
+        );
+        assert_eq!(warnings, [[1, 3, 2, 2]]);
+        let (ads, warnings) = read_old(text, true);
+        assert_eq!(ads, [Err(3), Ok("[ D = 4 ]".to_string())]);
+        assert!(warnings.is_empty());
+        // Nothing before the unreadable line: an error either way.
+        let (ads, warnings) = read_old("# c\nB = +\nC = 3\n\nD = 4\n", false);
+        assert_eq!(ads, [Err(2), Ok("[ D = 4 ]".to_string())]);
+        assert!(warnings.is_empty());
     }
 }

@@ -253,7 +253,11 @@ fn old_reader_keeps_the_lines_before_an_unreadable_line() {
     let ads: Vec<_> = reader.by_ref().collect();
     assert_eq!(ads.len(), 3);
     let second = ads[1].as_ref().unwrap();
-    let names: Vec<String> = second.attributes.iter().map(|(n, _)| n.to_string()).collect();
+    let names: Vec<String> = second
+        .attributes
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
     assert_eq!(names, ["MyType", "Cmd"]);
     let warnings = reader.take_warnings();
     assert_eq!(warnings.len(), 1);
@@ -264,7 +268,10 @@ fn old_reader_keeps_the_lines_before_an_unreadable_line() {
     let rendered = w.render("pool.ads");
     assert!(rendered.starts_with("warning: "), "{rendered}");
     assert!(rendered.contains("pool.ads:9:10"), "{rendered}");
-    assert!(rendered.contains("line 9 and the 1 line after it"), "{rendered}");
+    assert!(
+        rendered.contains("line 9 and the 1 line after it"),
+        "{rendered}"
+    );
     assert!(reader.take_warnings().is_empty());
 }
 

@@ -248,7 +248,10 @@ fn long_ads_are_read_across_the_readers_batches() {
     let warnings = reader.take_warnings();
     let err = &warnings[0].error;
     assert_eq!((err.first_line, err.error.line), (1, 14_001));
-    assert_eq!((warnings[0].kept_lines, warnings[0].dropped_lines), (7000, 3001));
+    assert_eq!(
+        (warnings[0].kept_lines, warnings[0].dropped_lines),
+        (7000, 3001)
+    );
     assert!(ads[1].is_ok());
     let refusing = Parser::new(ParseOptions {
         refuse_partial_ads: true,
