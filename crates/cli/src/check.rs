@@ -31,6 +31,9 @@ pub const LISTED: usize = 100;
 struct Problem {
     /// Position of the ad in the file (1 = first).
     ad: usize,
+    /// An old-syntax ad kept in part (the lines before a line that cannot
+    /// be read, as HTCondor keeps them): a warning, counted as bad.
+    kept_in_part: bool,
     line: usize,
     column: usize,
     message: String,
@@ -53,12 +56,10 @@ struct Report {
     seconds: f64,
     /// The first [`LISTED`] bad ads, in file order.
     problems: Vec<Problem>,
-    /// Old-syntax ads kept in part: a line could not be read, and the ad
-    /// keeps the lines before it (as HTCondor does); they make the check
-    /// fail, since a line was dropped.
+    /// Of the bad ads, those kept in part: old-syntax ads with a line that
+    /// cannot be read, which keep the lines before it (as HTCondor does);
+    /// a linter counts them as bad, since a line was dropped.
     partial: usize,
-    /// The first [`LISTED`] of them, in file order.
-    warnings: Vec<Problem>,
 }
 
 impl Report {
@@ -109,16 +110,6 @@ pub fn run(files: &[PathBuf], json: bool, options: ParseOptions) -> i32 {
         if let Some(e) = &report.unreadable {
             eprintln!("classad check: {e}");
         }
-        for problem in &report.warnings {
-            eprintln!("{}", problem.rendered.trim_end());
-        }
-        if report.partial > report.warnings.len() {
-            eprintln!(
-                "classad check: {}: {} more ads kept in part not shown",
-                report.file,
-                report.partial - report.warnings.len()
-            );
-        }
         for problem in &report.problems {
             eprintln!("{}", problem.rendered.trim_end());
         }
@@ -136,9 +127,7 @@ pub fn run(files: &[PathBuf], json: bool, options: ParseOptions) -> i32 {
         to_text(&reports)
     };
     print!("{output}");
-    let failed = reports
-        .iter()
-        .any(|r| r.unreadable.is_some() || r.bad > 0 || r.partial > 0);
+    let failed = reports.iter().any(|r| r.unreadable.is_some() || r.bad > 0);
     i32::from(failed)
 }
 
@@ -204,25 +193,31 @@ fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
         }
     };
     let read = read_ads_parallel_map(&text, options, &check);
-    report.partial = read.warnings.len();
-    report.warnings = (read.warnings.iter().take(LISTED))
-        .map(|w| Problem {
-            ad: w.error.ordinal,
-            line: w.error.error.line,
-            column: w.error.error.column,
-            message: format!("{}; {}", w.error.error.message, w.note()),
-            rendered: w.render(&report.file).replacen(
-                "warning: ",
-                &format!("warning: ad {}: ", w.error.ordinal),
-                1,
-            ),
-        })
-        .collect();
     let results = read.ads;
-    // Bad ads in file order, whether they do not parse or do not compile.
+    // Bad ads in file order, whether they do not parse, do not compile or
+    // were kept in part (whose warnings are in file order too).
     let mut problems = Vec::new();
+    let mut warnings = read.warnings.into_iter().peekable();
     report.ads = results.len();
     for (i, result) in results.into_iter().enumerate() {
+        if let Some(w) = warnings.next_if(|w| w.error.ordinal == i + 1) {
+            report.partial += 1;
+            report.bad += 1;
+            if problems.len() < LISTED {
+                problems.push(Problem {
+                    ad: w.error.ordinal,
+                    kept_in_part: true,
+                    line: w.error.error.line,
+                    column: w.error.error.column,
+                    message: w.error.error.message.clone(),
+                    rendered: w.render(&report.file).replacen(
+                        "warning: ",
+                        &format!("warning: ad {}: ", w.error.ordinal),
+                        1,
+                    ),
+                });
+            }
+        }
         match result {
             Ok(Checked::Compiled(attributes)) => report.attributes += attributes,
             Ok(Checked::Failed(ad, e)) => {
@@ -237,6 +232,7 @@ fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
                 if problems.len() < LISTED {
                     problems.push(Problem {
                         ad: e.ordinal,
+                        kept_in_part: false,
                         line: e.error.line,
                         column: e.error.column,
                         message: e.error.message.clone(),
@@ -308,6 +304,7 @@ fn compile_problem(
     };
     Problem {
         ad: n,
+        kept_in_part: false,
         line,
         column,
         rendered: local.render(&shown, origin),
@@ -328,7 +325,7 @@ fn to_text(reports: &[Report]) -> String {
                 String::new()
             },
             if r.partial > 0 {
-                format!(", {} kept in part", r.partial)
+                format!(", {} of them kept in part", r.partial)
             } else {
                 String::new()
             },
@@ -382,24 +379,24 @@ fn to_json(reports: &[Report]) -> String {
                         .iter()
                         .map(|p| {
                             format!(
-                                "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}}}",
+                                "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}, \"kept_in_part\": {}}}",
                                 p.ad,
                                 p.line,
                                 p.column,
-                                json_string(&p.message)
+                                json_string(&p.message),
+                                p.kept_in_part
                             )
                         })
                         .collect();
                     items.join(", ")
                 };
                 format!(
-                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"partial_ads\": {}, \"warnings\": [{}], \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
+                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"partial_ads\": {}, \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
                     json_string(&r.file),
                     json_string(r.format),
                     r.ads,
                     r.bad,
                     r.partial,
-                    listed(&r.warnings),
                     r.attributes,
                     r.distinct,
                     r.bytes,
@@ -417,6 +414,6 @@ fn to_json(reports: &[Report]) -> String {
     format!(
         "{{\"files\": [{}], \"ads\": {ads}, \"bad_ads\": {bad}, \"partial_ads\": {partial}, \"bytes\": {bytes}, \"unreadable_files\": {unreadable}, \"ok\": {}}}\n",
         files.join(", "),
-        bad == 0 && unreadable == 0 && partial == 0
+        bad == 0 && unreadable == 0
     )
 }
