@@ -576,13 +576,33 @@ fn first_set(nodes: &[Node]) -> Option<Set> {
 }
 
 /// The last literal byte every match needs (PCRE2's required code unit),
-/// from the top-level sequence and groups that are not optional.
+/// from the top-level sequence and groups that are not optional. It is
+/// never the byte that starts the match (PCRE2's first code unit): `a+`
+/// and `(a+)+` have none (their first `a` is the first code unit, the
+/// others are optional), `aa+` has `a`.
 fn required(nodes: &[Node]) -> Option<Set> {
+    required_after(nodes, &mut false)
+}
+
+/// [`required`] of `nodes`, where `first_taken` says whether the start of
+/// the match is behind (set once a byte or an optional item is passed).
+fn required_after(nodes: &[Node], first_taken: &mut bool) -> Option<Set> {
     let mut found = None;
+    // A literal byte: the first code unit when nothing came before it.
+    let literal = |s: &Set, first_taken: &mut bool| {
+        if std::mem::replace(first_taken, true) {
+            Some(*s)
+        } else {
+            None
+        }
+    };
     for node in nodes {
         let last = match node {
-            Node::Set(s) if is_literal(s) => Some(*s),
-            Node::Set(_) => None,
+            Node::Set(s) if is_literal(s) => literal(s, first_taken),
+            Node::Set(_) => {
+                *first_taken = true;
+                None
+            }
             Node::Circ | Node::Dollar => continue,
             // A lookahead gives its required byte only when it has one
             // after its first (PCRE2: `(?=ab)` gives `b`, `(?=b)` none).
@@ -591,17 +611,28 @@ fn required(nodes: &[Node]) -> Option<Set> {
                 behind: false,
                 alts,
             } if alts.len() == 1 && alts[0].first().is_some_and(starts_literal) => {
-                required(&alts[0][1..])
+                required_after(&alts[0][1..], &mut true)
             }
             Node::Look { .. } => continue,
-            Node::Group { alts, .. } if alts.len() == 1 => required(&alts[0]),
-            Node::Group { .. } => None,
+            Node::Group { alts, .. } if alts.len() == 1 => required_after(&alts[0], first_taken),
+            Node::Group { .. } => {
+                *first_taken = true;
+                None
+            }
             Node::Repeat { node, min, .. } if *min > 0 => match &**node {
-                Node::Group { alts, .. } if alts.len() == 1 => required(&alts[0]),
-                Node::Set(s) if is_literal(s) => Some(*s),
-                _ => None,
+                Node::Group { alts, .. } if alts.len() == 1 => {
+                    required_after(&alts[0], first_taken)
+                }
+                Node::Set(s) if is_literal(s) => literal(s, first_taken),
+                _ => {
+                    *first_taken = true;
+                    None
+                }
             },
-            Node::Repeat { .. } => continue,
+            Node::Repeat { .. } => {
+                *first_taken = true;
+                continue;
+            }
         };
         if last.is_some() {
             found = last;
@@ -1323,6 +1354,32 @@ enum Attempt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte that starts a match is PCRE2's first code unit, never its
+    /// required one (known_bugs class 20): `(a+)+` matches "a" (answers
+    /// of HTCondor 25.14.1, tests/corpus/functions_regex.txt).
+    #[test]
+    fn the_first_byte_is_not_required_again() {
+        let search = |pattern: &str, subject: &str| {
+            let model = Model::build(pattern.as_bytes(), false, false, false, false, true)
+                .expect("modelled");
+            model.search(subject.as_bytes(), &mut |_| true)
+        };
+        for (pattern, subject, verdict) in [
+            ("(a+)+", "a", Verdict::Match),
+            ("(a+)+$", "a", Verdict::Match),
+            ("((a+)+)+$", "a", Verdict::Match),
+            ("(aa+)+$", "a", Verdict::NoMatch),
+            ("(aa+)+$", "aa", Verdict::Match),
+            ("(a+)+(?=a+c)", "aaaa", Verdict::NoMatch),
+        ] {
+            assert_eq!(
+                search(pattern, subject),
+                Some(verdict),
+                "{pattern} on {subject}"
+            );
+        }
+    }
 
     /// The frames of the costliest start position: the smallest limit
     /// under which the search is not cut short (as measured on PCRE2 by
