@@ -50,6 +50,7 @@ fn read(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(text.len() as u64));
             let count = || {
                 read_ads_parallel(black_box(text.as_bytes()), ParseOptions::default())
+                    .ads
                     .iter()
                     .filter(|ad| ad.is_ok())
                     .count()

@@ -25,6 +25,7 @@ fn main() {
             let start = Instant::now();
             count = match mode.as_str() {
                 "parallel" => classad::syntax::read_ads_parallel(&text, ParseOptions::default())
+                    .ads
                     .iter()
                     .filter(|r| r.is_ok())
                     .count(),

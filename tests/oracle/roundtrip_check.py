@@ -30,8 +30,31 @@ def attributes(ad):
     return {name: str(ad.lookup(name)) for name in ad.keys()}
 
 
-def parse_old(text):
-    return [attributes(ad) for ad in classad2.parseAds(text, classad2.ParserType.Old)]
+def parse_old_file(path):
+    """The ads of an old-syntax file as HTCondor's file reader gives them.
+
+    `classad2.parseAds` stops at the first ad it cannot read; `parseNext`
+    on the open file reads one ad at a time as HTCondor's
+    `CondorClassAdFileIterator` does: an ad with an unreadable line keeps
+    the lines before it (the rest, up to the blank line, is skipped), and
+    an ad with none to keep raises and is skipped, as `classad convert`
+    skips (and reports) it. Blank lines between ads also raise there; they
+    hold no ad.
+    """
+    ads = []
+    with open(path, encoding="utf-8") as f:
+        while True:
+            at = f.tell()
+            try:
+                ad = classad2.parseNext(f, classad2.ParserType.Old)
+            except ValueError:
+                if f.tell() == at:
+                    break
+                continue
+            if ad is None:
+                break
+            ads.append(attributes(ad))
+    return ads
 
 
 def parse_new(text):
@@ -98,8 +121,7 @@ def main():
     args.add_argument("--json", help="`classad convert --to json` output")
     options = args.parse_args()
 
-    with open(options.old, encoding="utf-8") as f:
-        original = parse_old(f.read())
+    original = parse_old_file(options.old)
     if not original:
         print(f"{options.old}: HTCondor read no ads", file=sys.stderr)
         return 1

@@ -3,7 +3,8 @@
 
 use crate::{Error, Value};
 use classad_syntax::{
-    AdExpr, AdReader, BinaryOp, Expr, ExprKind, Literal, Name, ParseOptions, Parser, UnaryOp,
+    AdExpr, AdReader, AdWarning, BinaryOp, Expr, ExprKind, Literal, Name, ParseOptions, Parser,
+    UnaryOp,
 };
 use classad_vm::{AdRef, Vm};
 use std::cell::RefCell;
@@ -71,14 +72,20 @@ impl ClassAd {
     }
 
     /// Reads an ad in old syntax (`Name = expr` lines, as `condor_q -long`
-    /// prints).
+    /// prints). A line that cannot be read is an error, as for HTCondor's
+    /// `initAdFromString`; a reader of ad files ([`read_ads`]) keeps the
+    /// lines before it instead, as HTCondor's file readers do.
     ///
     /// ```
     /// let ad = classad::ClassAd::parse_old("A = 1\nB = A + 1\n").unwrap();
     /// assert_eq!(ad.evaluate("B"), classad::Value::Int(2));
+    /// assert!(classad::ClassAd::parse_old("A = 1\nB = A +\n").is_err());
     /// ```
     pub fn parse_old(text: &str) -> Result<ClassAd, Error> {
-        let parser = parser();
+        let parser = Parser::new(ParseOptions {
+            refuse_partial_ads: true,
+            ..ParseOptions::default()
+        });
         let mut ads = AdReader::new(text.as_bytes(), classad_syntax::Format::Old, &parser);
         let ad = match ads.next() {
             Some(ad) => ad?,
@@ -941,13 +948,26 @@ pub fn unquote(literal: &str) -> Result<String, Error> {
 /// ad's number and the line and column in the input; a bad ad does not
 /// stop the reading.
 ///
+/// An old-syntax ad with a line that cannot be read keeps the lines
+/// before it and drops the rest, as HTCondor's readers do;
+/// [`Ads::take_warnings`] says what was dropped, and
+/// [`Ads::refuse_partial_ads`] makes such an ad an error instead (an ad
+/// whose first line cannot be read is one either way).
+///
 /// ```
-/// let text = "A = 1\n\nA = 2 +\n\nA = 3\n";
-/// let ads: Vec<_> = classad::read_ads(text.as_bytes()).unwrap().collect();
+/// let text = "A = 1\n\nA = 2 +\n\nA = 3\nB = 4 +\nC = 5\n";
+/// let mut reader = classad::read_ads(text.as_bytes()).unwrap();
+/// let ads: Vec<_> = reader.by_ref().collect();
 /// assert_eq!(ads.len(), 3);
 /// assert_eq!(ads[2].as_ref().unwrap().get::<i64>("a").unwrap(), 3);
+/// assert!(ads[2].as_ref().unwrap().get::<i64>("c").is_err());
 /// let err = ads[1].as_ref().unwrap_err();
 /// assert!(err.to_string().starts_with("ad 2 (from line 3)"));
+/// let warnings = reader.take_warnings();
+/// assert_eq!((warnings[0].error.ordinal, warnings[0].dropped_lines), (3, 2));
+///
+/// let refused: Vec<_> = classad::read_ads(text.as_bytes()).unwrap().refuse_partial_ads().collect();
+/// assert!(refused[2].is_err());
 /// ```
 pub fn read_ads<R: Read>(input: R) -> Result<Ads<R>, Error> {
     thread_local! {
@@ -959,12 +979,19 @@ pub fn read_ads<R: Read>(input: R) -> Result<Ads<R>, Error> {
     let parser = PARSER.with(|p| *p);
     let reader = AdReader::auto(BufReader::new(input), parser)
         .map_err(|e| Error::Other(format!("cannot read the input: {e}")))?;
-    Ok(Ads { reader })
+    Ok(Ads {
+        reader,
+        warnings: Vec::new(),
+        refuse_partial: false,
+    })
 }
 
 /// The ads of an input: see [`read_ads`].
 pub struct Ads<R: Read> {
     reader: AdReader<'static, std::io::Chain<std::io::Cursor<Vec<u8>>, BufReader<R>>>,
+    /// Warnings about ads kept in part, not yet taken.
+    warnings: Vec<AdWarning>,
+    refuse_partial: bool,
 }
 
 impl<R: Read> Ads<R> {
@@ -972,18 +999,39 @@ impl<R: Read> Ads<R> {
     pub fn format(&self) -> classad_syntax::Format {
         self.reader.format()
     }
+
+    /// Takes the warnings about old-syntax ads kept in part (the lines
+    /// before a line that could not be read, see [`AdWarning`]) met since
+    /// the last call: each is ready when its ad is yielded.
+    pub fn take_warnings(&mut self) -> Vec<AdWarning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Refuse an old-syntax ad that has a line that cannot be read (the
+    /// ad is an error) instead of keeping the lines before it as HTCondor
+    /// does (see [`classad_syntax::ParseOptions::refuse_partial_ads`]).
+    pub fn refuse_partial_ads(mut self) -> Self {
+        self.refuse_partial = true;
+        self
+    }
 }
 
 impl<R: Read> Iterator for Ads<R> {
     type Item = Result<ClassAd, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        Some(
-            self.reader
-                .next()?
-                .map(ClassAd::from_ast)
-                .map_err(Error::Read),
-        )
+        let item = self.reader.next()?;
+        let mut warnings = self.reader.take_warnings();
+        if self.refuse_partial
+            && item.is_ok()
+            && let Some(warning) = warnings.pop()
+        {
+            // The ad just read was kept in part: refused, as the reader
+            // with `refuse_partial_ads` would have.
+            return Some(Err(Error::Read(warning.error)));
+        }
+        self.warnings.append(&mut warnings);
+        Some(item.map(ClassAd::from_ast).map_err(Error::Read))
     }
 }
 

@@ -47,6 +47,8 @@ pub fn run(args: AnalyzeArgs) -> ExitCode {
             give_up_after_exhausted: args.give_up_after_exhausted,
             ..Options::default()
         },
+        args.limit
+            .parse_options(classad::syntax::ParseOptions::default()),
     ) {
         Ok(p) => p,
         Err(e) => {

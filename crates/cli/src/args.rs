@@ -95,8 +95,10 @@ pub fn find_arg<'c>(command: &'c clap::Command, name: &str) -> Option<&'c clap::
     })
 }
 
-/// `--max-input BYTES`, shared by every command that reads ads or
-/// configuration: the bound on an input read whole into memory.
+/// `--max-input BYTES` and `--refuse-partial-ads`, shared by every
+/// command that reads ad files: the bound on an input read whole into
+/// memory, and what to do with an old-syntax ad that has a line that
+/// cannot be read.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct InputLimit {
     /// Longest input read whole into memory (an ad file, standard input,
@@ -105,6 +107,12 @@ pub struct InputLimit {
     /// runs out (docs/limits.md).
     #[arg(long = "max-input", value_name = "BYTES", value_parser = size)]
     pub max_input: Option<u64>,
+    /// Refuse an old-syntax ad that has a line that cannot be read (an
+    /// error for the whole ad). By default, as HTCondor does, the ad keeps
+    /// the lines before that line and drops the rest, with a warning that
+    /// says what was dropped (docs/differences.md).
+    #[arg(long = "refuse-partial-ads")]
+    pub refuse_partial_ads: bool,
 }
 
 impl InputLimit {
@@ -112,6 +120,17 @@ impl InputLimit {
     pub fn apply(self) {
         if let Some(bytes) = self.max_input {
             classad::syntax::read::set_max_input_bytes(bytes);
+        }
+    }
+
+    /// `options` with the reading choice of the command line.
+    pub fn parse_options(
+        self,
+        options: classad::syntax::ParseOptions,
+    ) -> classad::syntax::ParseOptions {
+        classad::syntax::ParseOptions {
+            refuse_partial_ads: self.refuse_partial_ads,
+            ..options
         }
     }
 }

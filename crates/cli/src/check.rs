@@ -31,6 +31,9 @@ pub const LISTED: usize = 100;
 struct Problem {
     /// Position of the ad in the file (1 = first).
     ad: usize,
+    /// An old-syntax ad kept in part (the lines before a line that cannot
+    /// be read, as HTCondor keeps them): a warning, counted as bad.
+    kept_in_part: bool,
     line: usize,
     column: usize,
     message: String,
@@ -53,6 +56,10 @@ struct Report {
     seconds: f64,
     /// The first [`LISTED`] bad ads, in file order.
     problems: Vec<Problem>,
+    /// Of the bad ads, those kept in part: old-syntax ads with a line that
+    /// cannot be read, which keep the lines before it (as HTCondor does);
+    /// a linter counts them as bad, since a line was dropped.
+    partial: usize,
 }
 
 impl Report {
@@ -90,14 +97,15 @@ pub struct CheckArgs {
 /// `classad check` from its parsed command line.
 pub fn run_args(args: CheckArgs) -> ExitCode {
     args.limit.apply();
-    ExitCode::from(u8::try_from(run(&args.files, args.json)).unwrap_or(1))
+    let options = args.limit.parse_options(ParseOptions::default());
+    ExitCode::from(u8::try_from(run(&args.files, args.json, options)).unwrap_or(1))
 }
 
-/// Checks `files`, prints the counts on standard output (as one JSON
+/// Checks `files` (read with `options`), prints the counts on standard output (as one JSON
 /// object with `json`) and the errors on standard error; the exit status:
 /// 0 if every ad is good, 1 if not or if a file cannot be read.
-pub fn run(files: &[PathBuf], json: bool) -> i32 {
-    let reports: Vec<Report> = files.iter().map(check_file).collect();
+pub fn run(files: &[PathBuf], json: bool, options: ParseOptions) -> i32 {
+    let reports: Vec<Report> = files.iter().map(|f| check_file(f, options)).collect();
     for report in &reports {
         if let Some(e) = &report.unreadable {
             eprintln!("classad check: {e}");
@@ -134,7 +142,7 @@ enum Checked {
 /// pass-through hasher for precomputed hashes serves.
 type HashSet64 = HashSet<u64, BuildHasherDefault<classad::vm::ad::SymbolHasher>>;
 
-fn check_file(path: &PathBuf) -> Report {
+fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
     let file = path.display().to_string();
     let start = Instant::now();
     let text = match classad::syntax::read::read_file_within(path) {
@@ -147,7 +155,7 @@ fn check_file(path: &PathBuf) -> Report {
             };
         }
     };
-    let parser = Parser::new(ParseOptions::default());
+    let parser = Parser::new(options);
     let format = match AdReader::auto(&text[..], &parser) {
         Ok(reader) => reader.format().name(),
         Err(e) => {
@@ -184,11 +192,32 @@ fn check_file(path: &PathBuf) -> Report {
             Err(e) => Checked::Failed(ad, e),
         }
     };
-    let results = read_ads_parallel_map(&text, ParseOptions::default(), &check);
-    // Bad ads in file order, whether they do not parse or do not compile.
+    let read = read_ads_parallel_map(&text, options, &check);
+    let results = read.ads;
+    // Bad ads in file order, whether they do not parse, do not compile or
+    // were kept in part (whose warnings are in file order too).
     let mut problems = Vec::new();
+    let mut warnings = read.warnings.into_iter().peekable();
     report.ads = results.len();
     for (i, result) in results.into_iter().enumerate() {
+        if let Some(w) = warnings.next_if(|w| w.error.ordinal == i + 1) {
+            report.partial += 1;
+            report.bad += 1;
+            if problems.len() < LISTED {
+                problems.push(Problem {
+                    ad: w.error.ordinal,
+                    kept_in_part: true,
+                    line: w.error.error.line,
+                    column: w.error.error.column,
+                    message: w.error.error.message.clone(),
+                    rendered: w.render(&report.file).replacen(
+                        "warning: ",
+                        &format!("warning: ad {}: ", w.error.ordinal),
+                        1,
+                    ),
+                });
+            }
+        }
         match result {
             Ok(Checked::Compiled(attributes)) => report.attributes += attributes,
             Ok(Checked::Failed(ad, e)) => {
@@ -203,6 +232,7 @@ fn check_file(path: &PathBuf) -> Report {
                 if problems.len() < LISTED {
                     problems.push(Problem {
                         ad: e.ordinal,
+                        kept_in_part: false,
                         line: e.error.line,
                         column: e.error.column,
                         message: e.error.message.clone(),
@@ -274,6 +304,7 @@ fn compile_problem(
     };
     Problem {
         ad: n,
+        kept_in_part: false,
         line,
         column,
         rendered: local.render(&shown, origin),
@@ -285,11 +316,16 @@ fn to_text(reports: &[Report]) -> String {
     let mut out = String::new();
     for r in reports.iter().filter(|r| r.unreadable.is_none()) {
         out.push_str(&format!(
-            "{}: {} ads{} ({}), {} attributes, {} distinct expressions, {} bytes in {:.3} s ({:.1} MB/s)\n",
+            "{}: {} ads{}{} ({}), {} attributes, {} distinct expressions, {} bytes in {:.3} s ({:.1} MB/s)\n",
             r.file,
             r.ads,
             if r.bad > 0 {
                 format!(", {} bad", r.bad)
+            } else {
+                String::new()
+            },
+            if r.partial > 0 {
+                format!(", {} of them kept in part", r.partial)
             } else {
                 String::new()
             },
@@ -338,31 +374,35 @@ fn to_json(reports: &[Report]) -> String {
                 json_string(e)
             ),
             None => {
-                let errors: Vec<String> = r
-                    .problems
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}}}",
-                            p.ad,
-                            p.line,
-                            p.column,
-                            json_string(&p.message)
-                        )
-                    })
-                    .collect();
+                let listed = |problems: &[Problem]| -> String {
+                    let items: Vec<String> = problems
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "{{\"ad\": {}, \"line\": {}, \"column\": {}, \"message\": {}, \"kept_in_part\": {}}}",
+                                p.ad,
+                                p.line,
+                                p.column,
+                                json_string(&p.message),
+                                p.kept_in_part
+                            )
+                        })
+                        .collect();
+                    items.join(", ")
+                };
                 format!(
-                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
+                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"partial_ads\": {}, \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
                     json_string(&r.file),
                     json_string(r.format),
                     r.ads,
                     r.bad,
+                    r.partial,
                     r.attributes,
                     r.distinct,
                     r.bytes,
                     r.seconds,
                     r.mb_per_s(),
-                    errors.join(", "),
+                    listed(&r.problems),
                     r.bad - r.problems.len()
                 )
             }
@@ -370,8 +410,9 @@ fn to_json(reports: &[Report]) -> String {
         .collect();
     let (ads, bad, bytes, _) = totals(reports);
     let unreadable = reports.iter().filter(|r| r.unreadable.is_some()).count();
+    let partial: usize = reports.iter().map(|r| r.partial).sum();
     format!(
-        "{{\"files\": [{}], \"ads\": {ads}, \"bad_ads\": {bad}, \"bytes\": {bytes}, \"unreadable_files\": {unreadable}, \"ok\": {}}}\n",
+        "{{\"files\": [{}], \"ads\": {ads}, \"bad_ads\": {bad}, \"partial_ads\": {partial}, \"bytes\": {bytes}, \"unreadable_files\": {unreadable}, \"ok\": {}}}\n",
         files.join(", "),
         bad == 0 && unreadable == 0
     )

@@ -187,9 +187,9 @@ fn convert<R: BufRead, W: Write>(
         }
     };
     match from {
-        Some(format) => AdReader::new(input, format, parser).try_for_each(&mut each)?,
+        Some(format) => each_ad(&mut AdReader::new(input, format, parser), origin, &mut each)?,
         None => match AdReader::auto(input, parser) {
-            Ok(mut reader) => reader.try_for_each(&mut each)?,
+            Ok(mut reader) => each_ad(&mut reader, origin, &mut each)?,
             Err(e) => {
                 eprintln!("classad convert: cannot read {origin}: {e}");
                 return Ok(false);
@@ -205,6 +205,23 @@ fn convert<R: BufRead, W: Write>(
     Ok(errors == 0)
 }
 
+/// Gives each ad (or error) of `reader` to `each`; what an unreadable
+/// line dropped from an ad is said before the ad is written (the ad is
+/// kept, as HTCondor keeps it).
+pub fn each_ad<R: BufRead>(
+    reader: &mut AdReader<'_, R>,
+    origin: &str,
+    each: &mut impl FnMut(Result<AdExpr, AdError>) -> io::Result<()>,
+) -> io::Result<()> {
+    while let Some(item) = reader.next() {
+        for warning in reader.take_warnings() {
+            eprint!("{}", warning.render(origin));
+        }
+        each(item)?;
+    }
+    Ok(())
+}
+
 /// Bad ads reported in full per input; past it they are only counted, so
 /// a binary file does not flood standard error.
 const MAX_REPORTED: usize = 20;
@@ -217,7 +234,7 @@ pub fn run(args: ConvertArgs) -> ExitCode {
         pretty: args.pretty,
         files: args.files,
     };
-    let parser = Parser::new(ParseOptions::default());
+    let parser = Parser::new(args.limit.parse_options(ParseOptions::default()));
     let stdout = io::stdout();
     let mut output = Output {
         out: BufWriter::with_capacity(1 << 16, stdout.lock()),

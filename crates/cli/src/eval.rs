@@ -44,6 +44,8 @@ struct Settings {
     quiet: bool,
     batch: bool,
     options: Options,
+    /// How an ad file is read (`--refuse-partial-ads`).
+    reading: crate::args::InputLimit,
 }
 
 impl Settings {
@@ -153,7 +155,7 @@ enum Step {
 /// `classad convert` reads, and `condor_q -long:new`'s (`{` alone on the
 /// first line). The other ads are ignored, with a note on standard error:
 /// merging them would mix attributes of different ads.
-fn read_ad_file(path: &str) -> Result<AdExpr, String> {
+fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     let limit = syntax::read::max_input_bytes();
     let bytes = if path == "-" {
         syntax::read::read_to_end_within(std::io::stdin().lock(), limit)
@@ -184,13 +186,18 @@ fn read_ad_file(path: &str) -> Result<AdExpr, String> {
         }
         format = Format::New;
     }
-    let parser = Parser::new(Default::default());
+    let parser = Parser::new(options);
     let mut reader = AdReader::new(body.as_bytes(), format, &parser);
     let first = match reader.next() {
         Some(Ok(ad)) => ad,
         Some(Err(error)) => return Err(one_line(error.render(origin).trim_end())),
         None => return Err(format!("Unable to turn file {origin} into a ClassAd.")),
     };
+    // The ad is used as HTCondor reads it, without what an unreadable
+    // line dropped: say what that was.
+    for warning in reader.take_warnings() {
+        eprint!("{}", warning.render(origin));
+    }
     // Only ads count: the `,` between condor_q -long:new's ads is no ad.
     let others = reader.filter(Result::is_ok).count();
     if others > 0 {
@@ -291,6 +298,7 @@ fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
         quiet: false,
         batch: args.batch,
         options: Options::default(),
+        reading: args.limit,
     };
     settings.options.strict = args.strict;
     settings.options.corrections = args.corrections;
@@ -331,7 +339,10 @@ fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
 }
 
 fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
-    match read_ad_file(path) {
+    match read_ad_file(
+        path,
+        settings.reading.parse_options(ParseOptions::default()),
+    ) {
         Ok(ad) => {
             settings.context = ad;
             Ok(())
@@ -344,7 +355,8 @@ fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
 }
 
 fn set_target(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
-    let ad = read_ad_file(path).map_err(|message| {
+    let options = settings.reading.parse_options(ParseOptions::default());
+    let ad = read_ad_file(path, options).map_err(|message| {
         eprintln!("classad eval: {message}");
         ExitCode::from(1)
     })?;

@@ -2,7 +2,8 @@
 //! a pool of job and slot ad files, with the `classad-matchmaker` engine.
 
 use crate::json_text::json_string;
-use classad_matchmaker::{AdFile, Options, Policy, Pool, read_ad_file};
+use classad::syntax::ParseOptions;
+use classad_matchmaker::{AdFile, Options, Policy, Pool, read_ad_file_with};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -103,12 +104,18 @@ fn check_size(files: &[&str]) -> Result<(), String> {
     }
 }
 
-/// Reads both files into a pool, reporting every bad ad on stderr.
-pub fn load_pool(jobs: &str, slots: &str, options: Options) -> Result<(Pool, usize), String> {
+/// Reads both files (with `reading`) into a pool, reporting every bad ad,
+/// and every ad kept in part, on stderr.
+pub fn load_pool(
+    jobs: &str,
+    slots: &str,
+    options: Options,
+    reading: ParseOptions,
+) -> Result<(Pool, usize), String> {
     check_size(&[jobs, slots])?;
     let (job_file, slot_file) = std::thread::scope(|scope| {
-        let j = scope.spawn(|| read_ad_file(jobs));
-        let s = read_ad_file(slots);
+        let j = scope.spawn(|| read_ad_file_with(jobs, reading));
+        let s = read_ad_file_with(slots, reading);
         (
             j.join()
                 .unwrap_or_else(|_| Err(format!("{jobs}: reader failed"))),
@@ -118,6 +125,11 @@ pub fn load_pool(jobs: &str, slots: &str, options: Options) -> Result<(Pool, usi
     let (job_file, slot_file): (AdFile, AdFile) = (job_file?, slot_file?);
     let mut pool = Pool::new(options);
     let mut bad = 0;
+    // Ads kept in part are matched as HTCondor reads them; what was
+    // dropped is said.
+    for w in job_file.warnings.iter().chain(&slot_file.warnings) {
+        eprint!("classad match: {w}");
+    }
     for e in job_file.errors.iter().chain(&slot_file.errors) {
         eprintln!("classad match: {e}");
         bad += 1;
@@ -213,7 +225,8 @@ pub fn run(args: MatchArgs) -> ExitCode {
     };
     let bar = progress("reading ads");
     let started = Instant::now();
-    let (mut pool, bad) = match load_pool(&args.jobs, &args.slots, options) {
+    let reading = args.limit.parse_options(ParseOptions::default());
+    let (mut pool, bad) = match load_pool(&args.jobs, &args.slots, options, reading) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("classad match: {e}");

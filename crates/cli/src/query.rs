@@ -418,7 +418,7 @@ fn run(request: Request) -> ExitCode {
         buffer_rows: columns.iter().any(|c| c.auto_width),
         direct: BufWriter::with_capacity(1 << 16, io::stdout()),
     };
-    let parser = Parser::new(ParseOptions::default());
+    let parser = Parser::new(args.limit.parse_options(ParseOptions::default()));
     let all_ok = match crate::args::read_inputs("query", &files, |input, origin| {
         read(input, origin, &parser, &mut sink, &mut columns, &separators)
     }) {
@@ -534,7 +534,7 @@ fn read<R: BufRead, W: Write, D: Write>(
         Ok(())
     };
     match AdReader::auto(input, parser) {
-        Ok(mut reader) => reader.try_for_each(&mut each)?,
+        Ok(mut reader) => crate::convert::each_ad(&mut reader, origin, &mut each)?,
         Err(e) => {
             eprintln!("classad query: cannot read {origin}: {e}");
             return Ok(false);

@@ -11,7 +11,8 @@ Name = \"slot1@b\"\nMemory = 4096\nRequirements = TARGET.RequestMemory <= MY.Mem
 
 const GOOD_NEW: &str = "[ a = 1; b = a + 1 ]\n[ a = 1; c = \"x\" ]\n";
 
-/// Five ads: the second does not parse, the fourth does not compile.
+/// Five ads: the second has a line that does not parse (it keeps its
+/// first line, as HTCondor keeps it), the fourth does not compile.
 const BAD_OLD: &str = "A = 1\nB = \"x\"\n\n\
 A = 2\nB = (1 +\nC = 3\n\n\
 A = 3\n\n\
@@ -63,7 +64,11 @@ fn every_bad_ad_is_reported_with_its_position_and_the_good_ones_counted() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("error: ad 2: expected an expression, found end of input"),
+        stderr.contains("warning: ad 2: expected an expression, found end of input"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ad 2 (from line 4) keeps its 1 line before line 5"),
         "{stderr}"
     );
     assert!(stderr.contains(&format!(" --> {bad}:5:9\n")), "{stderr}");
@@ -77,7 +82,9 @@ fn every_bad_ad_is_reported_with_its_position_and_the_good_ones_counted() {
     assert!(stderr.find(":5:9").unwrap() < stderr.find(":11:5").unwrap());
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains(&format!("{bad}: 5 ads, 2 bad (old), ")),
+        stdout.contains(&format!(
+            "{bad}: 5 ads, 2 bad, 1 of them kept in part (old), "
+        )),
         "{stdout}"
     );
     assert!(
@@ -119,28 +126,28 @@ fn json_is_one_object_with_counts_and_errors() {
     assert!(stdout.starts_with("{\"files\": [{\"file\": "), "{stdout}");
     assert!(
         stdout.trim_end().ends_with(&format!(
-            "\"ads\": 7, \"bad_ads\": 2, \"bytes\": {}, \"unreadable_files\": 1, \"ok\": false}}",
+            "\"ads\": 7, \"bad_ads\": 2, \"partial_ads\": 1, \"bytes\": {}, \"unreadable_files\": 1, \"ok\": false}}",
             GOOD_OLD.len() + BAD_OLD.len()
         )),
         "{stdout}"
     );
     assert!(
         stdout.contains(&format!(
-            "\"format\": \"old\", \"ads\": 2, \"bad_ads\": 0, \"attributes\": 6, \"distinct_expressions\": 4, \"bytes\": {},",
+            "\"format\": \"old\", \"ads\": 2, \"bad_ads\": 0, \"partial_ads\": 0, \"attributes\": 6, \"distinct_expressions\": 4, \"bytes\": {},",
             GOOD_OLD.len()
         )),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "\"ads\": 5, \"bad_ads\": 2, \"attributes\": 6, \"distinct_expressions\": 6,"
+            "\"ads\": 5, \"bad_ads\": 2, \"partial_ads\": 1, \"attributes\": 7, \"distinct_expressions\": 7,"
         ),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "\"errors\": [{\"ad\": 2, \"line\": 5, \"column\": 9, \"message\": \"expected an expression, found end of input\"}, \
-             {\"ad\": 4, \"line\": 11, \"column\": 5, \"message\": \"attribute `T`: `garbage` is not a valid time\"}], \"errors_not_listed\": 0}"
+            "\"errors\": [{\"ad\": 2, \"line\": 5, \"column\": 9, \"message\": \"expected an expression, found end of input\", \"kept_in_part\": true}, \
+             {\"ad\": 4, \"line\": 11, \"column\": 5, \"message\": \"attribute `T`: `garbage` is not a valid time\", \"kept_in_part\": false}], \"errors_not_listed\": 0}"
         ),
         "{stdout}"
     );
@@ -262,7 +269,8 @@ fn a_large_file_lists_its_first_bad_ads_in_file_order() {
     assert_eq!(listed, bad_lines[..100], "{stderr}");
     assert!(stderr.contains("200 more bad ads not shown"), "{stderr}");
     assert!(
-        text(&out.stdout).contains(": 6000 ads, 300 bad (old), 11850 attributes"),
+        text(&out.stdout)
+            .contains(": 6000 ads, 300 bad, 150 of them kept in part (old), 12150 attributes"),
         "{}",
         text(&out.stdout)
     );

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Scratch, classad, text};
+use common::{Scratch, classad, oracle_python, repo_root, text};
 
 fn convert(args: &[&str], content: &[u8]) -> (String, String) {
     let dir = Scratch::new("convert-robust");
@@ -83,4 +83,77 @@ fn old_syntax_round_trips_strings_ending_in_backslashes() {
         std::str::from_utf8(ad).unwrap().trim_end(),
         "{err}"
     );
+}
+
+/// The rest of class 18 of tests/gen/known_bugs.txt: an old-syntax ad
+/// with a line that cannot be read keeps the lines before it, and drops
+/// that line and the rest of the ad up to the blank line, as HTCondor's
+/// file reader (`CondorClassAdFileIterator`, `InsertFromFile`) does; an ad
+/// whose first line cannot be read is refused, as there. The expected
+/// ads are HTCondor's: `tests/oracle/roundtrip_check.py` (its
+/// `parse_old_file`, `classad2.parseNext` ad by ad over the file) read
+/// this input as `[{A: 1}, {D: 4, E: 5}, {G: 7}, {I: 10}]` with HTCondor
+/// 25.14.1; when the oracle is installed the test asks it again.
+#[test]
+fn old_syntax_ads_keep_the_lines_before_an_unreadable_line() {
+    let input = "A = 1\nB = 2 +\nC = 3\n\nD = 4\nE = 5\n\nbad +\nF = 1\n\nG = 7\n# comment\nH = (\n   \nI = 9\nI = 10\nJ = 11 +\n# x\nK = 12\n";
+    let dir = Scratch::new("convert-partial");
+    let file = dir.file("partial.ads", input);
+    let output = classad(["convert", "--to", "new", &file]);
+    let (out, err) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(
+        out, "[ A = 1 ]\n[ D = 4; E = 5 ]\n[ G = 7 ]\n[ I = 10 ]\n",
+        "{err}"
+    );
+    // The ad with nothing to keep is an error (exit status 1); the others
+    // are warnings that name the line, its column, and what was dropped.
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: expected an attribute name, found `bad`"),
+        "{err}"
+    );
+    for (at, note) in [
+        (
+            "partial.ads:2:8",
+            "ad 1 (from line 1) keeps its 1 line before line 2; line 2 and the 1 line after it",
+        ),
+        (
+            "partial.ads:13:6",
+            "ad 4 (from line 11) keeps its 1 line before line 13; line 13 is dropped",
+        ),
+        (
+            "partial.ads:17:9",
+            "ad 5 (from line 15) keeps its 2 lines before line 17; line 17 and the 1 line after it",
+        ),
+    ] {
+        assert!(err.contains(at) && err.contains(note), "{at}: {err}");
+    }
+    assert_eq!(err.matches("warning: ").count(), 3, "{err}");
+
+    // The opt-in: every ad with an unreadable line is refused.
+    let refused = classad(["convert", "--refuse-partial-ads", "--to", "new", &file]);
+    let (out, err) = (text(&refused.stdout), text(&refused.stderr));
+    assert_eq!(out, "[ D = 4; E = 5 ]\n", "{err}");
+    assert_eq!(err.matches("error: ").count(), 4, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+
+    match oracle_python() {
+        Ok(python) => {
+            let converted = dir.file("partial.new", &output.stdout);
+            let check = std::process::Command::new(python)
+                .arg(repo_root().join("tests/oracle/roundtrip_check.py"))
+                .args(["--old", &file, "--new", &converted])
+                .env("CONDOR_CONFIG", "/dev/null")
+                .env("TZ", "UTC")
+                .output()
+                .expect("run the oracle check");
+            assert!(
+                check.status.success(),
+                "HTCondor reads other ads:\n{}{}",
+                text(&check.stdout),
+                text(&check.stderr)
+            );
+        }
+        Err(why) => eprintln!("note: {why}; HTCondor's check skipped"),
+    }
 }

@@ -3,7 +3,7 @@
 
 use classad::compiler::LineCompiler;
 use classad::syntax::lines::{read_old_ads, read_old_ads_in_parts};
-use classad::syntax::{AdError, ParseOptions, read_ads_parallel_map};
+use classad::syntax::{AdError, ParseOptions, ReadAds, read_ads_parallel_map};
 use classad::{AdRef, AdValue};
 use std::sync::Arc;
 
@@ -14,15 +14,26 @@ pub struct AdFile {
     pub ads: Vec<(usize, AdRef)>,
     /// One message per bad ad, naming the file and the ad.
     pub errors: Vec<String>,
+    /// One message per old-syntax ad kept in part (the lines before a line
+    /// that could not be read, as HTCondor keeps them; see
+    /// [`classad::syntax::AdWarning`]), naming the file, the ad and what
+    /// was dropped.
+    pub warnings: Vec<String>,
 }
 
 /// Reads every ad of `path`: a file longer than the bound on inputs read
 /// whole (`classad::syntax::read::max_input_bytes`, 1 GiB unless set) is
 /// refused with a message, as an endless one (`/dev/zero`) is.
 pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
+    read_ad_file_with(path, ParseOptions::default())
+}
+
+/// [`read_ad_file`] with parse options (`refuse_partial_ads` and the
+/// limits).
+pub fn read_ad_file_with(path: &str, options: ParseOptions) -> Result<AdFile, String> {
     let text = classad::syntax::read::read_file_within(path)
         .map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    Ok(read_ad_text(&text, path))
+    Ok(read_text(&text, path, None, options))
 }
 
 /// Reads every ad of `text`; `origin` names it in messages. Large texts
@@ -33,7 +44,12 @@ pub fn read_ad_file(path: &str) -> Result<AdFile, String> {
 /// were all met before in the file is made from their bytes, without
 /// parsing (see [`classad::compiler::LineCompiler`]).
 pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
-    read_ad_text_in_parts(text, origin, None)
+    read_text(text, origin, None, ParseOptions::default())
+}
+
+/// [`read_ad_text`] with parse options.
+pub fn read_ad_text_with(text: &[u8], origin: &str, options: ParseOptions) -> AdFile {
+    read_text(text, origin, None, options)
 }
 
 /// [`read_ad_text`] with old-syntax texts cut in parts of about
@@ -41,11 +57,14 @@ pub fn read_ad_text(text: &[u8], origin: &str) -> AdFile {
 /// tests, small parts put boundaries everywhere.
 #[doc(hidden)]
 pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>) -> AdFile {
+    read_text(text, origin, part_size, ParseOptions::default())
+}
+
+fn read_text(text: &[u8], origin: &str, part_size: Option<usize>, options: ParseOptions) -> AdFile {
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
     let cache = classad::compiler::CompileCache::for_pool_of(text.len());
     let registry = classad::stdlib::shared_registry();
-    let options = ParseOptions::default();
     let compile = |ad: classad::syntax::AdExpr| {
         classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
     };
@@ -78,16 +97,25 @@ pub fn read_ad_text_by_parser(text: &[u8], origin: &str) -> AdFile {
     )
 }
 
-type Read = Vec<Result<Result<AdRef, String>, Box<AdError>>>;
+type Read = ReadAds<Result<AdRef, String>, Box<AdError>>;
 
 /// The parser's results with their errors boxed, as the line reader gives
 /// them (in the place of the list: the standard library reuses its block).
-fn boxed_errors(read: Vec<Result<Result<AdRef, String>, AdError>>) -> Read {
-    read.into_iter().map(|ad| ad.map_err(Box::new)).collect()
+fn boxed_errors(read: ReadAds<Result<AdRef, String>>) -> Read {
+    ReadAds {
+        ads: read
+            .ads
+            .into_iter()
+            .map(|ad| ad.map_err(Box::new))
+            .collect(),
+        warnings: read.warnings,
+    }
 }
 
 /// The good ads and the messages of the bad ones.
 fn collect(read: Read, origin: &str) -> AdFile {
+    let warnings = read.warnings.iter().map(|w| w.render(origin)).collect();
+    let read = read.ads;
     let errors = (read.iter().enumerate())
         .filter_map(|(n, ad)| match ad {
             Ok(Ok(_)) => None,
@@ -101,7 +129,11 @@ fn collect(read: Read, origin: &str) -> AdFile {
         .filter_map(|(n, ad)| Some((n + 1, ad.ok()?.ok()?)))
         .collect();
     ads.shrink_to_fit();
-    AdFile { ads, errors }
+    AdFile {
+        ads,
+        errors,
+        warnings,
+    }
 }
 
 /// An ad made by a [`LineCompiler`] from its lines, if it can.

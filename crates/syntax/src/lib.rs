@@ -40,7 +40,8 @@ pub mod xml;
 
 pub use json::{ad_to_json, ad_to_json_compact, parse_json_ad, parse_json_ads, write_ad_json};
 pub use read::{
-    AdError, AdReader, Format, detect_format, read_ads_parallel, read_ads_parallel_map,
+    AdError, AdReader, AdWarning, Format, ReadAds, detect_format, read_ads_parallel,
+    read_ads_parallel_map,
 };
 pub use xml::{
     XML_FOOTER, XML_HEADER, ad_to_xml, ad_to_xml_compact, ads_to_xml, parse_xml_ad, parse_xml_ads,

@@ -12,7 +12,7 @@
 
 use crate::ast::AdExpr;
 use crate::parser::{ParseOptions, Parser};
-use crate::read::{AdError, AdReader, BOM, Format, after_blank_line};
+use crate::read::{AdError, AdReader, AdWarning, BOM, Format, ReadAds, after_blank_line};
 
 /// Makes an ad from its lines, or declines (`None`) to leave it to the
 /// parser. The lines exclude comments and line ends, nothing else.
@@ -41,7 +41,8 @@ pub type FromLines<'t, S, U> = dyn Fn(&mut S, &[&'t [u8]]) -> Option<U> + Sync;
 ///     &|_, lines: &[&[u8]]| (lines.len() == 1 && lines[0] == b"A = 3").then_some(0),
 ///     &|ad| ad.len(),
 /// )
-/// .unwrap();
+/// .unwrap()
+/// .ads;
 /// assert_eq!(counts[0].as_ref().ok(), Some(&2));
 /// assert_eq!(counts[1].as_ref().unwrap_err().ordinal, 2);
 /// assert_eq!(counts[2].as_ref().ok(), Some(&0));
@@ -52,7 +53,7 @@ pub fn read_old_ads<'t, S: Send, U: Send>(
     init: &(dyn Fn() -> S + Sync),
     from_lines: &FromLines<'t, S, U>,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Option<Vec<Result<U, Box<AdError>>>> {
+) -> Option<ReadAds<U, Box<AdError>>> {
     read_old_ads_in_parts(
         text,
         options,
@@ -84,7 +85,7 @@ pub fn read_old_ads_in_parts<'t, S: Send, U: Send>(
     init: &(dyn Fn() -> S + Sync),
     from_lines: &FromLines<'t, S, U>,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Option<Vec<Result<U, Box<AdError>>>> {
+) -> Option<ReadAds<U, Box<AdError>>> {
     use rayon::prelude::*;
     let body = if text.starts_with(BOM) { BOM.len() } else { 0 };
     let first = text[body..].iter().find(|b| !b.is_ascii_whitespace());
@@ -121,34 +122,51 @@ pub fn read_old_ads_in_parts<'t, S: Send, U: Send>(
             map,
             lines: Vec::new(),
             ads: Vec::new(),
+            warnings: Vec::new(),
         };
         let line_count = part.read(starts[k]);
-        let Part { ads, state, .. } = part;
+        let Part {
+            ads,
+            warnings,
+            state,
+            ..
+        } = part;
         idle.lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((state, parser));
-        (ads, line_count)
+        (ads, warnings, line_count)
     };
-    let parts: Vec<(PartAds<U>, usize)> = if starts.len() == 1 {
+    let parts: Vec<(PartAds<U>, Vec<AdWarning>, usize)> = if starts.len() == 1 {
         vec![read(0)]
     } else {
         (0..starts.len()).into_par_iter().map(read).collect()
     };
-    let mut ads = Vec::with_capacity(parts.iter().map(|(ads, _)| ads.len()).sum());
+    let mut ads = Vec::with_capacity(parts.iter().map(|(ads, ..)| ads.len()).sum());
+    let mut all_warnings = Vec::new();
     let mut lines_before = 0;
-    for (part, line_count) in parts {
+    for (part, warnings, line_count) in parts {
         let before = ads.len();
+        let shift = |e: &mut AdError| {
+            e.ordinal += before;
+            e.first_line += lines_before;
+            e.error.line += lines_before;
+        };
         ads.extend(part.into_iter().map(|ad| {
             ad.map_err(|mut e| {
-                e.ordinal += before;
-                e.first_line += lines_before;
-                e.error.line += lines_before;
+                shift(&mut e);
                 e
             })
         }));
+        all_warnings.extend(warnings.into_iter().map(|mut warning| {
+            shift(&mut warning.error);
+            warning
+        }));
         lines_before += line_count;
     }
-    Some(ads)
+    Some(ReadAds {
+        ads,
+        warnings: all_warnings,
+    })
 }
 
 /// The ads of a part (errors boxed, as [`read_old_ads`] gives them).
@@ -168,6 +186,8 @@ struct Part<'a, 't, S, U> {
     /// The ads read; an error's ordinal and lines count from the part's
     /// start.
     ads: PartAds<U>,
+    /// The warnings of ads read in part, counted as the errors are.
+    warnings: Vec<AdWarning>,
 }
 
 impl<'t, S, U> Part<'_, 't, S, U> {
@@ -226,7 +246,14 @@ impl<'t, S, U> Part<'_, 't, S, U> {
                     start,
                     lines,
                 );
-                match reader.next() {
+                let read = reader.next();
+                let ordinal = self.ads.len() + 1;
+                self.warnings
+                    .extend(reader.take_warnings().into_iter().map(|mut warning| {
+                        warning.error.ordinal = ordinal;
+                        warning
+                    }));
+                match read {
                     Some(Ok(ad)) => Ok((self.map)(ad)),
                     Some(Err(mut e)) => {
                         e.ordinal = self.ads.len() + 1;

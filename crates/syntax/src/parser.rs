@@ -69,6 +69,12 @@ pub struct ParseOptions {
     /// refused as too complex. The grammar is linear, so this is a safety
     /// net that real input never reaches. 0 turns the bound off.
     pub work_per_byte: usize,
+    /// Refuse an old-syntax ad that has a line that cannot be read, as
+    /// this library did before: the whole ad is an [`crate::AdError`].
+    /// Off by default: as HTCondor does, the ad keeps the lines before the
+    /// unreadable one and drops that line and the rest of the ad, and the
+    /// reader reports what it dropped as an [`crate::AdWarning`].
+    pub refuse_partial_ads: bool,
 }
 
 /// Default bound on tree depth: twice what a chain of 1000 operators
@@ -99,6 +105,7 @@ impl Default for ParseOptions {
             max_conditionals: DEFAULT_MAX_CONDITIONALS,
             work_per_byte: DEFAULT_WORK_PER_BYTE,
             strict: false,
+            refuse_partial_ads: false,
         }
     }
 }

@@ -174,6 +174,74 @@ impl fmt::Display for AdError {
 
 impl std::error::Error for AdError {}
 
+/// An old-syntax ad read only in part: a line could not be read, and, as
+/// HTCondor does (its `InsertFromFile` stops at the first line it cannot
+/// read and skips to the blank line that ends the ad), the ad keeps the
+/// lines before it and drops that line and the rest of the ad. The ad is
+/// yielded; this says what was dropped, so that nothing is lost silently.
+/// [`ParseOptions::refuse_partial_ads`] refuses such an ad instead. An ad
+/// whose first line cannot be read has nothing to keep: it is an
+/// [`AdError`] either way, as in HTCondor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdWarning {
+    /// Why the line could not be read, where the ad is, and the line
+    /// (as an [`AdError`] would say it).
+    pub error: AdError,
+    /// Lines of the ad read before the unreadable line (each defines an
+    /// attribute; one defined twice keeps its last definition).
+    pub kept_lines: usize,
+    /// Lines dropped: the unreadable line and the lines after it up to
+    /// the end of the ad (comment lines not counted).
+    pub dropped_lines: usize,
+}
+
+impl AdWarning {
+    /// The warning drawn as a compiler would (see [`AdError::render`]),
+    /// with a note that says what was kept and what dropped.
+    pub fn render(&self, origin: &str) -> String {
+        let drawn = self.error.render(origin);
+        let mut text = match drawn.strip_prefix("error: ") {
+            Some(rest) => format!("warning: {rest}"),
+            None => drawn,
+        };
+        text.push_str(&format!("  = note: {}\n", self.note()));
+        text
+    }
+
+    /// What was kept and what dropped, in words.
+    pub fn note(&self) -> String {
+        let plural = |n: usize, one: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {one}s")
+            }
+        };
+        let line = self.error.error.line;
+        let dropped = match self.dropped_lines {
+            0 | 1 => format!("line {line} is dropped, as HTCondor drops it"),
+            n => format!(
+                "line {line} and the {} after it in the ad are dropped, as HTCondor drops them",
+                plural(n - 1, "line")
+            ),
+        };
+        format!(
+            "ad {} (from line {}) keeps its {} before line {line}; {dropped} \
+             (--refuse-partial-ads, or ParseOptions::refuse_partial_ads, refuses the ad \
+             instead)",
+            self.error.ordinal,
+            self.error.first_line,
+            plural(self.kept_lines, "line"),
+        )
+    }
+}
+
+impl fmt::Display for AdWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}; {}", self.error, self.note())
+    }
+}
+
 /// Reads ads one by one from a [`BufRead`], as an iterator of
 /// `Result<AdExpr, AdError>`. One [`Parser`] serves the whole input, so
 /// attribute names are interned once.
@@ -216,6 +284,8 @@ pub struct AdReader<'p, R> {
     /// how many broken ads were cut short (see [`read_ads_parallel`]).
     ended_inside: bool,
     cuts: usize,
+    /// Old-syntax ads read in part, not yet taken (see [`AdWarning`]).
+    warnings: Vec<AdWarning>,
 }
 
 /// An old-syntax ad being read, line by line.
@@ -225,6 +295,10 @@ struct OldAd {
     first_line: Option<usize>,
     /// The first line that could not be read; the lines after it are not.
     failure: Option<AdError>,
+    /// Lines read before the failure, and lines from it on (not counting
+    /// comments), for the [`AdWarning`] of an ad read in part.
+    kept: usize,
+    dropped: usize,
 }
 
 impl OldAd {
@@ -248,6 +322,7 @@ impl OldAd {
         }
         self.first_line.get_or_insert(line_no);
         if self.failure.is_some() {
+            self.dropped += 1;
             return false;
         }
         let text = match text {
@@ -269,11 +344,14 @@ impl OldAd {
                 (error, shown.into_owned())
             }
             Ok(text) => match parser.parse_old_line_into(text, start, &mut self.ad) {
-                Ok(()) => return false,
+                Ok(()) => {
+                    self.kept += 1;
+                    return false;
+                }
                 Err(err) => (err.shifted(start, line_no - 1, 0), text.to_string()),
             },
         };
-        self.failure = Some(AdError {
+        self.fail(AdError {
             ordinal: 0,
             first_line: 0,
             error,
@@ -281,6 +359,13 @@ impl OldAd {
             text_offset: start,
         });
         false
+    }
+
+    /// Records a line that could not be read: the first such line fails
+    /// the rest of the ad.
+    fn fail(&mut self, error: AdError) {
+        self.dropped += 1;
+        self.failure.get_or_insert(error);
     }
 }
 
@@ -363,6 +448,7 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             xml: None,
             ended_inside: false,
             cuts: 0,
+            warnings: Vec::new(),
         }
     }
 
@@ -419,6 +505,8 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             ad: parser.take_builder(),
             first_line: None,
             failure: None,
+            kept: 0,
+            dropped: 0,
         };
         ad.ad.begin();
         loop {
@@ -479,15 +567,13 @@ impl<'p, R: BufRead> AdReader<'p, R> {
                         if self.line_buf.len() > MAX_AD_BYTES {
                             self.line_buf.truncate(SHOWN_BYTES);
                             ad.first_line.get_or_insert(self.line);
-                            if ad.failure.is_none() {
-                                ad.failure = Some(AdError {
-                                    ordinal: 0,
-                                    first_line: 0,
-                                    error: too_long(start, self.line, 1),
-                                    text: String::from_utf8_lossy(&self.line_buf).into_owned(),
-                                    text_offset: start,
-                                });
-                            }
+                            ad.fail(AdError {
+                                ordinal: 0,
+                                first_line: 0,
+                                error: too_long(start, self.line, 1),
+                                text: String::from_utf8_lossy(&self.line_buf).into_owned(),
+                                text_offset: start,
+                            });
                             continue;
                         }
                     }
@@ -536,9 +622,28 @@ impl<'p, R: BufRead> AdReader<'p, R> {
             Some(mut err) => {
                 err.ordinal = self.ordinal;
                 err.first_line = first_line;
-                Err(err)
+                // As HTCondor: the lines before the unreadable one make the
+                // ad (none: the ad fails), the rest is dropped, and said so.
+                if ad.kept > 0 && !parser.options().refuse_partial_ads {
+                    self.warnings.push(AdWarning {
+                        error: err,
+                        kept_lines: ad.kept,
+                        dropped_lines: ad.dropped,
+                    });
+                    Ok(built)
+                } else {
+                    Err(err)
+                }
             }
         })
+    }
+
+    /// Takes the warnings about ads read in part (old syntax: an
+    /// unreadable line dropped the rest of its ad, see [`AdWarning`]) met
+    /// since the last call. A warning is ready as soon as its ad is
+    /// yielded: take them after each ad to report them in order.
+    pub fn take_warnings(&mut self) -> Vec<AdWarning> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// Scans bytes until an ad or a stretch of garbage is complete, or the
@@ -1358,12 +1463,15 @@ impl<R: BufRead> Iterator for AdReader<'_, R> {
 ///
 /// ```
 /// use classad_syntax::{ParseOptions, read_ads_parallel};
-/// let text = b"A = 1\n\nA = 2 +\n\nA = 3\n";
-/// let ads = read_ads_parallel(text, ParseOptions::default());
-/// assert_eq!(ads.len(), 3);
-/// assert_eq!(ads[1].as_ref().unwrap_err().ordinal, 2);
+/// let text = b"A = 1\n\nA = 2 +\n\nA = 3\nB = 4 +\nC = 5\n";
+/// let read = read_ads_parallel(text, ParseOptions::default());
+/// assert_eq!(read.ads.len(), 3);
+/// assert_eq!(read.ads[1].as_ref().unwrap_err().ordinal, 2);
+/// // The third ad keeps `A`, the line before its unreadable one.
+/// assert_eq!(read.ads[2].as_ref().unwrap().len(), 1);
+/// assert_eq!(read.warnings[0].error.ordinal, 3);
 /// ```
-pub fn read_ads_parallel(text: &[u8], options: ParseOptions) -> Vec<Result<AdExpr, AdError>> {
+pub fn read_ads_parallel(text: &[u8], options: ParseOptions) -> ReadAds<AdExpr> {
     read_ads_in_parts(text, options, parallel_part_size(text.len()), &|ad| ad)
 }
 
@@ -1377,7 +1485,7 @@ pub fn read_ads_parallel(text: &[u8], options: ParseOptions) -> Vec<Result<AdExp
 /// ```
 /// use classad_syntax::{ParseOptions, read_ads_parallel_map};
 /// let text = b"A = 1\nB = 2\n\nA = 2 +\n\nA = 3\n";
-/// let sizes = read_ads_parallel_map(text, ParseOptions::default(), &|ad| ad.len());
+/// let sizes = read_ads_parallel_map(text, ParseOptions::default(), &|ad| ad.len()).ads;
 /// assert_eq!(sizes[0].as_ref().ok(), Some(&2));
 /// assert!(sizes[1].is_err());
 /// ```
@@ -1385,7 +1493,7 @@ pub fn read_ads_parallel_map<U: Send>(
     text: &[u8],
     options: ParseOptions,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Vec<Result<U, AdError>> {
+) -> ReadAds<U> {
     read_ads_in_parts(text, options, parallel_part_size(text.len()), map)
 }
 
@@ -1407,13 +1515,22 @@ pub fn read_ads_in_parts<U: Send>(
     options: ParseOptions,
     part_size: usize,
     map: &(dyn Fn(AdExpr) -> U + Sync),
-) -> Vec<Result<U, AdError>> {
+) -> ReadAds<U> {
     use rayon::prelude::*;
     let sequential = || {
         let parser = Parser::new(options);
         match AdReader::auto(text, &parser) {
-            Ok(reader) => reader.map(|ad| ad.map(map)).collect(),
-            Err(e) => vec![Err(AdError::io(1, 1, 0, &e))],
+            Ok(mut reader) => {
+                let ads = reader.by_ref().map(|ad| ad.map(map)).collect();
+                ReadAds {
+                    ads,
+                    warnings: reader.take_warnings(),
+                }
+            }
+            Err(e) => ReadAds {
+                ads: vec![Err(AdError::io(1, 1, 0, &e))],
+                warnings: Vec::new(),
+            },
         }
     };
     let format = {
@@ -1427,7 +1544,13 @@ pub fn read_ads_in_parts<U: Send>(
         })
     };
     if format == Format::Json {
-        return read_json_in_parts(text, options, part_size, map).unwrap_or_else(sequential);
+        return match read_json_in_parts(text, options, part_size, map) {
+            Some(ads) => ReadAds {
+                ads,
+                warnings: Vec::new(),
+            },
+            None => sequential(),
+        };
     }
     let starts = part_starts(text, format, part_size);
     if starts.len() <= 1 {
@@ -1449,7 +1572,7 @@ pub fn read_ads_in_parts<U: Send>(
         lines += n;
     }
     let last = parts.len() - 1;
-    let read: Vec<Option<Vec<Result<U, AdError>>>> = parts
+    let read: Vec<Option<ReadAds<U>>> = parts
         .par_iter()
         .enumerate()
         .map(|(k, &(start, end, lines))| {
@@ -1457,23 +1580,46 @@ pub fn read_ads_in_parts<U: Send>(
             let mut reader = AdReader::part(&text[start..end], format, &parser, start, lines);
             let ads: Vec<_> = reader.by_ref().map(|ad| ad.map(map)).collect();
             let clean = reader.cuts == 0 && (k == last || !reader.ended_inside);
-            clean.then_some(ads)
+            clean.then(|| ReadAds {
+                ads,
+                warnings: reader.take_warnings(),
+            })
         })
         .collect();
     if read.iter().any(Option::is_none) {
         return sequential();
     }
-    let mut ads = Vec::with_capacity(read.iter().flatten().map(Vec::len).sum());
+    let mut all = ReadAds {
+        ads: Vec::with_capacity(read.iter().flatten().map(|part| part.ads.len()).sum()),
+        warnings: Vec::new(),
+    };
     for part in read.into_iter().flatten() {
-        let before = ads.len();
-        ads.extend(part.into_iter().map(|ad| {
+        let before = all.ads.len();
+        all.ads.extend(part.ads.into_iter().map(|ad| {
             ad.map_err(|mut e| {
                 e.ordinal += before;
                 e
             })
         }));
+        all.warnings
+            .extend(part.warnings.into_iter().map(|mut warning| {
+                warning.error.ordinal += before;
+                warning
+            }));
     }
-    ads
+    all
+}
+
+/// The ads of a text read by the parallel readers, in file order, and the
+/// warnings about old-syntax ads read in part (see [`AdWarning`]), in
+/// file order too.
+#[derive(Debug)]
+pub struct ReadAds<U, E = AdError> {
+    /// Each ad, or why it could not be read.
+    pub ads: Vec<Result<U, E>>,
+    /// The ads among `ads` that kept only the lines before an unreadable
+    /// line; each names its ad by ordinal.
+    pub warnings: Vec<AdWarning>,
 }
 
 /// [`read_ads_in_parts`] for JSON: an array is cut before lines that start
@@ -1596,5 +1742,56 @@ pub(crate) fn after_blank_line(text: &[u8], from: usize) -> Option<usize> {
             return Some(end + 1);
         }
         line = end + 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ads and warnings (as `(ordinal, line, kept, dropped)`) of an
+    /// old-syntax text.
+    fn read_old(text: &str, refuse: bool) -> (Vec<Result<String, usize>>, Vec<[usize; 4]>) {
+        let parser = Parser::new(ParseOptions {
+            refuse_partial_ads: refuse,
+            ..ParseOptions::default()
+        });
+        let mut reader = AdReader::new(text.as_bytes(), Format::Old, &parser);
+        let ads = reader
+            .by_ref()
+            .map(|ad| {
+                ad.map(|ad| crate::unparse_ad(&ad))
+                    .map_err(|e| e.error.line)
+            })
+            .collect();
+        let warnings = (reader.take_warnings().iter())
+            .map(|w| {
+                let e = &w.error;
+                [e.ordinal, e.error.line, w.kept_lines, w.dropped_lines]
+            })
+            .collect();
+        (ads, warnings)
+    }
+
+    /// HTCondor's rule (asked of classad2.parseNext over a file, 25.14.1):
+    /// the lines before the first unreadable line make the ad, that line
+    /// and the rest up to the blank line are dropped, the next ad is read
+    /// whole; with nothing before it, the ad fails.
+    #[test]
+    fn an_unreadable_line_drops_the_rest_of_its_ad() {
+        let text = "A = 1\nA = 2\nB = 2 +\nC = 3\n# note\n \t \nD = 4\n";
+        let (ads, warnings) = read_old(text, false);
+        assert_eq!(
+            ads,
+            [Ok("[ A = 2 ]".to_string()), Ok("[ D = 4 ]".to_string())]
+        );
+        assert_eq!(warnings, [[1, 3, 2, 2]]);
+        let (ads, warnings) = read_old(text, true);
+        assert_eq!(ads, [Err(3), Ok("[ D = 4 ]".to_string())]);
+        assert!(warnings.is_empty());
+        // Nothing before the unreadable line: an error either way.
+        let (ads, warnings) = read_old("# c\nB = +\nC = 3\n\nD = 4\n", false);
+        assert_eq!(ads, [Err(2), Ok("[ D = 4 ]".to_string())]);
+        assert!(warnings.is_empty());
     }
 }

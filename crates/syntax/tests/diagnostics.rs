@@ -50,3 +50,22 @@ fn diagnostics_name_an_unterminated_string() {
     let closed = parse_expression("1 \"a\"").expect_err("a parse error");
     assert!(!closed.to_string().contains("unterminated"), "{closed}");
 }
+
+/// An old-syntax ad kept in part (class 18 of tests/gen/known_bugs.txt):
+/// the warning names the unreadable line, with its line and column, what
+/// the ad kept and what it dropped.
+#[test]
+fn diagnostics_say_what_an_unreadable_line_dropped() {
+    use classad_syntax::{AdReader, Format, ParseOptions, Parser};
+    let text = "A = 1\nB = 2\nC = (3 +\n# a comment\nD = 4\nE = 5\n\nF = 6\nG = \"x\n";
+    let parser = Parser::new(ParseOptions::default());
+    let mut reader = AdReader::new(text.as_bytes(), Format::Old, &parser);
+    let ads: Vec<_> = reader.by_ref().collect();
+    assert!(ads.iter().all(Result::is_ok), "{ads:?}");
+    let shown: Vec<String> = reader
+        .take_warnings()
+        .iter()
+        .map(|w| w.render("pool.ads"))
+        .collect();
+    insta::assert_snapshot!("partial_ads", shown.join(""));
+}

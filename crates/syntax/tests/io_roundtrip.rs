@@ -214,9 +214,15 @@ Weird = "back\\slash \" quote"
 Real = 1E+100
 "#;
 
+/// With `refuse_partial_ads`, an ad with an unreadable line is an error,
+/// and the ads after it are read.
 #[test]
 fn old_reader_keeps_going_after_a_bad_ad() {
-    let ads = read_all(OLD, Format::Old);
+    let p = Parser::new(ParseOptions {
+        refuse_partial_ads: true,
+        ..ParseOptions::default()
+    });
+    let ads: Vec<_> = AdReader::new(OLD.as_bytes(), Format::Old, &p).collect();
     assert_eq!(ads.len(), 3);
     let first = ads[0].as_ref().unwrap();
     assert_eq!(first.len(), 4);
@@ -236,6 +242,37 @@ fn old_reader_keeps_going_after_a_bad_ad() {
             b"back\\\\slash \" quote".to_vec().into()
         )))
     );
+}
+
+/// By default the ad keeps the lines before its unreadable line, as
+/// HTCondor does, and the reader says what it dropped.
+#[test]
+fn old_reader_keeps_the_lines_before_an_unreadable_line() {
+    let p = parser();
+    let mut reader = AdReader::new(OLD.as_bytes(), Format::Old, &p);
+    let ads: Vec<_> = reader.by_ref().collect();
+    assert_eq!(ads.len(), 3);
+    let second = ads[1].as_ref().unwrap();
+    let names: Vec<String> = second
+        .attributes
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    assert_eq!(names, ["MyType", "Cmd"]);
+    let warnings = reader.take_warnings();
+    assert_eq!(warnings.len(), 1);
+    let w = &warnings[0];
+    assert_eq!((w.error.ordinal, w.error.first_line), (2, 7));
+    assert_eq!((w.error.error.line, w.error.error.column), (9, 10));
+    assert_eq!((w.kept_lines, w.dropped_lines), (2, 2));
+    let rendered = w.render("pool.ads");
+    assert!(rendered.starts_with("warning: "), "{rendered}");
+    assert!(rendered.contains("pool.ads:9:10"), "{rendered}");
+    assert!(
+        rendered.contains("line 9 and the 1 line after it"),
+        "{rendered}"
+    );
+    assert!(reader.take_warnings().is_empty());
 }
 
 #[test]
@@ -662,9 +699,13 @@ fn byte_order_mark_is_skipped() {
 fn non_utf8_byte_in_string_is_reported_with_its_position() {
     let p = parser();
     let old = b"A = 1\nB = \"x\xffy\"\n\nC = 3\n";
-    let ads: Vec<_> = AdReader::new(&old[..], Format::Old, &p).collect();
+    let mut reader = AdReader::new(&old[..], Format::Old, &p);
+    let ads: Vec<_> = reader.by_ref().collect();
     assert_eq!(ads.len(), 2, "{ads:?}");
-    let e = ads[0].as_ref().expect_err("not UTF-8");
+    // The ad keeps its line before, as after any unreadable line.
+    assert_eq!(ads[0].as_ref().map(AdExpr::len), Ok(1), "{ads:?}");
+    let warnings = reader.take_warnings();
+    let e = &warnings[0].error;
     assert!(e.error.message.contains("UTF-8"), "{e:?}");
     assert_eq!((e.error.line, e.error.column), (2, 7));
     assert!(ads[1].is_ok());

@@ -5,18 +5,22 @@
 //! are the lines the reader parses, and no others.
 
 use classad_syntax::lines::read_old_ads_in_parts;
-use classad_syntax::{AdError, AdExpr, AdReader, Format, ParseOptions, Parser};
+use classad_syntax::{AdError, AdExpr, AdReader, AdWarning, Format, ParseOptions, Parser};
 use proptest::prelude::*;
 use std::path::Path;
 
 mod common;
 use common::ad_spans;
 
-fn sequential(text: &[u8]) -> (Format, Vec<Result<AdExpr, AdError>>) {
+/// The ads of one reader, and its warnings about ads kept in part.
+type Warned = (Vec<Result<AdExpr, AdError>>, Vec<AdWarning>);
+
+fn sequential(text: &[u8]) -> (Format, Warned) {
     let parser = Parser::new(ParseOptions::default());
-    let reader = AdReader::auto(text, &parser).expect("in memory");
+    let mut reader = AdReader::auto(text, &parser).expect("in memory");
     let format = reader.format();
-    (format, reader.collect())
+    let ads = reader.by_ref().collect();
+    (format, (ads, reader.take_warnings()))
 }
 
 #[derive(Debug)]
@@ -29,7 +33,7 @@ enum Made {
 /// every ad taken from its lines, against one reader.
 fn same(text: &[u8], part_size: usize) {
     let show = || String::from_utf8_lossy(text).into_owned();
-    let (format, one) = sequential(text);
+    let (format, (one, warnings)) = sequential(text);
     let declined = read_old_ads_in_parts(
         text,
         ParseOptions::default(),
@@ -43,6 +47,13 @@ fn same(text: &[u8], part_size: usize) {
         return;
     };
     assert_eq!(format, Format::Old, "{:?}", show());
+    assert_eq!(
+        warnings,
+        declined.warnings,
+        "warnings, parts of {part_size} in {:?}",
+        show()
+    );
+    let declined = declined.ads;
     assert_eq!(
         one.len(),
         declined.len(),
@@ -67,7 +78,8 @@ fn same(text: &[u8], part_size: usize) {
         &|_, lines: &[&[u8]]| Some(Made::Lines(lines.iter().map(|l| l.to_vec()).collect())),
         &Made::Parsed,
     )
-    .expect("old syntax");
+    .expect("old syntax")
+    .ads;
     assert_eq!(
         one.len(),
         taken.len(),

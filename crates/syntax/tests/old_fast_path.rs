@@ -236,9 +236,28 @@ fn long_ads_are_read_across_the_readers_batches() {
     );
     let b = &ads[1].attributes[0].1;
     assert_eq!(b.span.start as usize, text.len() - 2);
-    // An error past the first batch has its own line.
+    // An error past the first batch has its own line; the ad keeps the
+    // 7000 lines before it, and drops the 3000 from it on (`A5 = "last"`
+    // included: the ad keeps A5's first definition).
     let broken = text.replacen("A7000 = 7000", "A7000 = 7000 +", 1);
-    let ads: Vec<_> = AdReader::new(broken.as_bytes(), Format::Old, &parser).collect();
+    let mut reader = AdReader::new(broken.as_bytes(), Format::Old, &parser);
+    let ads: Vec<_> = reader.by_ref().collect();
+    let kept = ads[0].as_ref().unwrap();
+    assert_eq!(kept.len(), 7000);
+    assert_eq!(classad_syntax::unparse(kept.get("A5").unwrap()), "5");
+    let warnings = reader.take_warnings();
+    let err = &warnings[0].error;
+    assert_eq!((err.first_line, err.error.line), (1, 14_001));
+    assert_eq!(
+        (warnings[0].kept_lines, warnings[0].dropped_lines),
+        (7000, 3001)
+    );
+    assert!(ads[1].is_ok());
+    let refusing = Parser::new(ParseOptions {
+        refuse_partial_ads: true,
+        ..ParseOptions::default()
+    });
+    let ads: Vec<_> = AdReader::new(broken.as_bytes(), Format::Old, &refusing).collect();
     let err = ads[0].as_ref().unwrap_err();
     assert_eq!((err.first_line, err.error.line), (1, 14_001));
     assert!(ads[1].is_ok());

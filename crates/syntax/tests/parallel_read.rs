@@ -4,21 +4,35 @@
 //! order, wherever the parts are cut, on good and broken input alike.
 
 use classad_syntax::read::read_ads_in_parts;
-use classad_syntax::{AdError, AdExpr, AdReader, ParseOptions, Parser};
+use classad_syntax::{AdError, AdExpr, AdReader, AdWarning, ParseOptions, Parser};
 use proptest::prelude::*;
 
 mod common;
 use common::ad_spans;
 
 fn sequential(text: &[u8]) -> Vec<Result<AdExpr, AdError>> {
+    sequential_warned(text).0
+}
+
+/// The ads of one reader, and its warnings about ads kept in part.
+fn sequential_warned(text: &[u8]) -> (Vec<Result<AdExpr, AdError>>, Vec<AdWarning>) {
     let parser = Parser::new(ParseOptions::default());
-    AdReader::auto(text, &parser).expect("in memory").collect()
+    let mut reader = AdReader::auto(text, &parser).expect("in memory");
+    let ads = reader.by_ref().collect();
+    (ads, reader.take_warnings())
 }
 
 fn same(text: &[u8], part_size: usize) {
-    let one = sequential(text);
+    let (one, warnings) = sequential_warned(text);
     let parts = read_ads_in_parts(text, ParseOptions::default(), part_size, &|ad| ad);
     let show = || String::from_utf8_lossy(text).into_owned();
+    assert_eq!(
+        warnings,
+        parts.warnings,
+        "warnings, parts of {part_size} in {:?}",
+        show()
+    );
+    let parts = parts.ads;
     assert_eq!(
         one.len(),
         parts.len(),
