@@ -965,7 +965,9 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     last = Last::Item;
                 }
             },
-            // The engine skips only space, tab, CR and LF.
+            // The engine skips only space, tab, CR and LF; a newline stays
+            // one, as it ends a comment there as in PCRE2.
+            '\n' if extended => out.push('\n'),
             c if extended && pcre2_space(c) => out.push(' '),
             '#' if extended => {
                 let end = chars[i..]
