@@ -393,5 +393,9 @@ fn recursion_loop_on_the_shortest_subject() {
         (r#"regexp("(?R)x", "y")"#, "false"),
         (r#"regexp("(?0)a", "a")"#, "error"),
         (r#"regexp("(?:(?R))x", "x")"#, "error"),
+        // Only the first and last required literals are looked for first.
+        (r#"regexp("(?R)yx", "xx")"#, "error"),
+        (r#"regexp("(?R)y(x)", "xx")"#, "error"),
+        (r#"regexp("(?R)y(x)", "yy")"#, "false"),
     ]);
 }
