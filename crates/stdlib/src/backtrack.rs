@@ -1543,6 +1543,10 @@ impl Parser {
                     return invalid();
                 }
                 let major = self.number().ok_or(CompileError::Invalid)?;
+                // PCRE2 reads a major version up to 1000.
+                if major > 1000 {
+                    return invalid();
+                }
                 let minor = if self.eat(b'.') {
                     let start = self.at;
                     let m = self.number().ok_or(CompileError::Invalid)?;
@@ -4049,6 +4053,15 @@ mod tests {
             })
             .collect();
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn version_condition_reads_a_major_up_to_1000() {
+        assert!(error("(?(VERSION>=1000)a|b)").is_none());
+        assert!(error("(?(VERSION>=1001)a|b)").is_some());
+        assert!(error("(?(VERSION>=10.320)a|b)").is_some());
+        assert_eq!(whole("(?(VERSION>=10.3)a|b)", "a").as_deref(), Some("a"));
+        assert_eq!(whole("(?(VERSION>=10.33)a|b)", "a"), None);
     }
 
     #[test]
