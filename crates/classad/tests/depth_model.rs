@@ -754,6 +754,40 @@ const CASES: &[(&str, &str, Form, [&str; 10])] = &[
             "-1", "-1", "-1", "-1", "error", "error", "error", "error", "error", "error",
         ],
     ),
+    // A constant condition (or UNDEFINED left side of ?:) folded with the
+    // branch it picks fails where its parentheses would (seed 1143).
+    (
+        "((true)) ? 1 : 2",
+        "",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "ifThenElse(((true)), 1, 2)",
+        "",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "1", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "((undefined)) ?: 1",
+        "",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "((undefined)) ?: z.q",
+        "; z = [q = 1]",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
 ];
 
 #[test]

@@ -714,12 +714,38 @@ impl<'r> Compiler<'r> {
 
     fn elvis(&self, value: &Expr, fallback: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
         self.expr(value, unit)?;
+        let value_need = unit.const_need();
         if let Some(v) = unit.pop_const() {
             // The operation's own level is one above its operands'.
             let level = unit.nesting - 1;
             if v.is_undefined() {
+                if value_need == 0 {
+                    self.expr(fallback, unit)?;
+                    if let Some(v) = unit.pop_const() {
+                        unit.push_folded_at(v, level);
+                    }
+                    return Ok(());
+                }
+                // The folded value still fails where its operations would
+                // (`((undefined)) ?: A.A` with the parentheses at the
+                // limit): it is loaded and dropped before the fallback (a
+                // jump to the next instruction pops it).
+                let start = unit.code.len();
+                let label = unit.label;
+                unit.push_with_need(v, value_need);
+                let drop = unit.placeholder();
+                unit.patch(drop, Instr::JumpIfFalse);
                 self.expr(fallback, unit)?;
-                if let Some(v) = unit.pop_const() {
+                // A constant fallback folds with it: `((undefined)) ?: 1`
+                // is one constant failing where the parentheses would.
+                if unit.code.len() == start + 3
+                    && unit.label == start + 2
+                    && let Some(v) = unit.pop_const()
+                {
+                    let need = unit.popped_need.max(value_need);
+                    unit.truncate(start);
+                    unit.label = label;
+                    unit.popped_need = need;
                     unit.push_folded_at(v, level);
                 }
             } else {
@@ -825,12 +851,7 @@ impl<'r> Compiler<'r> {
         self.expr(cond, unit)?;
         // The level at which the operations folded into a constant
         // condition fail (0: never).
-        let cond_need = match unit.code.last() {
-            Some(Instr::Const(_)) if unit.code.len() > unit.label => {
-                unit.levels.last().copied().unwrap_or(0)
-            }
-            _ => 0,
-        };
+        let cond_need = unit.const_need();
         if let Some(c) = unit.pop_const() {
             let kept = c.clone();
             let result = match c {
@@ -851,6 +872,10 @@ impl<'r> Compiler<'r> {
             // operands) or what was folded into it would have; a call of
             // ifThenElse is no level.
             if let Some(v) = result {
+                // Compiling the branch forgot the need of the folded
+                // condition: `((true)) ? 1 : 2` fails where its parentheses
+                // would.
+                unit.popped_need = unit.popped_need.max(cond_need);
                 if operation {
                     unit.push_folded_at(v, unit.nesting - 1);
                 } else {
@@ -1237,6 +1262,17 @@ impl Unit {
         match self.code.last() {
             Some(Instr::Const(i)) => Some(self.pools.constants[*i as usize].clone()),
             _ => None,
+        }
+    }
+
+    /// The need of a trailing constant load that could be folded (0: none,
+    /// or a constant that never fails).
+    fn const_need(&self) -> u16 {
+        match self.code.last() {
+            Some(Instr::Const(_)) if self.code.len() > self.label => {
+                self.levels.last().copied().unwrap_or(0)
+            }
+            _ => 0,
         }
     }
 

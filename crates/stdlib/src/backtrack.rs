@@ -1543,6 +1543,10 @@ impl Parser {
                     return invalid();
                 }
                 let major = self.number().ok_or(CompileError::Invalid)?;
+                // PCRE2 reads a major version up to 1000.
+                if major > 1000 {
+                    return invalid();
+                }
                 let minor = if self.eat(b'.') {
                     let start = self.at;
                     let m = self.number().ok_or(CompileError::Invalid)?;
@@ -2457,48 +2461,281 @@ fn first_units(node: &Node) -> Option<([u64; 4], bool)> {
     }
 }
 
-/// The shortest match of `node` (PCRE2's study: a subject shorter than
-/// this is not tried). A call counts the group it calls, once.
-fn min_length(node: &Node, groups: &[Option<&Node>], calling: &mut Vec<usize>) -> usize {
+/// The shortest match of the pattern `tree` as PCRE2 10.32's study finds
+/// it (`find_minlength`; a subject shorter than this is not tried), or 0
+/// where PCRE2 gives up (a back reference when a branch reset duplicates
+/// group numbers, more than 1,000 groups visited). Each group's branches
+/// are measured one by one; a branch that calls or refers back to a group
+/// it is inside (or one whose length is being found) counts that as
+/// nothing and is ignored unless it is the group's first branch
+/// (`(?R)x` is 1, `a|(?R)bb` 1, `(bc(?1)|a)` 1). A call measures the group
+/// it calls; a back reference too, once per group number (PCRE2 caches
+/// it).
+fn min_length(
+    tree: &Node,
+    groups: &[Option<&Node>],
+    resolve: &dyn Fn(&Ref) -> Vec<usize>,
+) -> usize {
+    if nullable(tree) {
+        return 0;
+    }
+    let mut ancestors = vec![None; groups.len()];
+    group_ancestors(tree, &mut vec![0], &mut ancestors);
+    let ancestors = ancestors
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let mut study = Study {
+        groups,
+        resolve,
+        ancestors,
+        dupcapused: has_branch_reset(tree),
+        visits: 0,
+        backrefs: vec![None; groups.len()],
+    };
+    study
+        .bracket(&[tree], &mut vec![0], &mut Vec::new())
+        .map_or(0, |n| n.min(u16::MAX as usize))
+}
+
+/// The groups enclosing each group (itself not included).
+fn group_ancestors(node: &Node, open: &mut Vec<usize>, out: &mut [Option<Vec<usize>>]) {
     match node {
-        Node::Unit(_)
-        | Node::Set(_)
-        | Node::Any(_)
-        | Node::NotNewline
-        | Node::LineBreak
-        | Node::Grapheme => 1,
-        Node::Seq(items) => items.iter().fold(0usize, |total, item| {
-            total.saturating_add(min_length(item, groups, calling))
-        }),
-        Node::Alt(alts) | Node::BranchReset(alts) => alts
+        Node::Capture(n, body) => {
+            if let Some(slot @ None) = out.get_mut(*n) {
+                *slot = Some(open.clone());
+            }
+            open.push(*n);
+            group_ancestors(body, open, out);
+            open.pop();
+        }
+        Node::Seq(items) | Node::Alt(items) | Node::BranchReset(items) => items
             .iter()
-            .map(|alt| min_length(alt, groups, calling))
-            .min()
-            .unwrap_or(0),
-        Node::Capture(_, body) | Node::Atomic(body) => min_length(body, groups, calling),
-        Node::Repeat { node, min, .. } => {
-            min_length(node, groups, calling).saturating_mul(*min as usize)
-        }
+            .for_each(|item| group_ancestors(item, open, out)),
+        Node::Atomic(body) | Node::Look { body, .. } => group_ancestors(body, open, out),
+        Node::Repeat { node, .. } => group_ancestors(node, open, out),
         Node::Cond { condition, yes, no } => {
-            if matches!(condition, Condition::Define) {
-                0
-            } else {
-                min_length(yes, groups, calling).min(min_length(no, groups, calling))
+            if let Condition::Assert { body, .. } = condition {
+                group_ancestors(body, open, out);
             }
+            group_ancestors(yes, open, out);
+            group_ancestors(no, open, out);
         }
-        Node::Call(Ref::Number(n)) => {
-            if calling.contains(n) || calling.len() > 50 {
-                return 0;
-            }
-            let Some(group) = groups.get(*n).copied().flatten() else {
-                return 0;
+        _ => {}
+    }
+}
+
+fn has_branch_reset(node: &Node) -> bool {
+    match node {
+        Node::BranchReset(_) => true,
+        Node::Seq(items) | Node::Alt(items) => items.iter().any(has_branch_reset),
+        Node::Capture(_, body) | Node::Atomic(body) | Node::Look { body, .. } => {
+            has_branch_reset(body)
+        }
+        Node::Repeat { node, .. } => has_branch_reset(node),
+        Node::Cond { yes, no, .. } => has_branch_reset(yes) || has_branch_reset(no),
+        _ => false,
+    }
+}
+
+/// The state of [`min_length`]: `None` from a method is PCRE2 giving up.
+struct Study<'a, 'n> {
+    groups: &'a [Option<&'n Node>],
+    resolve: &'a dyn Fn(&Ref) -> Vec<usize>,
+    ancestors: Vec<Vec<usize>>,
+    dupcapused: bool,
+    visits: usize,
+    /// The length of each group a back reference measured (PCRE2's
+    /// `backref_cache`, kept for the whole study).
+    backrefs: Vec<Option<usize>>,
+}
+
+impl Study<'_, '_> {
+    /// A group of the given branches; `enclosing` holds the groups whose
+    /// text contains it, `recurses` those whose length is being found.
+    fn bracket(
+        &mut self,
+        branches: &[&Node],
+        enclosing: &mut Vec<usize>,
+        recurses: &mut Vec<usize>,
+    ) -> Option<usize> {
+        self.visits += 1;
+        if self.visits > 1000 {
+            return None;
+        }
+        let mut length: Option<usize> = None;
+        for branch in branches {
+            let mut had_recurse = false;
+            let items: &[Node] = match branch {
+                Node::Seq(items) if items.len() > 1 => items,
+                other => std::slice::from_ref(*other),
             };
-            calling.push(*n);
-            let length = min_length(group, groups, calling);
-            calling.pop();
-            length
+            let mut total = 0usize;
+            for item in items {
+                let d = self.item(item, enclosing, recurses, &mut had_recurse)?;
+                total = total.saturating_add(d).min(u16::MAX as usize);
+            }
+            length = match length {
+                None => Some(total),
+                Some(l) if !had_recurse && total < l => Some(total),
+                keep => keep,
+            };
         }
-        _ => 0,
+        Some(length.unwrap_or(0))
+    }
+
+    /// The branches of a group's body.
+    fn branches(body: &Node) -> Vec<&Node> {
+        match body {
+            Node::Alt(alts) | Node::BranchReset(alts) => alts.iter().collect(),
+            other => vec![other],
+        }
+    }
+
+    fn item(
+        &mut self,
+        node: &Node,
+        enclosing: &mut Vec<usize>,
+        recurses: &mut Vec<usize>,
+        had_recurse: &mut bool,
+    ) -> Option<usize> {
+        Some(match node {
+            Node::Unit(_)
+            | Node::Set(_)
+            | Node::Any(_)
+            | Node::NotNewline
+            | Node::LineBreak
+            | Node::Grapheme => 1,
+            // A run of literals (`\Q...\E` before a quantifier).
+            Node::Seq(items) if items.len() > 1 => {
+                let mut total = 0usize;
+                for item in items {
+                    total =
+                        total.saturating_add(self.item(item, enclosing, recurses, had_recurse)?);
+                }
+                total
+            }
+            Node::Seq(items) => match items.first() {
+                Some(body) => self.bracket(&Self::branches(body), enclosing, recurses)?,
+                None => 0,
+            },
+            Node::Alt(_) | Node::BranchReset(_) => {
+                self.bracket(&Self::branches(node), enclosing, recurses)?
+            }
+            Node::Capture(n, body) => {
+                enclosing.push(*n);
+                let d = self.bracket(&Self::branches(body), enclosing, recurses);
+                enclosing.pop();
+                d?
+            }
+            Node::Atomic(body) => self.bracket(&Self::branches(body), enclosing, recurses)?,
+            // A back reference is measured whatever its repeat (PCRE2 gives
+            // up on one when group numbers are duplicated).
+            Node::Repeat { node, min: 0, .. } if matches!(**node, Node::BackRef(..)) => {
+                self.item(node, enclosing, recurses, had_recurse)?;
+                0
+            }
+            Node::Repeat { min: 0, .. } => 0,
+            // An unlimited repeat of a group that can match nothing: PCRE2
+            // marks its last copy "could be empty" (OP_SBRA) and measures
+            // it as 0 without looking inside.
+            Node::Repeat {
+                node,
+                min,
+                max: None,
+                ..
+            } if (matches!(**node, Node::Seq(ref items) if items.len() == 1)
+                || matches!(
+                    **node,
+                    Node::Capture(..) | Node::Cond { .. } | Node::BranchReset(_)
+                ))
+                && nullable(node) =>
+            {
+                if *min == 1 {
+                    0
+                } else {
+                    let d = self.item(node, enclosing, recurses, &mut false)?;
+                    d.saturating_mul(*min as usize - 1)
+                }
+            }
+            Node::Repeat { node, min, .. } => {
+                // A repeated back reference is still one item of the
+                // branch; anything else repeated is a group of its own.
+                let d = if matches!(**node, Node::BackRef(..)) {
+                    self.item(node, enclosing, recurses, had_recurse)?
+                } else if matches!(**node, Node::Seq(_) | Node::Capture(..) | Node::Atomic(_)) {
+                    self.item(node, enclosing, recurses, &mut false)?
+                } else {
+                    self.bracket(&[node], enclosing, recurses)?
+                };
+                d.saturating_mul(*min as usize)
+            }
+            Node::Cond { condition, yes, no } => {
+                if matches!(condition, Condition::Define) || matches!(**no, Node::Empty) {
+                    0
+                } else {
+                    self.bracket(&[yes, no], enclosing, recurses)?
+                }
+            }
+            Node::Call(reference) => {
+                let Some(&n) = (self.resolve)(reference).first() else {
+                    return Some(0);
+                };
+                if enclosing.contains(&n) || recurses.contains(&n) {
+                    *had_recurse = true;
+                    0
+                } else {
+                    self.group(n, recurses)?
+                }
+            }
+            Node::BackRef(reference, _) => {
+                let numbers = (self.resolve)(reference);
+                if numbers.len() == 1 && self.dupcapused {
+                    return None;
+                }
+                let mut d = usize::MAX;
+                for n in numbers {
+                    let dd = match self.backrefs.get(n).copied().flatten() {
+                        Some(dd) => dd,
+                        None => {
+                            let dd = if enclosing.contains(&n) || recurses.contains(&n) {
+                                *had_recurse = true;
+                                0
+                            } else {
+                                self.group(n, recurses)?
+                            };
+                            if let Some(slot) = self.backrefs.get_mut(n) {
+                                *slot = Some(dd);
+                            }
+                            dd
+                        }
+                    };
+                    d = d.min(dd);
+                    if d == 0 {
+                        break;
+                    }
+                }
+                if d == usize::MAX { 0 } else { d }
+            }
+            _ => 0,
+        })
+    }
+
+    /// The length of group `n`, measured where it is written.
+    fn group(&mut self, n: usize, recurses: &mut Vec<usize>) -> Option<usize> {
+        let Some(group) = self.groups.get(n).copied().flatten() else {
+            return Some(0);
+        };
+        let mut enclosing = self.ancestors.get(n).cloned().unwrap_or_default();
+        enclosing.push(n);
+        recurses.push(n);
+        let body = match group {
+            Node::Capture(_, body) => body,
+            whole => whole,
+        };
+        let d = self.bracket(&Self::branches(body), &mut enclosing, recurses);
+        recurses.pop();
+        d
     }
 }
 
@@ -2835,7 +3072,7 @@ impl Program {
         let optimize = !settings.no_start_opt && !has_accept(&tree);
         let min_length = if optimize {
             let groups: Vec<Option<&Node>> = compiler.group_nodes.clone();
-            min_length(&tree, &groups, &mut Vec::new())
+            min_length(&tree, &groups, &|r| compiler.resolve(r).unwrap_or_default())
         } else {
             0
         };
@@ -3776,6 +4013,55 @@ mod tests {
         assert_eq!(whole("(?+1)(a)", "aa").as_deref(), Some("aa"));
         assert!(program("(a)(?1)").needed);
         assert!(!program("(a)b").needed);
+    }
+
+    /// The shortest subject each pattern can match, as PCRE2 10.32's study
+    /// finds it (`pcre2_pattern_info(PCRE2_INFO_MINLENGTH)` of the
+    /// oracle's libpcre2): a call of a group it is inside counts nothing
+    /// and its branch is ignored unless first, a pattern that could match
+    /// nothing is 0, an unlimited repeat of a group that could is 0, a back
+    /// reference gives up (0) when a branch reset is present.
+    #[test]
+    fn min_length_as_pcre2_study_finds_it() {
+        let table: &[(&str, usize)] = &[
+            (r"(?R)x", 1),
+            (r"a|(?R)bb", 1),
+            (r"(a(?1)b|)", 0),
+            (r"(bc(?1)|a)", 1),
+            (r"(a)\1", 2),
+            (r"(a)\1*", 1),
+            (r"a(?R)?x", 2),
+            (r"(?:(?R))x", 1),
+            (r"(ab(?2)|c)(de|f(?1))", 3),
+            (r"(?1)(a)", 2),
+            (r"b|(?0)", 0),
+            (r"(a)(?:c|)+b", 2),
+            (r"(a)(?:c|\1)+b", 2),
+            (r"(?|(a))\1", 0),
+            (r"(?|(a)|(b)c)x", 2),
+            (r"(a|)+\1b", 1),
+            (r"(?|x|(a))+bc", 3),
+            (r"(?R){2}(?|)\d", 1),
+            (r"(?:c|(?=x))+b", 1),
+            (r"(a)(?:c|(?1))+b", 2),
+        ];
+        let wrong: Vec<String> = table
+            .iter()
+            .filter_map(|&(pattern, want)| {
+                let got = program(pattern).min_length;
+                (got != want).then(|| format!("{pattern}: {got}, PCRE2 {want}"))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn version_condition_reads_a_major_up_to_1000() {
+        assert!(error("(?(VERSION>=1000)a|b)").is_none());
+        assert!(error("(?(VERSION>=1001)a|b)").is_some());
+        assert!(error("(?(VERSION>=10.320)a|b)").is_some());
+        assert_eq!(whole("(?(VERSION>=10.3)a|b)", "a").as_deref(), Some("a"));
+        assert_eq!(whole("(?(VERSION>=10.33)a|b)", "a"), None);
     }
 
     #[test]

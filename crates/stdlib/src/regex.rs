@@ -965,7 +965,9 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     last = Last::Item;
                 }
             },
-            // The engine skips only space, tab, CR and LF.
+            // The engine skips only space, tab, CR and LF; a newline stays
+            // one, as it ends a comment there as in PCRE2.
+            '\n' if extended => out.push('\n'),
             c if extended && pcre2_space(c) => out.push(' '),
             '#' if extended => {
                 let end = chars[i..]
@@ -1572,7 +1574,7 @@ pub(crate) fn matches_not_empty_caseless(
             unlimited: compiled.limit_model.is_some(),
             ..MatchOptions::default()
         };
-        let found = backtrack_match(context, &compiled, program, &subject, &text, 0, options)?;
+        let found = backtrack_match(context, &compiled, program, &subject, 0, options)?;
         Some(found.is_some())
     };
     if past_match_limit(context, &compiled, c_string(target)) {
@@ -1664,25 +1666,13 @@ fn backtrack_match(
     compiled: &Compiled,
     program: &Program,
     subject: &Subject,
-    text: &str,
     index: usize,
     options: MatchOptions,
 ) -> Option<Option<Groups>> {
     let steps_per_byte = compiled.steps_per_byte;
-    // PCRE2 looks for the required characters first (short subjects).
-    if text.len() < REQUIRED_SCAN_MAX && !compiled.required.is_empty() {
-        let rest = text.get(index..).unwrap_or("");
-        if !context.charge_bytes(rest.len() * compiled.required.len()) {
-            return None;
-        }
-        if compiled.required.iter().any(|&r| {
-            !rest
-                .chars()
-                .any(|c| c == r || compiled.caseless && c.eq_ignore_ascii_case(&r))
-        }) {
-            return Some(None);
-        }
-    }
+    // PCRE2's own checks before a match (its first and last required code
+    // units, the shortest subject) are the program's: a literal between
+    // them is not looked for (`regexp("(?R)yx", "xx")` runs and loops).
     let start = subject.unit_at(index);
     let scanned = (subject.len() - start.min(subject.len())) as u64;
     if !context.charge(
@@ -1710,7 +1700,7 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
             unlimited: compiled.limit_model.is_some(),
             ..MatchOptions::default()
         };
-        let found = backtrack_match(context, compiled, program, &subject, &text, 0, options)?;
+        let found = backtrack_match(context, compiled, program, &subject, 0, options)?;
         Some(found.is_some())
     };
     // The model replays PCRE2's whole search: its answer is the answer.
@@ -1947,7 +1937,7 @@ fn substitute(
                         ..MatchOptions::default()
                     };
                     let subject = subject.as_ref()?;
-                    backtrack_match(context, compiled, program, subject, text, index, options)?
+                    backtrack_match(context, compiled, program, subject, index, options)?
                 }
                 None => fancy_match(context, compiled, text, index, &mut spare, limit)?
                     .filter(|groups| groups[0].is_some_and(|(a, b)| a == index && b > index)),
@@ -1978,7 +1968,6 @@ fn substitute(
                 compiled,
                 program,
                 subject,
-                text,
                 index,
                 MatchOptions {
                     unlimited,

@@ -370,3 +370,32 @@ fn pcre2_escapes_n_u_and_caseless_properties() {
         (r#"regexp("\\p{L}", "A", "i")"#, "true"),
     ]);
 }
+
+/// A comment in extended mode ends at a newline, whichever engine runs the
+/// pattern (gen-exprs --mutate seed 1171); a CR alone does not end it.
+#[test]
+fn extended_comment_ends_at_newline() {
+    check(&[
+        (r#"regexp("st#s\ncon", "st", "x")"#, "false"),
+        (r#"regexp("st#s\ncon", "stcon", "x")"#, "true"),
+        (r#"regexp("(?x)st#s\ncon", "st")"#, "false"),
+        (r#"regexp("st#s\r\ncon", "st", "x")"#, "false"),
+        (r#"regexp("st#s\rcon", "st", "x")"#, "true"),
+    ]);
+}
+
+/// A call of the group it is in counts nothing towards the shortest
+/// subject PCRE2 tries, so `(?R)x` is tried on "x" and loops (ERROR).
+#[test]
+fn recursion_loop_on_the_shortest_subject() {
+    check(&[
+        (r#"regexp("(?R)x", "x")"#, "error"),
+        (r#"regexp("(?R)x", "y")"#, "false"),
+        (r#"regexp("(?0)a", "a")"#, "error"),
+        (r#"regexp("(?:(?R))x", "x")"#, "error"),
+        // Only the first and last required literals are looked for first.
+        (r#"regexp("(?R)yx", "xx")"#, "error"),
+        (r#"regexp("(?R)y(x)", "xx")"#, "error"),
+        (r#"regexp("(?R)y(x)", "yy")"#, "false"),
+    ]);
+}
