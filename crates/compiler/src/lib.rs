@@ -941,7 +941,18 @@ impl<'r> Compiler<'r> {
             u16::from(name.eq_ignore_ascii_case("strcat") || name.eq_ignore_ascii_case("join"));
         unit.nesting += deeper;
         let mut pending_need = 0;
+        // They also stop at the first argument that ends the call (ERROR;
+        // for strcat UNDEFINED too) and never evaluate the rest, whose
+        // failure at the depth limit then does not fail the call: the VM
+        // notes the failures before each argument for them
+        // (`CallContext::forget_failures_after`).
+        let noted = deeper > 0;
         for arg in args {
+            if noted {
+                // No level: a note never fails.
+                unit.code.push(Instr::NoteFailures);
+                unit.levels.push(0);
+            }
             if let Err(e) = self.expr(arg, unit) {
                 unit.nesting -= deeper;
                 return Err(e);
@@ -951,10 +962,10 @@ impl<'r> Compiler<'r> {
         if deeper > 0 {
             pending_need = unit.nesting + 1;
         }
-        let all_const = unit.code.len() - start == argc
+        let all_const = unit.code.len() - start == argc * (1 + usize::from(noted))
             && unit.code[start..]
                 .iter()
-                .all(|i| matches!(i, Instr::Const(_)));
+                .all(|i| matches!(i, Instr::Const(_) | Instr::NoteFailures));
         if function.pure && all_const {
             let need = unit.levels[start..]
                 .iter()
@@ -962,6 +973,7 @@ impl<'r> Compiler<'r> {
                 .fold(pending_need, u16::max);
             let values: Vec<Value> = unit.code[start..]
                 .iter()
+                .filter(|i| **i != Instr::NoteFailures)
                 .map(|i| match i {
                     Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
                     _ => Value::Error,
@@ -1001,7 +1013,7 @@ impl<'r> Compiler<'r> {
         };
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());
-        unit.emit(Instr::Call { func, argc });
+        unit.emit(Instr::Call { func, argc, noted });
         Ok(())
     }
 }
