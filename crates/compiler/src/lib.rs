@@ -941,12 +941,7 @@ impl<'r> Compiler<'r> {
             u16::from(name.eq_ignore_ascii_case("strcat") || name.eq_ignore_ascii_case("join"));
         unit.nesting += deeper;
         let mut pending_need = 0;
-        // They also stop at the first argument that ends the call (ERROR;
-        // for strcat UNDEFINED too) and never evaluate the rest, whose
-        // failure at the depth limit then does not fail the call: the VM
-        // notes the failures before each argument for them
-        // (`CallContext::forget_failures_after`).
-        let noted = deeper > 0;
+        let noted = notes_failures(name);
         for arg in args {
             if noted {
                 // No level: a note never fails.
@@ -1016,6 +1011,29 @@ impl<'r> Compiler<'r> {
         unit.emit(Instr::Call { func, argc, noted });
         Ok(())
     }
+}
+
+/// Whether HTCondor's function `name` may stop before evaluating all its
+/// arguments (`strcat` and `join` at the first ERROR, `formatTime` when
+/// the first is no time, `anyCompare` at a bad operator or list,
+/// `mergeEnvironment` at a bad environment) or ignores whether their
+/// evaluation failed (`userHome`, `stringListsIntersect`): a later
+/// argument's failure at the depth limit then does not fail the call. The
+/// VM notes the failures before each argument of such a call
+/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`).
+fn notes_failures(name: &str) -> bool {
+    [
+        "strcat",
+        "join",
+        "formatTime",
+        "anyCompare",
+        "allCompare",
+        "mergeEnvironment",
+        "userHome",
+        "stringListsIntersect",
+    ]
+    .iter()
+    .any(|f| f.eq_ignore_ascii_case(name))
 }
 
 /// Refuses `absTime("...")`/`relTime("...")` of a literal string that is not

@@ -278,7 +278,13 @@ fn member_or_subset(args: &[Value], ignore_case: bool, subset: bool) -> Value {
 /// one list is (case-sensitively) an item of the other. Items are split at
 /// the delimiters (default, and for `""`: space and comma), not trimmed,
 /// empty ones dropped. ERROR in an argument wins over UNDEFINED.
-fn intersect(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn intersect(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    // An argument whose evaluation failed makes HTCondor's call ERROR, the
+    // call itself succeeding (its function returns true there).
+    if (0..args.len()).any(|i| context.argument_failed(i)) {
+        context.keep_failures_of(0);
+        return Value::Error;
+    }
     if args.iter().any(Value::is_error) {
         return Value::Error;
     }

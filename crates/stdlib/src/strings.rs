@@ -80,15 +80,11 @@ fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         // HTCondor stops at an argument whose evaluation failed, or that is
         // UNDEFINED or ERROR, and never evaluates the rest.
         if context.argument_failed(i) {
-            context.forget_failures_after(i);
-            return Value::Error;
+            return context.stop_at(i, Value::Error);
         }
         match to_text(arg) {
             Ok(text) => out.extend_from_slice(&text),
-            Err(exceptional) => {
-                context.forget_failures_after(i);
-                return exceptional;
-            }
+            Err(exceptional) => return context.stop_at(i, exceptional),
         }
     }
     string(out)
@@ -146,7 +142,7 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     let noted = !matches!(args, [list] | [_, list] if is_list(list));
     let stop = |context: &mut CallContext<'_>, i: usize| {
         if noted {
-            context.forget_failures_after(i);
+            context.keep_failures_of(i + 1);
         }
     };
     if noted && context.argument_failed(0) {

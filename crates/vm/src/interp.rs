@@ -650,19 +650,30 @@ impl CallContext<'_> {
         })
     }
 
-    /// Forgets the failures of the arguments after argument `i`, for a
-    /// function that, as HTCondor's `strcat` and `join`, stops at argument
-    /// `i` and never evaluates the rest (their failure, at the depth limit,
-    /// does not fail the call there). Only for a call that notes its
-    /// arguments' failures.
-    pub fn forget_failures_after(&mut self, i: usize) {
+    /// Forgets the failures of the arguments after the first `n`, for a
+    /// function that, as HTCondor's, stops after its argument `n - 1` and
+    /// never evaluates the rest (`strcat`, `join`, `formatTime`,
+    /// `anyCompare`, `mergeEnvironment`), or ignores whether an argument's
+    /// evaluation failed (`userHome`, `stringListsIntersect`: `n` 0): their
+    /// failure at the depth limit does not fail the call there. Only for a
+    /// call that notes its arguments' failures (see `notes_failures` in
+    /// the compiler).
+    pub fn keep_failures_of(&mut self, n: usize) {
         if let Some(&note) = self
             .vm
             .call_notes
-            .and_then(|start| self.vm.failure_notes.get(start + i + 1))
+            .and_then(|start| self.vm.failure_notes.get(start + n))
         {
             self.vm.depth_failures = self.vm.depth_failures.min(note);
         }
+    }
+
+    /// Returns `value` after forgetting the failures of the arguments
+    /// after argument `i` ([`CallContext::keep_failures_of`]): the answer
+    /// of a function that stops at argument `i`.
+    pub fn stop_at(&mut self, i: usize, value: Value) -> Value {
+        self.keep_failures_of(i + 1);
+        value
     }
 
     /// Fails the evaluation as an HTCondor function does when it returns
