@@ -967,11 +967,14 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
             },
             // The engine skips only space, tab, CR and LF.
             c if extended && pcre2_space(c) => out.push(' '),
+            // A comment runs to the newline, which is kept: the engine's
+            // comment would otherwise run on past a space to the next one
+            // (`st#c\nx` is `stx`).
             '#' if extended => {
                 let end = chars[i..]
                     .iter()
                     .position(|&c| c == '\n')
-                    .map_or(chars.len(), |p| i + p);
+                    .map_or(chars.len(), |p| i + p + 1);
                 out.extend(&chars[i..end]);
                 i = end;
                 continue;

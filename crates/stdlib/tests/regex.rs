@@ -370,3 +370,19 @@ fn pcre2_escapes_n_u_and_caseless_properties() {
         (r#"regexp("\\p{L}", "A", "i")"#, "true"),
     ]);
 }
+
+/// In extended mode a `#` comment ends at the newline: the rest of the
+/// pattern after it counts (gen-exprs --mutate seed 1114).
+#[test]
+fn extended_comment_ends_at_newline() {
+    check(&[
+        ("regexp(\"st#c\\nx\", \"st\", \"x\")", "false"),
+        ("regexp(\"st#c\\nx\", \"stx\", \"x\")", "true"),
+        ("regexp(\"st #c\\n x\", \"st\", \"x\")", "false"),
+        ("regexp(\"st#c\\rx\", \"st\", \"x\")", "true"),
+        ("regexp(\"st.*#\\ncon\", \"start\\ncontinue\", \"x\")", "false"),
+        ("regexps(\"st#c\\nx\", \"st\", \"[\\\\0]\", \"x\")", "\"\""),
+        ("replaceAll(\"t#c\\nx\", \"stxtx\", \"-\", \"x\")", "\"s--\""),
+        ("regexpMember(\"st#c\\nx\", {\"st\"}, \"x\")", "false"),
+    ]);
+}
