@@ -386,3 +386,21 @@ fn extended_comment_ends_at_newline() {
         ("regexpMember(\"st#c\\nx\", {\"st\"}, \"x\")", "false"),
     ]);
 }
+
+/// PCRE2 reads the counts after a `{` even when the brace turns out to
+/// start no quantifier, and refuses a count above 65,535 (gen-exprs
+/// --mutate seed 1124).
+#[test]
+fn brace_count_too_big_is_refused_even_without_a_quantifier() {
+    check(&[
+        ("regexp(\"a{65536*/}\", \"aa\")", "error"),
+        ("regexp(\"a{65536\", \"aa\")", "error"),
+        ("regexp(\"a{1,65536x\", \"aa\")", "error"),
+        ("regexp(\"{65536\", \"aa\")", "error"),
+        ("regexp(\"a{65535*/}\", \"aa\")", "false"),
+        ("regexp(\"a{ 65536\", \"aa\")", "false"),
+        ("regexp(\"a{,65536\", \"aa\")", "false"),
+        ("regexp(\"a{1, 65536}\", \"aa\")", "false"),
+        ("regexp(\"[a{65536]\", \"aa\")", "true"),
+    ]);
+}
