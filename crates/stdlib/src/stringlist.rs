@@ -318,7 +318,9 @@ mod tests {
     #[test]
     fn scan_double_gives_up_where_glibc_scanf_does() {
         // scanf read past what strtod keeps and cannot go back.
-        for text in ["0x", "-0x", "0xg", "0xp1", "infi", "infin", "infinf", "+infinit", "infinitx"] {
+        for text in [
+            "0x", "-0x", "0xg", "0xp1", "infi", "infin", "infinf", "+infinit", "infinitx",
+        ] {
             assert_eq!(scan_double(text.as_bytes()), None, "{text}");
         }
         // strtod's prefix is the number.
@@ -327,7 +329,10 @@ mod tests {
         assert_eq!(scan_double(b"0x.e"), Some(0.875));
         assert_eq!(scan_double(b"1e+"), Some(1.0));
         for text in ["inf", "infx", "INFINITY", "-infinityx", "infinityinf"] {
-            assert!(scan_double(text.as_bytes()).is_some_and(f64::is_infinite), "{text}");
+            assert!(
+                scan_double(text.as_bytes()).is_some_and(f64::is_infinite),
+                "{text}"
+            );
         }
         assert!(scan_double(b"nan(12").is_some_and(f64::is_nan));
     }

@@ -380,9 +380,15 @@ fn extended_comment_ends_at_newline() {
         ("regexp(\"st#c\\nx\", \"stx\", \"x\")", "true"),
         ("regexp(\"st #c\\n x\", \"st\", \"x\")", "false"),
         ("regexp(\"st#c\\rx\", \"st\", \"x\")", "true"),
-        ("regexp(\"st.*#\\ncon\", \"start\\ncontinue\", \"x\")", "false"),
+        (
+            "regexp(\"st.*#\\ncon\", \"start\\ncontinue\", \"x\")",
+            "false",
+        ),
         ("regexps(\"st#c\\nx\", \"st\", \"[\\\\0]\", \"x\")", "\"\""),
-        ("replaceAll(\"t#c\\nx\", \"stxtx\", \"-\", \"x\")", "\"s--\""),
+        (
+            "replaceAll(\"t#c\\nx\", \"stxtx\", \"-\", \"x\")",
+            "\"s--\"",
+        ),
         ("regexpMember(\"st#c\\nx\", {\"st\"}, \"x\")", "false"),
     ]);
 }
