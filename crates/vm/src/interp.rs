@@ -1787,7 +1787,7 @@ impl Vm {
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                         items: list.items.clone(),
                         scope: AdValue::detached(scopeless_body().clone()),
-                        shared: false,
+                        shared: true,
                     })),
                     // HTCondor's shared list type, for `=?=` (see
                     // `ops::identical`).
