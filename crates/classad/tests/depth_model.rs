@@ -1053,3 +1053,31 @@ fn eval_link_costs_no_level() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// HTCondor's strcat, join, formatTime, anyCompare and mergeEnvironment
+/// stop at an argument that decides the answer and never evaluate the
+/// rest; userHome and stringListsIntersect ignore whether an argument's
+/// evaluation failed. A later argument failing at the depth limit (`B.b`
+/// selects from the list that holds it) then does not fail the call, so
+/// `isError` answers (an evaluation that fails is "error" at the top).
+#[test]
+fn arguments_never_evaluated_do_not_fail_the_call() {
+    let cases = [
+        ("isError(strcat(1/0.0, B.b))", "true"),
+        ("isUndefined(strcat(undefined, B.b))", "true"),
+        ("isError(strcat(\"a\", B.b, 1/0.0))", "error"),
+        ("isError(join(1/0.0, B.b))", "true"),
+        ("isError(join(undefined, B.b))", "error"),
+        ("isError(formatTime(\"x\", B.b))", "true"),
+        ("isError(formatTime(0, B.b))", "error"),
+        ("isError(anyCompare(\"x\", B.b, B.b))", "true"),
+        ("isError(anyCompare(\"<\", {1}, B.b))", "error"),
+        ("isError(mergeEnvironment(1, B.b))", "true"),
+        ("isError(userHome(\"nobody\", B.b))", "false"),
+        ("isError(stringListsIntersect(\"a\", B.b))", "true"),
+    ];
+    for (call, want) in cases {
+        let source = format!("[A = {call}; B = {{B.b}}].A");
+        assert_eq!(eval(&source), want, "{source}");
+    }
+}

@@ -966,7 +966,13 @@ impl<'r> Compiler<'r> {
             u16::from(name.eq_ignore_ascii_case("strcat") || name.eq_ignore_ascii_case("join"));
         unit.nesting += deeper;
         let mut pending_need = 0;
+        let noted = notes_failures(name);
         for arg in args {
+            if noted {
+                // No level: a note never fails.
+                unit.code.push(Instr::NoteFailures);
+                unit.levels.push(0);
+            }
             if let Err(e) = self.expr(arg, unit) {
                 unit.nesting -= deeper;
                 return Err(e);
@@ -976,10 +982,10 @@ impl<'r> Compiler<'r> {
         if deeper > 0 {
             pending_need = unit.nesting + 1;
         }
-        let all_const = unit.code.len() - start == argc
+        let all_const = unit.code.len() - start == argc * (1 + usize::from(noted))
             && unit.code[start..]
                 .iter()
-                .all(|i| matches!(i, Instr::Const(_)));
+                .all(|i| matches!(i, Instr::Const(_) | Instr::NoteFailures));
         if function.pure && all_const {
             let need = unit.levels[start..]
                 .iter()
@@ -987,6 +993,7 @@ impl<'r> Compiler<'r> {
                 .fold(pending_need, u16::max);
             let values: Vec<Value> = unit.code[start..]
                 .iter()
+                .filter(|i| **i != Instr::NoteFailures)
                 .map(|i| match i {
                     Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
                     _ => Value::Error,
@@ -1026,9 +1033,32 @@ impl<'r> Compiler<'r> {
         };
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());
-        unit.emit(Instr::Call { func, argc });
+        unit.emit(Instr::Call { func, argc, noted });
         Ok(())
     }
+}
+
+/// Whether HTCondor's function `name` may stop before evaluating all its
+/// arguments (`strcat` and `join` at the first ERROR, `formatTime` when
+/// the first is no time, `anyCompare` at a bad operator or list,
+/// `mergeEnvironment` at a bad environment) or ignores whether their
+/// evaluation failed (`userHome`, `stringListsIntersect`): a later
+/// argument's failure at the depth limit then does not fail the call. The
+/// VM notes the failures before each argument of such a call
+/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`).
+fn notes_failures(name: &str) -> bool {
+    [
+        "strcat",
+        "join",
+        "formatTime",
+        "anyCompare",
+        "allCompare",
+        "mergeEnvironment",
+        "userHome",
+        "stringListsIntersect",
+    ]
+    .iter()
+    .any(|f| f.eq_ignore_ascii_case(name))
 }
 
 /// Refuses `absTime("...")`/`relTime("...")` of a literal string that is not

@@ -145,8 +145,10 @@ fn charge_comparison(context: &mut CallContext<'_>, element: &Value, item_bytes:
 /// (or any other non-boolean) stops it with ERROR; otherwise `anyCompare`
 /// is true at the first true and `allCompare` false at the first false.
 fn list_compare(context: &mut CallContext<'_>, args: &[Value], all: bool) -> Value {
+    // HTCondor evaluates the list only after a valid operator, and the
+    // item only after a list (`CallContext::stop_at`).
     let op = match &args[0] {
-        Value::Undefined => return Value::Undefined,
+        Value::Undefined => return context.stop_at(0, Value::Undefined),
         Value::Str(s) => match &**s {
             b"<" => BinaryOp::Less,
             b"<=" => BinaryOp::LessEqual,
@@ -156,18 +158,18 @@ fn list_compare(context: &mut CallContext<'_>, args: &[Value], all: bool) -> Val
             b">=" => BinaryOp::GreaterEqual,
             b"is" => BinaryOp::Is,
             b"isnt" => BinaryOp::Isnt,
-            _ => return Value::Error,
+            _ => return context.stop_at(0, Value::Error),
         },
-        _ => return Value::Error,
+        _ => return context.stop_at(0, Value::Error),
     };
     if args[1].is_undefined() {
-        return Value::Undefined;
+        return context.stop_at(1, Value::Undefined);
     }
     if !matches!(
         args[1],
         Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
     ) {
-        return Value::Error;
+        return context.stop_at(1, Value::Error);
     }
     // Each element evaluated as the walk reaches it, as HTCondor does (the
     // walk stops at the first element that decides).

@@ -187,18 +187,21 @@ fn merge_environment(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         return Value::Error;
     }
     let mut env = Env::new();
-    for arg in args {
+    // HTCondor stops at the first argument that is not a string or
+    // UNDEFINED, or cannot be read, never evaluating the rest
+    // (`CallContext::stop_at`).
+    for (i, arg) in args.iter().enumerate() {
         let text = match arg {
             Value::Undefined => continue,
             Value::Str(text) => crate::convert::c_str(text),
-            _ => return Value::Error,
+            _ => return context.stop_at(i, Value::Error),
         };
         let Some(words) = split_v2(text) else {
-            return Value::Error;
+            return context.stop_at(i, Value::Error);
         };
         for word in words {
             if !env_insert(&mut env, &word) {
-                return Value::Error;
+                return context.stop_at(i, Value::Error);
             }
         }
     }
@@ -315,6 +318,8 @@ fn user_home(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         context.fail();
         return Value::Error;
     }
+    // HTCondor ignores whether the evaluation of either argument failed.
+    context.keep_failures_of(0);
     let default = match args.get(1) {
         Some(Value::Str(d)) if !d.is_empty() => Some(d.clone()),
         _ => None,

@@ -960,6 +960,10 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     i += length;
                     continue;
                 }
+                // PCRE2 reads the counts of a brace that turns out to
+                // start no quantifier all the same, and refuses one above
+                // 65,535 (`a{65536x`, `a{1,65536`).
+                None if brace_count_too_big(&chars[i..]) => return None,
                 None => {
                     out.push_str(r"\{");
                     last = Last::Item;
@@ -1339,6 +1343,30 @@ pub(crate) fn brace_quantifier(chars: &[char]) -> Option<(usize, u32, Option<u32
         }
         _ => None,
     }
+}
+
+/// Whether the `{` at the start of `chars` has a count above PCRE2's
+/// largest after it (digits right after the brace, or after those digits
+/// and a comma), whatever follows.
+fn brace_count_too_big(chars: &[char]) -> bool {
+    let count = |from: usize| -> (usize, u64) {
+        let digits = chars.get(from..).unwrap_or_default();
+        let length = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+        let value = digits[..length].iter().fold(0u64, |n, c| {
+            n.saturating_mul(10)
+                .saturating_add(u64::from(c.to_digit(10).unwrap_or(0)))
+        });
+        (length, value)
+    };
+    let (low_length, low) = count(1);
+    if low_length == 0 {
+        return false;
+    }
+    if low > u64::from(MAX_REPEAT) {
+        return true;
+    }
+    let comma = 1 + low_length;
+    chars.get(comma) == Some(&',') && count(comma + 1).1 > u64::from(MAX_REPEAT)
 }
 
 /// PCRE's end-of-subject assertion: at the end or before a final newline.

@@ -195,18 +195,31 @@ fn string_or_undefined(value: &Value) -> Option<Option<&[u8]>> {
     }
 }
 
-/// C's `sscanf("%lf")`: `strtod`, except that a `0x` without a hexadecimal
-/// digit after it is no number at all (`strtod` reads it as 0).
+/// C's `sscanf("%lf")` (glibc's): `strtod`, except where scanf, which
+/// reads its input once and cannot go back more than a byte, has taken
+/// more than strtod would keep and gives up: a `0x` followed by neither a
+/// hexadecimal digit nor a point (`"0x"`, `"0xg"`; `"0x."` is 0), and an
+/// `inf` followed by an `i` that does not go on to `infinity` (`"infi"`,
+/// `"infinf"`; `"infx"` is infinite).
 fn scan_double(item: &[u8]) -> Option<f64> {
     let unsigned = item
         .strip_prefix(b"-")
         .or_else(|| item.strip_prefix(b"+"))
         .unwrap_or(item);
     if unsigned.len() >= 2 && unsigned[0] == b'0' && (unsigned[1] | 0x20) == b'x' {
-        let digits = unsigned[2..].strip_prefix(b".").unwrap_or(&unsigned[2..]);
-        if !digits.first().is_some_and(u8::is_ascii_hexdigit) {
+        let next = unsigned.get(2);
+        if !next.is_some_and(|b| b.is_ascii_hexdigit() || *b == b'.') {
             return None;
         }
+    }
+    if unsigned.len() > 3
+        && unsigned[..3].eq_ignore_ascii_case(b"inf")
+        && (unsigned[3] | 0x20) == b'i'
+        && !unsigned
+            .get(3..8)
+            .is_some_and(|rest| rest.eq_ignore_ascii_case(b"inity"))
+    {
+        return None;
     }
     c_strtod(item)
 }
@@ -265,7 +278,13 @@ fn member_or_subset(args: &[Value], ignore_case: bool, subset: bool) -> Value {
 /// one list is (case-sensitively) an item of the other. Items are split at
 /// the delimiters (default, and for `""`: space and comma), not trimmed,
 /// empty ones dropped. ERROR in an argument wins over UNDEFINED.
-fn intersect(_: &mut CallContext<'_>, args: &[Value]) -> Value {
+fn intersect(context: &mut CallContext<'_>, args: &[Value]) -> Value {
+    // An argument whose evaluation failed makes HTCondor's call ERROR, the
+    // call itself succeeding (its function returns true there).
+    if (0..args.len()).any(|i| context.argument_failed(i)) {
+        context.keep_failures_of(0);
+        return Value::Error;
+    }
     if args.iter().any(Value::is_error) {
         return Value::Error;
     }
@@ -290,4 +309,31 @@ fn intersect(_: &mut CallContext<'_>, args: &[Value]) -> Value {
     let second_items: HashSet<&[u8]> = split(second, &delimiters).collect();
     let found = split(first, &delimiters).any(|item| second_items.contains(item));
     Value::Bool(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_double;
+
+    #[test]
+    fn scan_double_gives_up_where_glibc_scanf_does() {
+        // scanf read past what strtod keeps and cannot go back.
+        for text in [
+            "0x", "-0x", "0xg", "0xp1", "infi", "infin", "infinf", "+infinit", "infinitx",
+        ] {
+            assert_eq!(scan_double(text.as_bytes()), None, "{text}");
+        }
+        // strtod's prefix is the number.
+        assert_eq!(scan_double(b"0x."), Some(0.0));
+        assert_eq!(scan_double(b"0x.g"), Some(0.0));
+        assert_eq!(scan_double(b"0x.e"), Some(0.875));
+        assert_eq!(scan_double(b"1e+"), Some(1.0));
+        for text in ["inf", "infx", "INFINITY", "-infinityx", "infinityinf"] {
+            assert!(
+                scan_double(text.as_bytes()).is_some_and(f64::is_infinite),
+                "{text}"
+            );
+        }
+        assert!(scan_double(b"nan(12").is_some_and(f64::is_nan));
+    }
 }

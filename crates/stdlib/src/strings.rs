@@ -76,10 +76,15 @@ fn strcat(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         return Value::Error;
     }
     let mut out = Vec::new();
-    for arg in args {
+    for (i, arg) in args.iter().enumerate() {
+        // HTCondor stops at an argument whose evaluation failed, or that is
+        // UNDEFINED or ERROR, and never evaluates the rest.
+        if context.argument_failed(i) {
+            return context.stop_at(i, Value::Error);
+        }
         match to_text(arg) {
             Ok(text) => out.extend_from_slice(&text),
-            Err(exceptional) => return exceptional,
+            Err(exceptional) => return context.stop_at(i, exceptional),
         }
     }
     string(out)
@@ -129,6 +134,21 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         return Value::Error;
     }
     let mut undefined = false;
+    // Without a list, HTCondor evaluates the arguments in order and stops
+    // at one whose evaluation failed or that is ERROR (or cannot be
+    // written), never evaluating the rest (with two, it evaluates the
+    // second first, to see whether it is a list, and forgets whether that
+    // failed).
+    let noted = !matches!(args, [list] | [_, list] if is_list(list));
+    let stop = |context: &mut CallContext<'_>, i: usize| {
+        if noted {
+            context.keep_failures_of(i + 1);
+        }
+    };
+    if noted && context.argument_failed(0) {
+        stop(context, 0);
+        return Value::Error;
+    }
     let sep = match separator.map(to_text) {
         None => Vec::new(),
         Some(Ok(text)) => text,
@@ -136,11 +156,18 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
             undefined = true;
             Vec::new()
         }
-        Some(Err(other)) => return other,
+        Some(Err(other)) => {
+            stop(context, 0);
+            return other;
+        }
     };
     let mut out = Vec::new();
     let mut joined = false;
-    for item in items {
+    for (i, item) in items.iter().enumerate() {
+        if noted && context.argument_failed(i + 1) {
+            stop(context, i + 1);
+            return Value::Error;
+        }
         match to_text(item) {
             Ok(text) => {
                 if !out.is_empty() {
@@ -150,7 +177,10 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
                 joined = true;
             }
             Err(Value::Undefined) => undefined = true,
-            Err(other) => return other,
+            Err(other) => {
+                stop(context, i + 1);
+                return other;
+            }
         }
     }
     if undefined && !joined {

@@ -412,11 +412,13 @@ fn format_time(context: &mut CallContext<'_>, args: &[Value]) -> Value {
             let t = local_abs_time(now_secs(context));
             civil(t.secs.saturating_add(i64::from(t.offset)))
         }
-        Some(Value::RelTime(_)) => return Value::Error,
+        // HTCondor evaluates the format only once the first argument is
+        // a time (`CallContext::stop_at`).
+        Some(Value::RelTime(_)) => return context.stop_at(0, Value::Error),
         Some(value) => match to_split(value) {
-            None => return Value::Error,
+            None => return context.stop_at(0, Value::Error),
             Some(Split::Abs(t)) => civil_day_numbers(t.secs.saturating_add(i64::from(t.offset))),
-            Some(Split::Rel(_)) => return Value::Error,
+            Some(Split::Rel(_)) => return context.stop_at(0, Value::Error),
             Some(Split::Ad(ad)) => {
                 let mut field = |name: &str| -> Option<i64> {
                     let attribute = ad.body.get(name)?;

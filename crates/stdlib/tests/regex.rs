@@ -399,3 +399,43 @@ fn recursion_loop_on_the_shortest_subject() {
         (r#"regexp("(?R)y(x)", "yy")"#, "false"),
     ]);
 }
+
+/// In extended mode a `#` comment ends at the newline: the rest of the
+/// pattern after it counts (gen-exprs --mutate seed 1114).
+#[test]
+fn extended_comment_ends_at_newline_in_every_function() {
+    check(&[
+        ("regexp(\"st#c\\nx\", \"st\", \"x\")", "false"),
+        ("regexp(\"st#c\\nx\", \"stx\", \"x\")", "true"),
+        ("regexp(\"st #c\\n x\", \"st\", \"x\")", "false"),
+        ("regexp(\"st#c\\rx\", \"st\", \"x\")", "true"),
+        (
+            "regexp(\"st.*#\\ncon\", \"start\\ncontinue\", \"x\")",
+            "false",
+        ),
+        ("regexps(\"st#c\\nx\", \"st\", \"[\\\\0]\", \"x\")", "\"\""),
+        (
+            "replaceAll(\"t#c\\nx\", \"stxtx\", \"-\", \"x\")",
+            "\"s--\"",
+        ),
+        ("regexpMember(\"st#c\\nx\", {\"st\"}, \"x\")", "false"),
+    ]);
+}
+
+/// PCRE2 reads the counts after a `{` even when the brace turns out to
+/// start no quantifier, and refuses a count above 65,535 (gen-exprs
+/// --mutate seed 1124).
+#[test]
+fn brace_count_too_big_is_refused_even_without_a_quantifier() {
+    check(&[
+        ("regexp(\"a{65536*/}\", \"aa\")", "error"),
+        ("regexp(\"a{65536\", \"aa\")", "error"),
+        ("regexp(\"a{1,65536x\", \"aa\")", "error"),
+        ("regexp(\"{65536\", \"aa\")", "error"),
+        ("regexp(\"a{65535*/}\", \"aa\")", "false"),
+        ("regexp(\"a{ 65536\", \"aa\")", "false"),
+        ("regexp(\"a{,65536\", \"aa\")", "false"),
+        ("regexp(\"a{1, 65536}\", \"aa\")", "false"),
+        ("regexp(\"[a{65536]\", \"aa\")", "true"),
+    ]);
+}

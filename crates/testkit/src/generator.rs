@@ -2219,11 +2219,22 @@ impl Generator {
                             Literal::Error
                         }),
                         1 => self.odd_value(),
+                        // An argument whose evaluation fails (`userHome()`
+                        // fails HTCondor's): the functions that stop at an
+                        // earlier argument never evaluate it.
+                        2 if self.rng.chance(25) => call("userHome", Vec::new()),
                         2 => self.list_with_failing_element(),
                         _ => self.wild_operand(e.min(1)),
                     })
                     .collect();
-                call(&respell_case(function, &mut self.rng), args)
+                let made = call(&respell_case(function, &mut self.rng), args);
+                // A failed evaluation shows only where something answers
+                // around it.
+                if self.rng.chance(20) {
+                    call("isError", vec![made])
+                } else {
+                    made
+                }
             }
             7 => {
                 // Times in lists, selected, subscripted or compared.

@@ -77,7 +77,15 @@ pub enum Instr {
         func: u32,
         /// Number of arguments.
         argc: u16,
+        /// Whether a `NoteFailures` precedes each argument and the call
+        /// (`strcat`, `join`): the function may then forget the failures
+        /// of the arguments HTCondor would not have evaluated
+        /// (`CallContext::forget_failures_after`).
+        noted: bool,
     },
+    /// Note the count of failed evaluations so far (no stack effect): see
+    /// `Call::noted`.
+    NoteFailures,
     /// Push `lazy_calls[i]` called with its unevaluated arguments.
     CallLazy(u32),
     /// Push a lazy list of the elements `lists[i]` in the current scope.
@@ -129,6 +137,9 @@ pub mod opcode {
     pub const CALL_LAZY: u8 = 21;
     pub const LOAD_OWN: u8 = 22;
     pub const ENTER_BASE: u8 = 23;
+    pub const NOTE_FAILURES: u8 = 24;
+    /// `Call` with `noted` (its level in `aux`, as `CALL`'s).
+    pub const CALL_NOTED: u8 = 25;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -172,10 +183,11 @@ impl Instr {
             Instr::JumpIfFalse(t) => plain(JUMP_IF_FALSE, t),
             Instr::Jump(t) => plain(JUMP, t),
             Instr::ElvisTest(t) => plain(ELVIS_TEST, t),
-            Instr::Call { func, argc } => Encoded {
+            Instr::Call { func, argc, noted } => Encoded {
                 count: argc,
-                ..plain(CALL, func)
+                ..plain(if noted { CALL_NOTED } else { CALL }, func)
             },
+            Instr::NoteFailures => plain(NOTE_FAILURES, 0),
             Instr::CallLazy(i) => plain(CALL_LAZY, i),
             Instr::MakeList(n) => plain(MAKE_LIST, n),
             Instr::MakeAd(i) => plain(MAKE_AD, i),
@@ -209,10 +221,12 @@ impl Instr {
             JUMP_IF_FALSE => Instr::JumpIfFalse(e.arg),
             JUMP => Instr::Jump(e.arg),
             ELVIS_TEST => Instr::ElvisTest(e.arg),
-            CALL => Instr::Call {
+            CALL | CALL_NOTED => Instr::Call {
                 func: e.arg,
                 argc: e.count,
+                noted: e.op == CALL_NOTED,
             },
+            NOTE_FAILURES => Instr::NoteFailures,
             CALL_LAZY => Instr::CallLazy(e.arg),
             MAKE_LIST => Instr::MakeList(e.arg),
             MAKE_AD => Instr::MakeAd(e.arg),
@@ -438,11 +452,13 @@ impl Program {
                 Instr::JumpIfFalse(t) => writeln!(out, "jump_false   -> {t}"),
                 Instr::Jump(t) => writeln!(out, "jump         -> {t}"),
                 Instr::ElvisTest(t) => writeln!(out, "elvis_test   -> {t}"),
-                Instr::Call { func, argc } => writeln!(
+                Instr::Call { func, argc, noted } => writeln!(
                     out,
-                    "call         {}/{argc}",
+                    "call{}   {}/{argc}",
+                    if noted { "_noted" } else { "      " },
                     self.functions.get(func as usize).map_or("?", |f| f.name)
                 ),
+                Instr::NoteFailures => writeln!(out, "note_failures"),
                 Instr::CallLazy(i) => writeln!(
                     out,
                     "call_lazy    {}/{}",
@@ -472,7 +488,7 @@ impl Program {
 /// auxiliary byte of a slot load or a call (at most 255), else the count.
 fn with_level(mut e: Encoded, level: u16) -> Encoded {
     match e.op {
-        opcode::LOAD_OWN | opcode::CALL => e.aux = level.min(255) as u8,
+        opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED => e.aux = level.min(255) as u8,
         _ => e.count = level,
     }
     e
@@ -482,7 +498,7 @@ fn with_level(mut e: Encoded, level: u16) -> Encoded {
 #[inline]
 pub fn level(e: Encoded) -> u32 {
     match e.op {
-        opcode::LOAD_OWN | opcode::CALL => u32::from(e.aux),
+        opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED => u32::from(e.aux),
         _ => u32::from(e.count),
     }
 }
@@ -539,10 +555,11 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
             Instr::ElvisTest(t) => (1, 0, Some((t, depth))),
             Instr::JumpIfFalse(t) => (1, 0, Some((t, depth.saturating_sub(1)))),
             Instr::Jump(t) => (0, 0, Some((t, depth))),
-            Instr::Call { func, argc } => {
+            Instr::Call { func, argc, .. } => {
                 check_pool(func, pools.functions.len(), "function")?;
                 (u32::from(argc), 1, None)
             }
+            Instr::NoteFailures => (0, 0, None),
             Instr::CallLazy(i) => {
                 check_pool(i, pools.lazy_calls.len(), "lazy call")?;
                 (0, 1, None)

@@ -300,6 +300,14 @@ pub struct Vm {
     clock: Clock,
     /// Argument buffer reused by calls.
     call_args: Vec<Value>,
+    /// The counts of failures `NoteFailures` noted before each argument of
+    /// the calls under way that take them (`Instr::Call::noted`), the
+    /// innermost last.
+    failure_notes: Vec<u64>,
+    /// Where the notes of the noted call being made start in
+    /// `failure_notes` (its `argc + 1` notes: before each argument, and
+    /// after the last).
+    call_notes: Option<usize>,
     /// Lazy lists being forced, as (elements address, scope body address).
     forcing: Vec<(usize, usize)>,
     /// Selections over lists being mapped, one inside another. HTCondor
@@ -630,6 +638,44 @@ impl CallContext<'_> {
         false
     }
 
+    /// Whether the evaluation of argument `i` failed, for a call that notes
+    /// its arguments' failures (`strcat`, `join`; false for any other).
+    pub fn argument_failed(&self, i: usize) -> bool {
+        self.vm.call_notes.is_some_and(|start| {
+            let notes = &self.vm.failure_notes;
+            matches!(
+                (notes.get(start + i), notes.get(start + i + 1)),
+                (Some(before), Some(after)) if after > before
+            )
+        })
+    }
+
+    /// Forgets the failures of the arguments after the first `n`, for a
+    /// function that, as HTCondor's, stops after its argument `n - 1` and
+    /// never evaluates the rest (`strcat`, `join`, `formatTime`,
+    /// `anyCompare`, `mergeEnvironment`), or ignores whether an argument's
+    /// evaluation failed (`userHome`, `stringListsIntersect`: `n` 0): their
+    /// failure at the depth limit does not fail the call there. Only for a
+    /// call that notes its arguments' failures (see `notes_failures` in
+    /// the compiler).
+    pub fn keep_failures_of(&mut self, n: usize) {
+        if let Some(&note) = self
+            .vm
+            .call_notes
+            .and_then(|start| self.vm.failure_notes.get(start + n))
+        {
+            self.vm.depth_failures = self.vm.depth_failures.min(note);
+        }
+    }
+
+    /// Returns `value` after forgetting the failures of the arguments
+    /// after argument `i` ([`CallContext::keep_failures_of`]): the answer
+    /// of a function that stops at argument `i`.
+    pub fn stop_at(&mut self, i: usize, value: Value) -> Value {
+        self.keep_failures_of(i + 1);
+        value
+    }
+
     /// Fails the evaluation as an HTCondor function does when it returns
     /// false (`userHome` with a wrong number of arguments): the call's value
     /// is the one the function returns (ERROR), and an operation, a list
@@ -798,6 +844,8 @@ impl Vm {
             options,
             clock: system_clock,
             call_args: Vec::new(),
+            failure_notes: Vec::new(),
+            call_notes: None,
             forcing: Vec::new(),
             map_nesting: 0,
             force_nesting: 0,
@@ -974,6 +1022,8 @@ impl Vm {
         self.force_nesting = 0;
         self.depth = 0;
         self.depth_failures = 0;
+        self.failure_notes.clear();
+        self.call_notes = None;
         self.steps = 0;
         self.memory = 0;
         self.memory_exceeded = false;
@@ -1737,7 +1787,7 @@ impl Vm {
                     Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                         items: list.items.clone(),
                         scope: AdValue::detached(scopeless_body().clone()),
-                        shared: false,
+                        shared: true,
                     })),
                     // HTCondor's shared list type, for `=?=` (see
                     // `ops::identical`).
@@ -1773,6 +1823,7 @@ impl Vm {
         left: Option<AdRef>,
     ) -> Value {
         let base = self.stack.len();
+        let notes_base = self.failure_notes.len();
         self.stack.reserve(program.max_stack as usize);
         let code = &program.code;
         let mut pc = 0usize;
@@ -1924,6 +1975,7 @@ impl Vm {
                     };
                     self.stack.push(value);
                 }
+                opcode::NOTE_FAILURES => self.failure_notes.push(self.depth_failures),
                 opcode::ENTER_BASE => {
                     // HTCondor's `base.name` at the depth limit: an ERROR
                     // value, the base not evaluated. Past it, an operation
@@ -2062,7 +2114,7 @@ impl Vm {
                         pc = instr.arg as usize;
                     }
                 }
-                opcode::CALL => {
+                opcode::CALL | opcode::CALL_NOTED => {
                     let level = level(instr);
                     self.depth += level;
                     let argc = instr.count as usize;
@@ -2071,6 +2123,11 @@ impl Vm {
                     // finds it taken and makes its own).
                     let mut args = std::mem::take(&mut self.call_args);
                     args.extend(self.stack.drain(args_start..));
+                    // The notes before each argument, and the count now.
+                    let notes = (instr.op == opcode::CALL_NOTED).then(|| {
+                        self.failure_notes.push(self.depth_failures);
+                        self.failure_notes.len().saturating_sub(argc + 1)
+                    });
                     let function = &program.functions[instr.arg as usize];
                     // The ad the elements of the list arguments leave
                     // current, each element starting where the one before
@@ -2112,7 +2169,8 @@ impl Vm {
                     } else if work > 0 && !self.charge(work) {
                         Value::Error
                     } else {
-                        match function.function {
+                        let outer_notes = std::mem::replace(&mut self.call_notes, notes);
+                        let value = match function.function {
                             Function::Strict(f) | Function::StrictKeepingLists(f) => f(
                                 &mut CallContext {
                                     vm: self,
@@ -2122,8 +2180,13 @@ impl Vm {
                                 &args,
                             ),
                             Function::Lazy(_) => Value::Error,
-                        }
+                        };
+                        self.call_notes = outer_notes;
+                        value
                     };
+                    if let Some(start) = notes {
+                        self.failure_notes.truncate(start);
+                    }
                     args.clear();
                     self.call_args = args;
                     self.depth -= level;
@@ -2194,6 +2257,7 @@ impl Vm {
                     // RETURN (the verifier guarantees one value above base).
                     let value = self.pop();
                     self.stack.truncate(base);
+                    self.failure_notes.truncate(notes_base);
                     if HAND_ON && left.is_some() {
                         self.left_scope = left;
                     }
@@ -2222,10 +2286,14 @@ impl Vm {
             | opcode::MAKE_AD
             | opcode::CALL_LAZY => {}
             opcode::ENTER_BASE => *pc = instr.arg as usize,
-            opcode::CALL => {
+            opcode::CALL | opcode::CALL_NOTED => {
                 let argc = instr.count as usize;
                 let keep = self.stack.len().saturating_sub(argc);
                 self.stack.truncate(keep);
+                if instr.op == opcode::CALL_NOTED {
+                    let keep = self.failure_notes.len().saturating_sub(argc);
+                    self.failure_notes.truncate(keep);
+                }
             }
             _ => return false,
         }

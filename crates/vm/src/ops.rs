@@ -226,7 +226,7 @@ pub fn identical(left: &Value, right: &Value) -> Value {
 fn shared_list(value: &Value) -> bool {
     match value {
         Value::SharedList(_) => true,
-        Value::LazyList(list) => list.shared || list.scope.detached,
+        Value::LazyList(list) => list.shared,
         _ => false,
     }
 }
