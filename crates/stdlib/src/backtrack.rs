@@ -6,7 +6,8 @@
 //! (`(*FAIL)`, `(*ACCEPT)`, `(*COMMIT)`, `(*PRUNE)`, `(*SKIP)`, `(*THEN)`,
 //! `(*MARK)`), the options at the start of a pattern (`(*UTF)`, `(*UCP)`,
 //! newline conventions, `(*NOTEMPTY)`, ...), references to a group that is
-//! not closed yet (`(\2two|(one))+`) and repeated groups that can match
+//! not closed yet (`(\2two|(one))+`; a group that refers to itself is
+//! atomic in PCRE2 10.32, `(a\1?){4}`) and repeated groups that can match
 //! nothing (PCRE2 stops repeating a group after an empty iteration, and
 //! keeps what that iteration captured). It also runs PCRE2's
 //! `NOTEMPTY_ATSTART | ANCHORED` retry of HTCondor's global substitution.
