@@ -6,7 +6,8 @@
 //! (`(*FAIL)`, `(*ACCEPT)`, `(*COMMIT)`, `(*PRUNE)`, `(*SKIP)`, `(*THEN)`,
 //! `(*MARK)`), the options at the start of a pattern (`(*UTF)`, `(*UCP)`,
 //! newline conventions, `(*NOTEMPTY)`, ...), references to a group that is
-//! not closed yet (`(\2two|(one))+`) and repeated groups that can match
+//! not closed yet (`(\2two|(one))+`; a group that refers to itself is
+//! atomic in PCRE2 10.32, `(a\1?){4}`) and repeated groups that can match
 //! nothing (PCRE2 stops repeating a group after an empty iteration, and
 //! keeps what that iteration captured). It also runs PCRE2's
 //! `NOTEMPTY_ATSTART | ANCHORED` retry of HTCondor's global substitution.
@@ -322,6 +323,11 @@ struct Parser {
     names: Vec<(String, usize)>,
     /// Groups closed so far (a reference to another is "forward").
     closed: Vec<bool>,
+    /// The capturing groups open where the parser is, innermost last.
+    open: Vec<usize>,
+    /// Open groups a back reference names: PCRE2 10.32 makes each such
+    /// group atomic (as PCRE1 did, and PCRE2 up to 10.34).
+    self_referenced: Vec<usize>,
     /// Whether the pattern needs this matcher.
     special: bool,
     depth: usize,
@@ -1190,6 +1196,15 @@ impl Parser {
         if forward {
             self.special = true;
         }
+        for &n in &self.open {
+            let named = match &reference {
+                Ref::Number(m) => *m == n,
+                Ref::Name(name) => self.names.iter().any(|(m, k)| m == name && *k == n),
+            };
+            if named && !self.self_referenced.contains(&n) {
+                self.self_referenced.push(n);
+            }
+        }
         Node::BackRef(reference, caseless)
     }
 
@@ -1243,9 +1258,18 @@ impl Parser {
             }
             self.names.push((name, n));
         }
+        self.open.push(n);
         let body = self.body()?;
+        self.open.pop();
         self.close_group(n);
-        Ok(Some(Node::Capture(n, Box::new(body))))
+        let capture = Node::Capture(n, Box::new(body));
+        // PCRE2 10.32 wraps a group that refers to itself in an atomic
+        // group (`(a\1?){4}` takes each iteration's first match for good).
+        if let Some(at) = self.self_referenced.iter().position(|&k| k == n) {
+            self.self_referenced.swap_remove(at);
+            return Ok(Some(Node::Atomic(Box::new(capture))));
+        }
+        Ok(Some(capture))
     }
 
     fn options(&mut self) -> Parsed<Flags> {
@@ -3019,6 +3043,8 @@ impl Program {
             groups: 0,
             names: Vec::new(),
             closed: vec![true],
+            open: Vec::new(),
+            self_referenced: Vec::new(),
             special: settings.special,
             depth: 0,
         };
@@ -4242,5 +4268,22 @@ mod tests {
         }
         pattern.push_str("(b)");
         assert!(error(&pattern).is_some());
+    }
+
+    /// Class 30 of tests/gen/known_bugs.txt: a group that refers to itself
+    /// is atomic in PCRE2 10.32, each iteration keeping its first match.
+    #[test]
+    fn group_referring_to_itself_is_atomic() {
+        assert_eq!(whole(r"(a\1?){4}", "aaaaaa").as_deref(), Some("aaaaa"));
+        assert_eq!(whole(r"^(a\1?){4}$", "aaaaaa"), None);
+        assert_eq!(whole(r"^(a\1*){3}$", "aaaa"), None);
+        assert_eq!(
+            whole(r"(?<n>a\k<n>?){4}", "aaaaaa").as_deref(),
+            Some("aaaaa")
+        );
+        assert_eq!(whole(r"((a\1?)){4}", "aaaaaa").as_deref(), Some("aaaaa"));
+        assert_eq!(whole(r"^(x?a+\1*)ab", "aaab"), None);
+        // A reference to another group leaves the repeat free to backtrack.
+        assert_eq!(whole(r"^(a)(a\1?){2}$", "aaaa").as_deref(), Some("aaaa"));
     }
 }
