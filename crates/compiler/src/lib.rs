@@ -975,12 +975,20 @@ impl<'r> Compiler<'r> {
                 unit.code.push(Instr::NoteFailures);
                 unit.levels.push(0);
             }
+            let arg_start = unit.code.len();
             if let Err(e) = self.expr(arg, unit) {
                 unit.nesting -= deeper;
                 return Err(e);
             }
+            // A constant that cannot fail decides now (`"@"` in a strcat
+            // never stops it): no test at run time.
+            let constant = match (&unit.code[arg_start..], &unit.levels[arg_start..]) {
+                ([Instr::Const(c)], [0]) => unit.pools.constants.get(*c as usize),
+                _ => None,
+            };
             if let Some(test) = stop_test(name, i, argc)
                 && noted
+                && constant.is_none_or(|value| classad_vm::bytecode::stops_at(test, value, false))
             {
                 stops.push(unit.code.len());
                 // Patched below; never fails.

@@ -607,9 +607,7 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
                 (u32::from(argc), 1, None)
             }
             Instr::NoteFailures => (0, 0, None),
-            Instr::StopArgs { pad, target, .. } => {
-                (0, 0, Some((target, depth + u32::from(pad))))
-            }
+            Instr::StopArgs { pad, target, .. } => (0, 0, Some((target, depth + u32::from(pad)))),
             Instr::CallLazy(i) => {
                 check_pool(i, pools.lazy_calls.len(), "lazy call")?;
                 (0, 1, None)
@@ -672,4 +670,29 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
         }
     }
     Ok(max)
+}
+
+/// Whether a function ends at an argument of value `value` (`failed`: its
+/// evaluation failed) before evaluating the rest, by the test `test` of
+/// `Instr::StopArgs`. The function itself then stops at that argument; a
+/// test that says no where the function stops only costs the evaluation
+/// of arguments the function never reads.
+#[inline]
+pub fn stops_at(test: u8, value: &Value, failed: bool) -> bool {
+    let list = matches!(
+        value,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+    );
+    match test {
+        stop::EXCEPTIONAL => failed || matches!(value, Value::Undefined | Value::Error),
+        stop::ERROR => failed || value.is_error(),
+        stop::NOT_TIME => !matches!(
+            value,
+            Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
+        ),
+        stop::NOT_STRING => !matches!(value, Value::Str(_)),
+        stop::NOT_LIST => !list,
+        stop::NOT_ENVIRONMENT => !matches!(value, Value::Str(_) | Value::Undefined),
+        _ => false,
+    }
 }

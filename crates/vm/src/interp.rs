@@ -1982,7 +1982,7 @@ impl Vm {
                         .failure_notes
                         .last()
                         .is_some_and(|&note| self.depth_failures > note);
-                    if stops_at(instr.aux, self.top(), failed) {
+                    if crate::bytecode::stops_at(instr.aux, self.top(), failed) {
                         for _ in 0..instr.count {
                             self.stack.push(Value::Undefined);
                             self.failure_notes.push(self.depth_failures);
@@ -2364,31 +2364,5 @@ pub fn selected_literal(value: Value) -> Value {
             Value::RelTimeLiteral(f64::from(whole))
         }
         other => other,
-    }
-}
-
-/// Whether a function ends at an argument of value `value` (`failed`: its
-/// evaluation failed) before evaluating the rest, by the test `test` of
-/// `Instr::StopArgs`. The function itself then stops at that argument; a
-/// test that says no where the function stops only costs the evaluation
-/// of arguments the function never reads.
-#[inline]
-fn stops_at(test: u8, value: &Value, failed: bool) -> bool {
-    use crate::bytecode::stop;
-    let list = matches!(
-        value,
-        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
-    );
-    match test {
-        stop::EXCEPTIONAL => failed || matches!(value, Value::Undefined | Value::Error),
-        stop::ERROR => failed || value.is_error(),
-        stop::NOT_TIME => !matches!(
-            value,
-            Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
-        ),
-        stop::NOT_STRING => !matches!(value, Value::Str(_)),
-        stop::NOT_LIST => !list,
-        stop::NOT_ENVIRONMENT => !matches!(value, Value::Str(_) | Value::Undefined),
-        _ => false,
     }
 }
