@@ -1082,7 +1082,12 @@ impl<'r> Compiler<'r> {
 /// evaluation failed (`userHome`, `stringListsIntersect`): a later
 /// argument's failure at the depth limit then does not fail the call. The
 /// VM notes the failures before each argument of such a call
-/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`).
+/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`). Where the
+/// value alone says the function stops, the later arguments are not
+/// evaluated at all (`stop_test`); the notes cover the rest: a test that
+/// cannot foresee the stop (an unknown operator, an unreadable
+/// environment), `join` of two (its second evaluated first) and the
+/// functions that ignore failures.
 fn notes_failures(name: &str) -> bool {
     [
         "strcat",

@@ -78,9 +78,10 @@ pub enum Instr {
         /// Number of arguments.
         argc: u16,
         /// Whether a `NoteFailures` precedes each argument and the call
-        /// (`strcat`, `join`): the function may then forget the failures
-        /// of the arguments HTCondor would not have evaluated
-        /// (`CallContext::forget_failures_after`).
+        /// (`strcat`, `join`, ...): the function may then forget the
+        /// failures of arguments HTCondor would not have evaluated or
+        /// ignores (`CallContext::keep_failures_of`); a `StopArgs` after an
+        /// argument skips the rest where the value alone decides.
         noted: bool,
     },
     /// Note the count of failed evaluations so far (no stack effect): see
