@@ -35,6 +35,7 @@ disasm_snapshot!(list, "{ a, 2 }");
 disasm_snapshot!(constant_list, "{ 1, \"two\", 3.0 }");
 disasm_snapshot!(nested_ad, "[ a = 1; b = a + 1 ].b");
 disasm_snapshot!(call, "strcat(Owner, \"@\", UidDomain)");
+disasm_snapshot!(call_stopping_early, "anyCompare(\"<\", Slots, Cpus)");
 disasm_snapshot!(unknown_function, "noSuchFunction(1)");
 disasm_snapshot!(rel_time_literal, "relTime(\"1:00\")");
 disasm_snapshot!(paren, "(a + b) * c");

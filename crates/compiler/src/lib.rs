@@ -967,25 +967,54 @@ impl<'r> Compiler<'r> {
         unit.nesting += deeper;
         let mut pending_need = 0;
         let noted = notes_failures(name);
-        for arg in args {
+        // Where the arguments HTCondor may stop after end.
+        let mut stops = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
             if noted {
                 // No level: a note never fails.
                 unit.code.push(Instr::NoteFailures);
                 unit.levels.push(0);
             }
+            let arg_start = unit.code.len();
             if let Err(e) = self.expr(arg, unit) {
                 unit.nesting -= deeper;
                 return Err(e);
+            }
+            // A constant that cannot fail decides now (`"@"` in a strcat
+            // never stops it): no test at run time.
+            let constant = match (&unit.code[arg_start..], &unit.levels[arg_start..]) {
+                ([Instr::Const(c)], [0]) => unit.pools.constants.get(*c as usize),
+                _ => None,
+            };
+            if let Some(test) = stop_test(name, i, argc)
+                && noted
+                && constant.is_none_or(|value| classad_vm::bytecode::stops_at(test, value, false))
+            {
+                stops.push(unit.code.len());
+                // Patched below; never fails.
+                unit.code.push(Instr::StopArgs {
+                    test,
+                    pad: u16::try_from(argc - i - 1).unwrap_or(u16::MAX),
+                    target: 0,
+                });
+                unit.levels.push(0);
             }
         }
         unit.nesting -= deeper;
         if deeper > 0 {
             pending_need = unit.nesting + 1;
         }
-        let all_const = unit.code.len() - start == argc * (1 + usize::from(noted))
-            && unit.code[start..]
-                .iter()
-                .all(|i| matches!(i, Instr::Const(_) | Instr::NoteFailures));
+        let all_const = unit.code[start..]
+            .iter()
+            .filter(|i| matches!(i, Instr::Const(_)))
+            .count()
+            == argc
+            && unit.code[start..].iter().all(|i| {
+                matches!(
+                    i,
+                    Instr::Const(_) | Instr::NoteFailures | Instr::StopArgs { .. }
+                )
+            });
         if function.pure && all_const {
             let need = unit.levels[start..]
                 .iter()
@@ -993,7 +1022,7 @@ impl<'r> Compiler<'r> {
                 .fold(pending_need, u16::max);
             let values: Vec<Value> = unit.code[start..]
                 .iter()
-                .filter(|i| **i != Instr::NoteFailures)
+                .filter(|i| matches!(i, Instr::Const(_)))
                 .map(|i| match i {
                     Instr::Const(c) => unit.pools.constants[*c as usize].clone(),
                     _ => Value::Error,
@@ -1031,6 +1060,14 @@ impl<'r> Compiler<'r> {
                 count: argc,
             });
         };
+        let call = u32::try_from(unit.code.len()).unwrap_or(u32::MAX);
+        for at in stops {
+            if let Instr::StopArgs { target, .. } = &mut unit.code[at] {
+                *target = call;
+            }
+        }
+        // The call is a jump target: nothing folds across it.
+        unit.label = unit.label.max(unit.code.len());
         let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
         unit.pools.functions.push(function.clone());
         unit.emit(Instr::Call { func, argc, noted });
@@ -1045,7 +1082,12 @@ impl<'r> Compiler<'r> {
 /// evaluation failed (`userHome`, `stringListsIntersect`): a later
 /// argument's failure at the depth limit then does not fail the call. The
 /// VM notes the failures before each argument of such a call
-/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`).
+/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`). Where the
+/// value alone says the function stops, the later arguments are not
+/// evaluated at all (`stop_test`); the notes cover the rest: a test that
+/// cannot foresee the stop (an unknown operator, an unreadable
+/// environment), `join` of two (its second evaluated first) and the
+/// functions that ignore failures.
 fn notes_failures(name: &str) -> bool {
     [
         "strcat",
@@ -1059,6 +1101,39 @@ fn notes_failures(name: &str) -> bool {
     ]
     .iter()
     .any(|f| f.eq_ignore_ascii_case(name))
+}
+
+/// The test after argument `i` of a call of `name` with `argc` arguments
+/// that ends the call there, as HTCondor's function ends before
+/// evaluating its later arguments (`Instr::StopArgs`): `strcat` at an
+/// UNDEFINED or ERROR argument or a failed evaluation, `join` of items (no
+/// list: with two arguments HTCondor evaluates the second first) at an
+/// ERROR, `formatTime` when the first is no time, `anyCompare` and
+/// `allCompare` at an operator that is no string and a list that is no
+/// list, `mergeEnvironment` at an argument that is no environment.
+fn stop_test(name: &str, i: usize, argc: usize) -> Option<u8> {
+    use classad_vm::bytecode::stop;
+    if i + 1 >= argc {
+        return None;
+    }
+    let is = |f: &str| name.eq_ignore_ascii_case(f);
+    if is("strcat") {
+        Some(stop::EXCEPTIONAL)
+    } else if is("join") {
+        (argc > 2).then_some(stop::ERROR)
+    } else if is("formatTime") {
+        (i == 0).then_some(stop::NOT_TIME)
+    } else if is("anyCompare") || is("allCompare") {
+        match i {
+            0 => Some(stop::NOT_STRING),
+            1 => Some(stop::NOT_LIST),
+            _ => None,
+        }
+    } else if is("mergeEnvironment") {
+        Some(stop::NOT_ENVIRONMENT)
+    } else {
+        None
+    }
 }
 
 /// Refuses `absTime("...")`/`relTime("...")` of a literal string that is not

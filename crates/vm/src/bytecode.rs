@@ -78,14 +78,28 @@ pub enum Instr {
         /// Number of arguments.
         argc: u16,
         /// Whether a `NoteFailures` precedes each argument and the call
-        /// (`strcat`, `join`): the function may then forget the failures
-        /// of the arguments HTCondor would not have evaluated
-        /// (`CallContext::forget_failures_after`).
+        /// (`strcat`, `join`, ...): the function may then forget the
+        /// failures of arguments HTCondor would not have evaluated or
+        /// ignores (`CallContext::keep_failures_of`); a `StopArgs` after an
+        /// argument skips the rest where the value alone decides.
         noted: bool,
     },
     /// Note the count of failed evaluations so far (no stack effect): see
     /// `Call::noted`.
     NoteFailures,
+    /// After an argument of a noted call (`Call::noted`): if the value on
+    /// top (or whether its evaluation failed) is one the function stops
+    /// at, as HTCondor's does before evaluating the rest, push `pad`
+    /// UNDEFINED values in place of the arguments never evaluated and jump
+    /// to the call (`target`), which stops at the same argument.
+    StopArgs {
+        /// Which values stop the function: a `stop::*` constant.
+        test: u8,
+        /// The arguments after this one.
+        pad: u16,
+        /// The call.
+        target: u32,
+    },
     /// Push `lazy_calls[i]` called with its unevaluated arguments.
     CallLazy(u32),
     /// Push a lazy list of the elements `lists[i]` in the current scope.
@@ -140,6 +154,24 @@ pub mod opcode {
     pub const NOTE_FAILURES: u8 = 24;
     /// `Call` with `noted` (its level in `aux`, as `CALL`'s).
     pub const CALL_NOTED: u8 = 25;
+    pub const STOP_ARGS: u8 = 26;
+}
+
+/// The tests of `Instr::StopArgs`: which argument values end a function
+/// before its later arguments are evaluated.
+pub mod stop {
+    /// UNDEFINED, ERROR or a failed evaluation (`strcat`).
+    pub const EXCEPTIONAL: u8 = 0;
+    /// ERROR or a failed evaluation (`join` without a list).
+    pub const ERROR: u8 = 1;
+    /// Anything `formatTime` does not read as a time (its first argument).
+    pub const NOT_TIME: u8 = 2;
+    /// Not a string (`anyCompare`'s operator).
+    pub const NOT_STRING: u8 = 3;
+    /// Not a list (`anyCompare`'s list).
+    pub const NOT_LIST: u8 = 4;
+    /// Neither a string nor UNDEFINED (`mergeEnvironment`).
+    pub const NOT_ENVIRONMENT: u8 = 5;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -188,6 +220,11 @@ impl Instr {
                 ..plain(if noted { CALL_NOTED } else { CALL }, func)
             },
             Instr::NoteFailures => plain(NOTE_FAILURES, 0),
+            Instr::StopArgs { test, pad, target } => Encoded {
+                aux: test,
+                count: pad,
+                ..plain(STOP_ARGS, target)
+            },
             Instr::CallLazy(i) => plain(CALL_LAZY, i),
             Instr::MakeList(n) => plain(MAKE_LIST, n),
             Instr::MakeAd(i) => plain(MAKE_AD, i),
@@ -227,6 +264,11 @@ impl Instr {
                 noted: e.op == CALL_NOTED,
             },
             NOTE_FAILURES => Instr::NoteFailures,
+            STOP_ARGS => Instr::StopArgs {
+                test: e.aux,
+                pad: e.count,
+                target: e.arg,
+            },
             CALL_LAZY => Instr::CallLazy(e.arg),
             MAKE_LIST => Instr::MakeList(e.arg),
             MAKE_AD => Instr::MakeAd(e.arg),
@@ -459,6 +501,9 @@ impl Program {
                     self.functions.get(func as usize).map_or("?", |f| f.name)
                 ),
                 Instr::NoteFailures => writeln!(out, "note_failures"),
+                Instr::StopArgs { test, pad, target } => {
+                    writeln!(out, "stop_args    {test} pad {pad} -> {target}")
+                }
                 Instr::CallLazy(i) => writeln!(
                     out,
                     "call_lazy    {}/{}",
@@ -489,6 +534,8 @@ impl Program {
 fn with_level(mut e: Encoded, level: u16) -> Encoded {
     match e.op {
         opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED => e.aux = level.min(255) as u8,
+        // Never fails: its count is the padding.
+        opcode::STOP_ARGS => {}
         _ => e.count = level,
     }
     e
@@ -499,6 +546,7 @@ fn with_level(mut e: Encoded, level: u16) -> Encoded {
 pub fn level(e: Encoded) -> u32 {
     match e.op {
         opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED => u32::from(e.aux),
+        opcode::STOP_ARGS => 0,
         _ => u32::from(e.count),
     }
 }
@@ -560,6 +608,7 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
                 (u32::from(argc), 1, None)
             }
             Instr::NoteFailures => (0, 0, None),
+            Instr::StopArgs { pad, target, .. } => (0, 0, Some((target, depth + u32::from(pad)))),
             Instr::CallLazy(i) => {
                 check_pool(i, pools.lazy_calls.len(), "lazy call")?;
                 (0, 1, None)
@@ -622,4 +671,29 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
         }
     }
     Ok(max)
+}
+
+/// Whether a function ends at an argument of value `value` (`failed`: its
+/// evaluation failed) before evaluating the rest, by the test `test` of
+/// `Instr::StopArgs`. The function itself then stops at that argument; a
+/// test that says no where the function stops only costs the evaluation
+/// of arguments the function never reads.
+#[inline]
+pub fn stops_at(test: u8, value: &Value, failed: bool) -> bool {
+    let list = matches!(
+        value,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+    );
+    match test {
+        stop::EXCEPTIONAL => failed || matches!(value, Value::Undefined | Value::Error),
+        stop::ERROR => failed || value.is_error(),
+        stop::NOT_TIME => !matches!(
+            value,
+            Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
+        ),
+        stop::NOT_STRING => !matches!(value, Value::Str(_)),
+        stop::NOT_LIST => !list,
+        stop::NOT_ENVIRONMENT => !matches!(value, Value::Str(_) | Value::Undefined),
+        _ => false,
+    }
 }

@@ -1976,6 +1976,20 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::NOTE_FAILURES => self.failure_notes.push(self.depth_failures),
+                opcode::STOP_ARGS => {
+                    // The note `NoteFailures` took before this argument.
+                    let failed = self
+                        .failure_notes
+                        .last()
+                        .is_some_and(|&note| self.depth_failures > note);
+                    if crate::bytecode::stops_at(instr.aux, self.top(), failed) {
+                        for _ in 0..instr.count {
+                            self.stack.push(Value::Undefined);
+                            self.failure_notes.push(self.depth_failures);
+                        }
+                        pc = instr.arg as usize;
+                    }
+                }
                 opcode::ENTER_BASE => {
                     // HTCondor's `base.name` at the depth limit: an ERROR
                     // value, the base not evaluated. Past it, an operation
