@@ -153,6 +153,7 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
             context,
             &source,
             &found_in,
+            &found_in,
             &root,
             &mut names,
             REFERENCE_DEPTH,
@@ -212,6 +213,7 @@ fn external_references(
     context: &mut CallContext<'_>,
     expr: &Expr,
     ad: &AdRef,
+    home: &AdRef,
     root: &AdRef,
     names: &mut BTreeMap<Vec<u8>, Vec<u8>>,
     depth: u32,
@@ -231,35 +233,44 @@ fn external_references(
         ExprKind::Literal(_) => return true,
         ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), Some(root), strict),
         ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_bytes(), Some(root), strict),
-        ExprKind::Select { base, name } => match evaluate_in(context, base, ad) {
-            Value::Undefined => {
-                // HTCondor's text of the base, and the name's bytes raw.
-                let mut full = crate::convert::htcondor_bytes(base, false);
-                full.push(b'.');
-                full.extend_from_slice(name.as_bytes());
-                add(full);
-                return true;
+        // A base that names nothing (`[a = 1]`, `{[a = 1]}[0]`) is made of
+        // literals whose parent is the ad the expression is written in
+        // (HTCondor sets a literal's parent scope when the expression is
+        // built), not the ad the search looks names up from:
+        // `[a = 1].parent` in an attribute of an ad that `parent` or `self`
+        // named is that ad again.
+        ExprKind::Select { base, name } => {
+            match evaluate_in(context, base, if names_nothing(base) { home } else { ad }) {
+                Value::Undefined => {
+                    // HTCondor's text of the base, and the name's bytes raw.
+                    let mut full = crate::convert::htcondor_bytes(base, false);
+                    full.push(b'.');
+                    full.extend_from_slice(name.as_bytes());
+                    add(full);
+                    return true;
+                }
+                Value::Ad(selected) => {
+                    lookup_in_scope(&selected, name.as_bytes(), Some(root), strict)
+                }
+                _ => return false,
             }
-            Value::Ad(selected) => lookup_in_scope(&selected, name.as_bytes(), Some(root), strict),
-            _ => return false,
-        },
+        }
         ExprKind::Ad(literal) => {
-            return literal
-                .attributes
-                .iter()
-                .all(|(_, value)| external_references(context, value, ad, root, names, depth));
+            return literal.attributes.iter().all(|(_, value)| {
+                external_references(context, value, ad, home, root, names, depth)
+            });
         }
         _ => {
             let mut children = Vec::new();
             expr.for_each_child(|child| children.push(child));
             return children
                 .into_iter()
-                .all(|child| external_references(context, child, ad, root, names, depth));
+                .all(|child| external_references(context, child, ad, home, root, names, depth));
         }
     };
     match found {
         Found::Definition(_, found_in, source) => {
-            external_references(context, &source, &found_in, root, names, depth)
+            external_references(context, &source, &found_in, &found_in, root, names, depth)
         }
         Found::Value(Value::Ad(named)) => {
             ad_references(context, &named, &current, root, names, depth)
@@ -276,6 +287,25 @@ fn external_references(
             true
         }
     }
+}
+
+/// Whether `expr` holds no reference to a name (only literals and
+/// operations on them), so that where it is evaluated only decides the
+/// parent of the ads and lists it makes. The names inside an ad literal
+/// are not looked up when the literal is evaluated.
+fn names_nothing(expr: &Expr) -> bool {
+    if let ExprKind::Ad(_) = expr.kind {
+        return true;
+    }
+    if matches!(
+        expr.kind,
+        ExprKind::Attribute(_) | ExprKind::RootAttribute(_) | ExprKind::Select { .. }
+    ) {
+        return false;
+    }
+    let mut nothing = true;
+    expr.for_each_child(|child| nothing &= names_nothing(child));
+    nothing
 }
 
 /// Whether `name` is `CurrentTime`, which HTCondor's lookup finds (the
@@ -320,7 +350,7 @@ fn ad_references(
         .collect();
     sources
         .iter()
-        .all(|source| external_references(context, source, ad, root, names, depth))
+        .all(|source| external_references(context, source, ad, named, root, names, depth))
 }
 
 /// `debug(expr)`: the value of `expr`; with `CLASSAD_DEBUG` set in the
