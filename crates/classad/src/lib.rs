@@ -98,7 +98,7 @@ pub fn compile(expr: &Expr) -> Result<Program, Error> {
 /// `CLASSAD_USER_LIBS`).
 ///
 /// ```
-/// use classad::vm::{Builtin, Function, Value};
+/// use classad::vm::{Arguments, Builtin, Function, Value};
 ///
 /// let mut functions = classad::stdlib::standard_registry();
 /// functions
@@ -112,6 +112,9 @@ pub fn compile(expr: &Expr) -> Result<Program, Error> {
 ///             Value::Undefined => Value::Undefined,
 ///             _ => Value::Error,
 ///         }),
+///         // Every argument evaluated, in order (see `Arguments` for a
+///         // function that stops before its later arguments).
+///         arguments: Arguments::EAGER,
 ///     })
 ///     .expect("a new name");
 ///
@@ -122,7 +125,8 @@ pub fn compile(expr: &Expr) -> Result<Program, Error> {
 ///
 /// // Names are unique, ignoring case: a builtin cannot be registered twice.
 /// let again = Builtin { name: "STRCAT", min_args: 0, max_args: 0, pure: true,
-///                       function: Function::Strict(|_, _| Value::Undefined) };
+///                       function: Function::Strict(|_, _| Value::Undefined),
+///                       arguments: Arguments::EAGER };
 /// assert!(functions.register(again).is_err());
 /// ```
 pub fn compile_with(registry: &vm::Registry, expr: &Expr) -> Result<Program, Error> {

@@ -960,13 +960,16 @@ impl<'r> Compiler<'r> {
             return Ok(());
         }
         let start = unit.code.len();
-        // HTCondor's `strcat` and `join` evaluate their arguments one level
-        // deeper (as an operation does); other functions at their own.
-        let deeper =
-            u16::from(name.eq_ignore_ascii_case("strcat") || name.eq_ignore_ascii_case("join"));
+        // How the function evaluates its arguments, as the registry
+        // describes it (`Arguments`): one level deeper (as an operation
+        // does) or at the call's own; noting their failures (before each
+        // argument, `Instr::NoteFailures`) for a function that reads them,
+        // forgets them or stops before the later arguments.
+        let arguments = function.arguments;
+        let deeper = u16::from(arguments.one_level_deeper);
         unit.nesting += deeper;
         let mut pending_need = 0;
-        let noted = notes_failures(name);
+        let noted = arguments.noted();
         // Where the arguments HTCondor may stop after end.
         let mut stops = Vec::new();
         for (i, arg) in args.iter().enumerate() {
@@ -986,14 +989,13 @@ impl<'r> Compiler<'r> {
                 ([Instr::Const(c)], [0]) => unit.pools.constants.get(*c as usize),
                 _ => None,
             };
-            if let Some(test) = stop_test(name, i, argc)
-                && noted
-                && constant.is_none_or(|value| classad_vm::bytecode::stops_at(test, value, false))
+            if let Some(test) = arguments.stops.after(i, argc)
+                && constant.is_none_or(|value| test.stops_at(value, false))
             {
                 stops.push(unit.code.len());
                 // Patched below; never fails.
                 unit.code.push(Instr::StopArgs {
-                    test,
+                    test: test as u8,
                     pad: u16::try_from(argc - i - 1).unwrap_or(u16::MAX),
                     target: 0,
                 });
@@ -1072,67 +1074,6 @@ impl<'r> Compiler<'r> {
         unit.pools.functions.push(function.clone());
         unit.emit(Instr::Call { func, argc, noted });
         Ok(())
-    }
-}
-
-/// Whether HTCondor's function `name` may stop before evaluating all its
-/// arguments (`strcat` and `join` at the first ERROR, `formatTime` when
-/// the first is no time, `anyCompare` at a bad operator or list,
-/// `mergeEnvironment` at a bad environment) or ignores whether their
-/// evaluation failed (`userHome`, `stringListsIntersect`): a later
-/// argument's failure at the depth limit then does not fail the call. The
-/// VM notes the failures before each argument of such a call
-/// (`Instr::NoteFailures`, `CallContext::keep_failures_of`). Where the
-/// value alone says the function stops, the later arguments are not
-/// evaluated at all (`stop_test`); the notes cover the rest: a test that
-/// cannot foresee the stop (an unknown operator, an unreadable
-/// environment), `join` of two (its second evaluated first) and the
-/// functions that ignore failures.
-fn notes_failures(name: &str) -> bool {
-    [
-        "strcat",
-        "join",
-        "formatTime",
-        "anyCompare",
-        "allCompare",
-        "mergeEnvironment",
-        "userHome",
-        "stringListsIntersect",
-    ]
-    .iter()
-    .any(|f| f.eq_ignore_ascii_case(name))
-}
-
-/// The test after argument `i` of a call of `name` with `argc` arguments
-/// that ends the call there, as HTCondor's function ends before
-/// evaluating its later arguments (`Instr::StopArgs`): `strcat` at an
-/// UNDEFINED or ERROR argument or a failed evaluation, `join` of items (no
-/// list: with two arguments HTCondor evaluates the second first) at an
-/// ERROR, `formatTime` when the first is no time, `anyCompare` and
-/// `allCompare` at an operator that is no string and a list that is no
-/// list, `mergeEnvironment` at an argument that is no environment.
-fn stop_test(name: &str, i: usize, argc: usize) -> Option<u8> {
-    use classad_vm::bytecode::stop;
-    if i + 1 >= argc {
-        return None;
-    }
-    let is = |f: &str| name.eq_ignore_ascii_case(f);
-    if is("strcat") {
-        Some(stop::EXCEPTIONAL)
-    } else if is("join") {
-        (argc > 2).then_some(stop::ERROR)
-    } else if is("formatTime") {
-        (i == 0).then_some(stop::NOT_TIME)
-    } else if is("anyCompare") || is("allCompare") {
-        match i {
-            0 => Some(stop::NOT_STRING),
-            1 => Some(stop::NOT_LIST),
-            _ => None,
-        }
-    } else if is("mergeEnvironment") {
-        Some(stop::NOT_ENVIRONMENT)
-    } else {
-        None
     }
 }
 

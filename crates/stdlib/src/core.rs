@@ -4,7 +4,15 @@
 use crate::builtin;
 use classad_syntax::BinaryOp;
 use classad_vm::ops;
-use classad_vm::{Builtin, CallContext, Value};
+use classad_vm::{Arguments, Builtin, CallContext, StopTest, Stops, Value};
+
+/// How `anyCompare` and `allCompare` evaluate their arguments (see
+/// `list_compare`).
+const LIST_COMPARE_ARGUMENTS: Arguments = Arguments {
+    notes_failures: true,
+    stops: Stops::Leading(&[StopTest::NotString, StopTest::NotList]),
+    one_level_deeper: false,
+};
 
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
@@ -53,8 +61,12 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         // evaluates to keeps its kind (a literal's or a function's), which
         // `is`/`isnt` tell apart (`allCompare("isnt", {split("a")}, {1})`
         // is true in HTCondor).
-        crate::builtin("anyCompare", 3, 3, true, |c, a| list_compare(c, a, false)),
-        crate::builtin("allCompare", 3, 3, true, |c, a| list_compare(c, a, true)),
+        // HTCondor's stop at an operator that is no string, then at a list
+        // that is no list, never evaluating the rest.
+        crate::builtin("anyCompare", 3, 3, true, |c, a| list_compare(c, a, false))
+            .with_arguments(LIST_COMPARE_ARGUMENTS),
+        crate::builtin("allCompare", 3, 3, true, |c, a| list_compare(c, a, true))
+            .with_arguments(LIST_COMPARE_ARGUMENTS),
         // HTCondor counts a list's elements without evaluating them.
         builtin("size", 1, 1, true, size),
         // The compiler compiles the three-argument form inline (its branches

@@ -12,7 +12,7 @@
 //!   wrapped in single quotes (quotes doubled).
 
 use crate::builtin;
-use classad_vm::{Builtin, CallContext, Value};
+use classad_vm::{Arguments, Builtin, CallContext, StopTest, Stops, Value};
 use fancy_regex::{Regex, RegexBuilder};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, RwLock};
@@ -20,12 +20,27 @@ use std::sync::{Arc, LazyLock, RwLock};
 pub(crate) fn builtins() -> Vec<Builtin> {
     vec![
         builtin("envV1ToV2", 1, 1, true, env_v1_to_v2),
-        builtin("mergeEnvironment", 0, u16::MAX, true, merge_environment),
+        // HTCondor's stops at an argument that is no environment, never
+        // evaluating the rest.
+        builtin("mergeEnvironment", 0, u16::MAX, true, merge_environment).with_arguments(
+            Arguments {
+                notes_failures: true,
+                stops: Stops::Each {
+                    test: StopTest::NotEnvironment,
+                    min_args: 0,
+                },
+                one_level_deeper: false,
+            },
+        ),
         builtin("listToArgs", 1, 2, true, list_to_args),
         builtin("argsToList", 1, 2, true, args_to_list),
         // Depends on the system's user database.
         // Any count: HTCondor fails the evaluation on a wrong one.
-        builtin("userHome", 0, u16::MAX, false, user_home),
+        // HTCondor's ignores whether its arguments' evaluation failed.
+        builtin("userHome", 0, u16::MAX, false, user_home).with_arguments(Arguments {
+            notes_failures: true,
+            ..Arguments::EAGER
+        }),
         // Depends on the maps installed with `set_user_map`.
         builtin("userMap", 2, 4, false, user_map),
     ]

@@ -1,7 +1,9 @@
 //! The ClassAd builtin function library.
 //!
 //! Every function is described as data ([`Builtin`]: name, arity,
-//! purity, function pointer) and registered once in [`standard_registry`],
+//! purity, function pointer, and how a call evaluates its arguments where
+//! HTCondor's function stops early or ignores their failures,
+//! [`Arguments`]) and registered once in [`standard_registry`],
 //! whose names are checked unique. A program adds its own functions with
 //! [`Registry::register`] (the counterpart of HTCondor's
 //! `CLASSAD_USER_LIBS`).
@@ -10,7 +12,7 @@
 //! conversions, basic string and list functions); the complete library is
 //! the issue "builtin function library".
 
-use classad_vm::{Builtin, CallContext, Function, LazyArg, Registry, Value};
+use classad_vm::{Arguments, Builtin, CallContext, Function, LazyArg, Registry, Value};
 use std::sync::Arc;
 
 mod backtrack;
@@ -92,6 +94,7 @@ pub(crate) fn builtin(
         max_args,
         pure,
         function: Function::StrictKeepingLists(func),
+        arguments: Arguments::EAGER,
     }
 }
 
@@ -108,6 +111,7 @@ pub(crate) fn lazy_builtin(
         max_args,
         pure: false,
         function: Function::Lazy(func),
+        arguments: Arguments::EAGER,
     }
 }
 

@@ -12,7 +12,7 @@
 use crate::budget::ByteSet;
 use crate::builtin;
 use crate::convert::{c_isspace, c_strtod, double_to_i64};
-use classad_vm::{Builtin, CallContext, Value};
+use classad_vm::{Arguments, Builtin, CallContext, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -52,7 +52,11 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         builtin("stringListISubsetMatch", 2, 3, true, |_, a| {
             member_or_subset(a, true, true)
         }),
-        builtin("stringListsIntersect", 2, 3, true, intersect),
+        // HTCondor's ignores whether its arguments' evaluation failed.
+        builtin("stringListsIntersect", 2, 3, true, intersect).with_arguments(Arguments {
+            notes_failures: true,
+            ..Arguments::EAGER
+        }),
     ]
 }
 

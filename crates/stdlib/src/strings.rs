@@ -8,7 +8,7 @@
 use crate::budget::{ByteSet, reserve_text, string_bytes};
 use crate::builtin;
 use crate::convert::{c_isspace, c_str, to_text};
-use classad_vm::{Builtin, CallContext, Value};
+use classad_vm::{Arguments, Builtin, CallContext, StopTest, Stops, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -17,8 +17,29 @@ pub(crate) fn builtins() -> Vec<Builtin> {
         // A list turned into text is written as HTCondor holds it, its
         // elements unevaluated (`toUpper({a + 1})` is "{ A + 1 }"), so these
         // functions get their list arguments as written.
-        builtin("strcat", 0, u16::MAX, true, strcat),
-        builtin("join", 0, u16::MAX, true, join),
+        // HTCondor's `strcat` evaluates its arguments one level deeper
+        // (as an operation does) and in order, and stops at the first
+        // UNDEFINED or ERROR or failed evaluation: the later arguments are
+        // never evaluated, and their failures do not fail the call.
+        builtin("strcat", 0, u16::MAX, true, strcat).with_arguments(Arguments {
+            notes_failures: true,
+            stops: Stops::Each {
+                test: StopTest::Exceptional,
+                min_args: 0,
+            },
+            one_level_deeper: true,
+        }),
+        // As `strcat`, stopping at an ERROR, but of two arguments HTCondor
+        // evaluates the second first (to see whether it is a list): no
+        // stop there, the notes say which failed (see `join`).
+        builtin("join", 0, u16::MAX, true, join).with_arguments(Arguments {
+            notes_failures: true,
+            stops: Stops::Each {
+                test: StopTest::Error,
+                min_args: 3,
+            },
+            one_level_deeper: true,
+        }),
         builtin("substr", 2, 3, true, substr),
         builtin("strcmp", 2, 2, true, |c, a| {
             if !reserve_text(c, a) {

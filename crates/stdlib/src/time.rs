@@ -16,7 +16,9 @@ use crate::convert::{c_strtod, double_to_i64};
 use classad_compiler::Compiler;
 use classad_syntax::ast::{AdExpr, Expr, Literal, Name};
 use classad_vm::print::{civil_from_days, days_from_civil, parse_abs_time, parse_rel_time};
-use classad_vm::{AbsTime, AdRef, AdValue, Builtin, CallContext, Registry, Value};
+use classad_vm::{
+    AbsTime, AdRef, AdValue, Arguments, Builtin, CallContext, Registry, StopTest, Stops, Value,
+};
 use std::sync::Arc;
 
 pub(crate) fn builtins() -> Vec<Builtin> {
@@ -55,7 +57,13 @@ pub(crate) fn builtins() -> Vec<Builtin> {
             get_field(Field::Seconds, &a[0])
         }),
         builtin("splitTime", 1, 1, false, split_time),
-        builtin("formatTime", 0, 2, false, format_time),
+        // HTCondor's stops when its first argument is no time, never
+        // evaluating the format.
+        builtin("formatTime", 0, 2, false, format_time).with_arguments(Arguments {
+            notes_failures: true,
+            stops: Stops::Leading(&[StopTest::NotTime]),
+            one_level_deeper: false,
+        }),
         builtin("interval", 1, 1, true, interval),
     ]
 }

@@ -93,7 +93,7 @@ pub enum Instr {
     /// UNDEFINED values in place of the arguments never evaluated and jump
     /// to the call (`target`), which stops at the same argument.
     StopArgs {
-        /// Which values stop the function: a `stop::*` constant.
+        /// Which values stop the function: a `StopTest` as `u8`.
         test: u8,
         /// The arguments after this one.
         pad: u16,
@@ -155,23 +155,6 @@ pub mod opcode {
     /// `Call` with `noted` (its level in `aux`, as `CALL`'s).
     pub const CALL_NOTED: u8 = 25;
     pub const STOP_ARGS: u8 = 26;
-}
-
-/// The tests of `Instr::StopArgs`: which argument values end a function
-/// before its later arguments are evaluated.
-pub mod stop {
-    /// UNDEFINED, ERROR or a failed evaluation (`strcat`).
-    pub const EXCEPTIONAL: u8 = 0;
-    /// ERROR or a failed evaluation (`join` without a list).
-    pub const ERROR: u8 = 1;
-    /// Anything `formatTime` does not read as a time (its first argument).
-    pub const NOT_TIME: u8 = 2;
-    /// Not a string (`anyCompare`'s operator).
-    pub const NOT_STRING: u8 = 3;
-    /// Not a list (`anyCompare`'s list).
-    pub const NOT_LIST: u8 = 4;
-    /// Neither a string nor UNDEFINED (`mergeEnvironment`).
-    pub const NOT_ENVIRONMENT: u8 = 5;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -680,20 +663,5 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
 /// of arguments the function never reads.
 #[inline]
 pub fn stops_at(test: u8, value: &Value, failed: bool) -> bool {
-    let list = matches!(
-        value,
-        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
-    );
-    match test {
-        stop::EXCEPTIONAL => failed || matches!(value, Value::Undefined | Value::Error),
-        stop::ERROR => failed || value.is_error(),
-        stop::NOT_TIME => !matches!(
-            value,
-            Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
-        ),
-        stop::NOT_STRING => !matches!(value, Value::Str(_)),
-        stop::NOT_LIST => !list,
-        stop::NOT_ENVIRONMENT => !matches!(value, Value::Str(_) | Value::Undefined),
-        _ => false,
-    }
+    crate::registry::StopTest::from_code(test).is_some_and(|test| test.stops_at(value, failed))
 }

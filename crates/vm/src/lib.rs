@@ -24,7 +24,9 @@ pub mod value;
 pub use ad::{AdBody, AdLayout, AdRef, AdValue, Attribute, Definition, Symbol};
 pub use bytecode::{Instr, Pools, Program, VerifyError};
 pub use interp::{BYTES_PER_STEP, CallContext, Env, Limits, Options, VALUE_BYTES, Vm};
-pub use registry::{Builtin, Function, LazyArg, LazyFn, NativeFn, Registry};
+pub use registry::{
+    Arguments, Builtin, Function, LazyArg, LazyFn, NativeFn, Registry, StopTest, Stops,
+};
 pub use value::{AbsTime, LazyList, Value, ValueType};
 
 #[cfg(test)]

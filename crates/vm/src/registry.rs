@@ -64,6 +64,153 @@ pub struct Builtin {
     pub pure: bool,
     /// The implementation.
     pub function: Function,
+    /// How a call evaluates its arguments, where HTCondor's function does
+    /// more than evaluate them all in order ([`Arguments::EAGER`] for the
+    /// rest).
+    pub arguments: Arguments,
+}
+
+impl Builtin {
+    /// This function with its arguments evaluated as `arguments` says.
+    pub const fn with_arguments(mut self, arguments: Arguments) -> Builtin {
+        self.arguments = arguments;
+        self
+    }
+}
+
+/// How a call of a function evaluates its arguments: what the compiler
+/// reads to lay out the call. HTCondor's functions evaluate their
+/// arguments themselves, and a few stop before the later ones once one
+/// decides their answer, or ignore whether an argument's evaluation failed
+/// (at the depth limit, say); such a function declares it here, so that
+/// the arguments it never evaluates in HTCondor are not evaluated, and
+/// their failures do not fail the call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Arguments {
+    /// Whether the function reads whether each argument's evaluation failed
+    /// ([`CallContext::argument_failed`]) or forgets the failures of some
+    /// ([`CallContext::keep_failures_of`], [`CallContext::stop_at`]): the
+    /// VM then notes the failures as the arguments are evaluated (any
+    /// `stops` note them too). Without it those calls see no failure and
+    /// forget none.
+    ///
+    /// [`CallContext::argument_failed`]: crate::CallContext::argument_failed
+    /// [`CallContext::keep_failures_of`]: crate::CallContext::keep_failures_of
+    /// [`CallContext::stop_at`]: crate::CallContext::stop_at
+    pub notes_failures: bool,
+    /// After which arguments, at which values, the function stops without
+    /// evaluating the later ones.
+    pub stops: Stops,
+    /// Whether the arguments are evaluated one level deeper than the call,
+    /// as an operation's operands are (HTCondor's `strcat` and `join`).
+    pub one_level_deeper: bool,
+}
+
+impl Arguments {
+    /// Every argument evaluated, in order, at the call's own level: most
+    /// functions.
+    pub const EAGER: Arguments = Arguments {
+        notes_failures: false,
+        stops: Stops::Never,
+        one_level_deeper: false,
+    };
+
+    /// Whether the VM notes the failures of the arguments of a call.
+    pub fn noted(&self) -> bool {
+        self.notes_failures || self.stops != Stops::Never
+    }
+}
+
+/// After which arguments a function stops, where the value alone says so;
+/// never after the last (there is nothing left to skip).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stops {
+    /// Every argument is evaluated.
+    #[default]
+    Never,
+    /// After any argument that passes the test, when the call has at least
+    /// `min_args` arguments (`strcat`; `join` of items, not of a list).
+    Each {
+        /// The test.
+        test: StopTest,
+        /// Fewest arguments for the test to apply.
+        min_args: u16,
+    },
+    /// After argument `i` that passes test `i` of the list (`formatTime`'s
+    /// first, `anyCompare`'s first two).
+    Leading(&'static [StopTest]),
+}
+
+impl Stops {
+    /// The test after argument `i` of a call with `argc` arguments.
+    pub fn after(&self, i: usize, argc: usize) -> Option<StopTest> {
+        if i + 1 >= argc {
+            return None;
+        }
+        match *self {
+            Stops::Never => None,
+            Stops::Each { test, min_args } => (argc >= usize::from(min_args)).then_some(test),
+            Stops::Leading(tests) => tests.get(i).copied(),
+        }
+    }
+}
+
+/// Which argument values end a function before its later arguments are
+/// evaluated. A test that says no where the function stops only costs the
+/// evaluation of arguments the function never reads; one that says yes
+/// where it goes on changes its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum StopTest {
+    /// UNDEFINED, ERROR or a failed evaluation (`strcat`).
+    Exceptional = 0,
+    /// ERROR or a failed evaluation (`join` without a list).
+    Error = 1,
+    /// Anything `formatTime` does not read as a time (its first argument).
+    NotTime = 2,
+    /// Not a string (`anyCompare`'s operator).
+    NotString = 3,
+    /// Not a list (`anyCompare`'s list).
+    NotList = 4,
+    /// Neither a string nor UNDEFINED (`mergeEnvironment`).
+    NotEnvironment = 5,
+}
+
+impl StopTest {
+    const ALL: [StopTest; 6] = [
+        StopTest::Exceptional,
+        StopTest::Error,
+        StopTest::NotTime,
+        StopTest::NotString,
+        StopTest::NotList,
+        StopTest::NotEnvironment,
+    ];
+
+    /// The test of a code `self as u8` gave.
+    pub fn from_code(code: u8) -> Option<StopTest> {
+        StopTest::ALL.get(usize::from(code)).copied()
+    }
+
+    /// Whether a function ends at an argument of value `value` (`failed`:
+    /// its evaluation failed) before evaluating the rest. The function
+    /// itself then stops at that argument.
+    #[inline]
+    pub fn stops_at(self, value: &Value, failed: bool) -> bool {
+        match self {
+            StopTest::Exceptional => failed || matches!(value, Value::Undefined | Value::Error),
+            StopTest::Error => failed || value.is_error(),
+            StopTest::NotTime => !matches!(
+                value,
+                Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
+            ),
+            StopTest::NotString => !matches!(value, Value::Str(_)),
+            StopTest::NotList => !matches!(
+                value,
+                Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+            ),
+            StopTest::NotEnvironment => !matches!(value, Value::Str(_) | Value::Undefined),
+        }
+    }
 }
 
 impl std::fmt::Debug for Builtin {
