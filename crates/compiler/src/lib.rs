@@ -962,20 +962,29 @@ impl<'r> Compiler<'r> {
         let start = unit.code.len();
         // How the function evaluates its arguments, as the registry
         // describes it (`Arguments`): one level deeper (as an operation
-        // does) or at the call's own; noting their failures (before each
-        // argument, `Instr::NoteFailures`) for a function that reads them,
-        // forgets them or stops before the later arguments.
+        // does) or at the call's own; noting their failures
+        // (`Instr::NoteArgs`) for a function that reads them, forgets them
+        // or stops before the later arguments.
         let arguments = function.arguments;
         let deeper = u16::from(arguments.one_level_deeper);
         unit.nesting += deeper;
         let mut pending_need = 0;
         let noted = arguments.noted();
-        // Where the arguments HTCondor may stop after end.
-        let mut stops = Vec::new();
+        // The notes, their call patched in below.
+        let mut notes = Vec::new();
+        // Whether the boundary before the next argument needs a note (the
+        // first does), and the test that may stop the call there.
+        let mut note_next = true;
+        let mut stop = None;
         for (i, arg) in args.iter().enumerate() {
-            if noted {
-                // No level: a note never fails.
-                unit.code.push(Instr::NoteFailures);
+            if noted && note_next {
+                notes.push(unit.code.len());
+                // Patched below; no level: a note never fails.
+                unit.code.push(Instr::NoteArgs {
+                    stop,
+                    remaining: u16::try_from(argc - i).unwrap_or(u16::MAX),
+                    call: 0,
+                });
                 unit.levels.push(0);
             }
             let arg_start = unit.code.len();
@@ -984,23 +993,17 @@ impl<'r> Compiler<'r> {
                 return Err(e);
             }
             // A constant that cannot fail decides now (`"@"` in a strcat
-            // never stops it): no test at run time.
+            // never stops it): no test at run time, and no note after it
+            // (the one before stands for both boundaries).
             let constant = match (&unit.code[arg_start..], &unit.levels[arg_start..]) {
                 ([Instr::Const(c)], [0]) => unit.pools.constants.get(*c as usize),
                 _ => None,
             };
-            if let Some(test) = arguments.stops.after(i, argc)
-                && constant.is_none_or(|value| test.stops_at(value, false))
-            {
-                stops.push(unit.code.len());
-                // Patched below; never fails.
-                unit.code.push(Instr::StopArgs {
-                    test: test as u8,
-                    pad: u16::try_from(argc - i - 1).unwrap_or(u16::MAX),
-                    target: 0,
-                });
-                unit.levels.push(0);
-            }
+            stop = arguments
+                .stops
+                .after(i, argc)
+                .filter(|test| constant.is_none_or(|value| test.stops_at(value, false)));
+            note_next = constant.is_none() || stop.is_some();
         }
         unit.nesting -= deeper;
         if deeper > 0 {
@@ -1011,12 +1014,9 @@ impl<'r> Compiler<'r> {
             .filter(|i| matches!(i, Instr::Const(_)))
             .count()
             == argc
-            && unit.code[start..].iter().all(|i| {
-                matches!(
-                    i,
-                    Instr::Const(_) | Instr::NoteFailures | Instr::StopArgs { .. }
-                )
-            });
+            && unit.code[start..]
+                .iter()
+                .all(|i| matches!(i, Instr::Const(_) | Instr::NoteArgs { .. }));
         if function.pure && all_const {
             let need = unit.levels[start..]
                 .iter()
@@ -1063,8 +1063,8 @@ impl<'r> Compiler<'r> {
             });
         };
         let call = u32::try_from(unit.code.len()).unwrap_or(u32::MAX);
-        for at in stops {
-            if let Instr::StopArgs { target, .. } = &mut unit.code[at] {
+        for at in notes {
+            if let Instr::NoteArgs { call: target, .. } = &mut unit.code[at] {
                 *target = call;
             }
         }

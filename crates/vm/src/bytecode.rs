@@ -8,7 +8,7 @@
 //! go forward, so every program terminates.
 
 use crate::ad::{AdBody, Symbol};
-use crate::registry::{Builtin, LazyArg};
+use crate::registry::{Builtin, LazyArg, StopTest};
 use crate::value::Value;
 use classad_syntax::{BinaryOp, UnaryOp};
 use std::fmt::Write;
@@ -77,28 +77,31 @@ pub enum Instr {
         func: u32,
         /// Number of arguments.
         argc: u16,
-        /// Whether a `NoteFailures` precedes each argument and the call
-        /// (`strcat`, `join`, ...): the function may then forget the
+        /// Whether the failures of the arguments are noted (`NoteArgs`)
+        /// for the function (its `Builtin::arguments`): it may then read
+        /// which failed (`CallContext::argument_failed`) and forget the
         /// failures of arguments HTCondor would not have evaluated or
-        /// ignores (`CallContext::keep_failures_of`); a `StopArgs` after an
-        /// argument skips the rest where the value alone decides.
+        /// ignores (`CallContext::keep_failures_of`). The call notes the
+        /// count of failures after the last argument.
         noted: bool,
     },
-    /// Note the count of failed evaluations so far (no stack effect): see
-    /// `Call::noted`.
-    NoteFailures,
-    /// After an argument of a noted call (`Call::noted`): if the value on
-    /// top (or whether its evaluation failed) is one the function stops
-    /// at, as HTCondor's does before evaluating the rest, push `pad`
-    /// UNDEFINED values in place of the arguments never evaluated and jump
-    /// to the call (`target`), which stops at the same argument.
-    StopArgs {
-        /// Which values stop the function: a `StopTest` as `u8`.
-        test: u8,
-        /// The arguments after this one.
-        pad: u16,
+    /// Before argument `i` of a noted call (`Call::noted`), where it is the
+    /// first or the one before may fail or stop the function: if `stop`
+    /// says the value on top, argument `i - 1`, (or whether its evaluation
+    /// failed) is one the function stops at, as HTCondor's does before
+    /// evaluating the rest, push `remaining` UNDEFINED values in place of
+    /// the arguments never evaluated and jump to the call; either way,
+    /// note the count of failed evaluations so far, with `remaining`. A
+    /// constant argument that cannot fail or stop the function has none
+    /// after it: the note before it stands for the boundaries that follow
+    /// (`CallContext::argument_failed` finds the last note at or before).
+    NoteArgs {
+        /// The test of argument `i - 1`, if the function may stop there.
+        stop: Option<StopTest>,
+        /// The arguments from `i` on.
+        remaining: u16,
         /// The call.
-        target: u32,
+        call: u32,
     },
     /// Push `lazy_calls[i]` called with its unevaluated arguments.
     CallLazy(u32),
@@ -151,10 +154,13 @@ pub mod opcode {
     pub const CALL_LAZY: u8 = 21;
     pub const LOAD_OWN: u8 = 22;
     pub const ENTER_BASE: u8 = 23;
-    pub const NOTE_FAILURES: u8 = 24;
+    /// `NoteArgs`: its `StopTest` in `aux` (`NO_STOP` for none), the
+    /// remaining arguments in `count`, the call in `arg`.
+    pub const NOTE_ARGS: u8 = 24;
     /// `Call` with `noted` (its level in `aux`, as `CALL`'s).
     pub const CALL_NOTED: u8 = 25;
-    pub const STOP_ARGS: u8 = 26;
+    /// The `aux` of a `NOTE_ARGS` without a test.
+    pub const NO_STOP: u8 = u8::MAX;
 }
 
 const UNARY_OPS: [UnaryOp; 4] = [UnaryOp::Minus, UnaryOp::Plus, UnaryOp::Not, UnaryOp::BitNot];
@@ -202,11 +208,14 @@ impl Instr {
                 count: argc,
                 ..plain(if noted { CALL_NOTED } else { CALL }, func)
             },
-            Instr::NoteFailures => plain(NOTE_FAILURES, 0),
-            Instr::StopArgs { test, pad, target } => Encoded {
-                aux: test,
-                count: pad,
-                ..plain(STOP_ARGS, target)
+            Instr::NoteArgs {
+                stop,
+                remaining,
+                call,
+            } => Encoded {
+                aux: stop.map_or(NO_STOP, |test| test as u8),
+                count: remaining,
+                ..plain(NOTE_ARGS, call)
             },
             Instr::CallLazy(i) => plain(CALL_LAZY, i),
             Instr::MakeList(n) => plain(MAKE_LIST, n),
@@ -246,11 +255,13 @@ impl Instr {
                 argc: e.count,
                 noted: e.op == CALL_NOTED,
             },
-            NOTE_FAILURES => Instr::NoteFailures,
-            STOP_ARGS => Instr::StopArgs {
-                test: e.aux,
-                pad: e.count,
-                target: e.arg,
+            NOTE_ARGS => Instr::NoteArgs {
+                stop: match e.aux {
+                    NO_STOP => None,
+                    code => Some(StopTest::from_code(code)?),
+                },
+                remaining: e.count,
+                call: e.arg,
             },
             CALL_LAZY => Instr::CallLazy(e.arg),
             MAKE_LIST => Instr::MakeList(e.arg),
@@ -483,10 +494,18 @@ impl Program {
                     if noted { "_noted" } else { "      " },
                     self.functions.get(func as usize).map_or("?", |f| f.name)
                 ),
-                Instr::NoteFailures => writeln!(out, "note_failures"),
-                Instr::StopArgs { test, pad, target } => {
-                    writeln!(out, "stop_args    {test} pad {pad} -> {target}")
-                }
+                Instr::NoteArgs {
+                    stop,
+                    remaining,
+                    call,
+                } => match stop {
+                    Some(test) => writeln!(
+                        out,
+                        "note_args    {remaining} left, stop if {} -> {call}",
+                        test.name()
+                    ),
+                    None => writeln!(out, "note_args    {remaining} left"),
+                },
                 Instr::CallLazy(i) => writeln!(
                     out,
                     "call_lazy    {}/{}",
@@ -517,8 +536,8 @@ impl Program {
 fn with_level(mut e: Encoded, level: u16) -> Encoded {
     match e.op {
         opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED => e.aux = level.min(255) as u8,
-        // Never fails: its count is the padding.
-        opcode::STOP_ARGS => {}
+        // Never fails: its count is the arguments left.
+        opcode::NOTE_ARGS => {}
         _ => e.count = level,
     }
     e
@@ -529,7 +548,7 @@ fn with_level(mut e: Encoded, level: u16) -> Encoded {
 pub fn level(e: Encoded) -> u32 {
     match e.op {
         opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED => u32::from(e.aux),
-        opcode::STOP_ARGS => 0,
+        opcode::NOTE_ARGS => 0,
         _ => u32::from(e.count),
     }
 }
@@ -590,8 +609,11 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
                 check_pool(func, pools.functions.len(), "function")?;
                 (u32::from(argc), 1, None)
             }
-            Instr::NoteFailures => (0, 0, None),
-            Instr::StopArgs { pad, target, .. } => (0, 0, Some((target, depth + u32::from(pad)))),
+            // The stop pads the arguments left: as many values at the
+            // call on either path.
+            Instr::NoteArgs {
+                remaining, call, ..
+            } => (0, 0, Some((call, depth + u32::from(remaining)))),
             Instr::CallLazy(i) => {
                 check_pool(i, pools.lazy_calls.len(), "lazy call")?;
                 (0, 1, None)
@@ -654,14 +676,4 @@ fn verify(code: &[Instr], pools: &Pools) -> Result<u32, VerifyError> {
         }
     }
     Ok(max)
-}
-
-/// Whether a function ends at an argument of value `value` (`failed`: its
-/// evaluation failed) before evaluating the rest, by the test `test` of
-/// `Instr::StopArgs`. The function itself then stops at that argument; a
-/// test that says no where the function stops only costs the evaluation
-/// of arguments the function never reads.
-#[inline]
-pub fn stops_at(test: u8, value: &Value, failed: bool) -> bool {
-    crate::registry::StopTest::from_code(test).is_some_and(|test| test.stops_at(value, failed))
 }

@@ -21,7 +21,7 @@
 use crate::ad::{AdRef, AdValue, Attribute, Symbol};
 use crate::bytecode::{Program, level, opcode};
 use crate::ops;
-use crate::registry::Function;
+use crate::registry::{Function, StopTest};
 use crate::value::{LazyList, Value};
 use classad_syntax::{BinaryOp, UnaryOp};
 use std::sync::Arc;
@@ -300,13 +300,17 @@ pub struct Vm {
     clock: Clock,
     /// Argument buffer reused by calls.
     call_args: Vec<Value>,
-    /// The counts of failures `NoteFailures` noted before each argument of
-    /// the calls under way that take them (`Instr::Call::noted`), the
-    /// innermost last.
-    failure_notes: Vec<u64>,
+    /// The counts of failures `Instr::NoteArgs` noted before the arguments
+    /// of the calls under way that take them (`Instr::Call::noted`), the
+    /// innermost last, each with the count of arguments from there on (a
+    /// call's notes start with its argument count, where the count of
+    /// failures is the one before its first argument, and end with 0,
+    /// after its last). A boundary between arguments without a note has
+    /// the count of the last one before it (only constants that cannot
+    /// fail are between them).
+    failure_notes: Vec<(u16, u64)>,
     /// Where the notes of the noted call being made start in
-    /// `failure_notes` (its `argc + 1` notes: before each argument, and
-    /// after the last).
+    /// `failure_notes`.
     call_notes: Option<usize>,
     /// Lazy lists being forced, as (elements address, scope body address).
     forcing: Vec<(usize, usize)>,
@@ -639,15 +643,48 @@ impl CallContext<'_> {
     }
 
     /// Whether the evaluation of argument `i` failed, for a call that notes
-    /// its arguments' failures (`strcat`, `join`; false for any other).
+    /// its arguments' failures (`Arguments::notes_failures`: `strcat`, `join`,
+    /// ...; false for any other).
     pub fn argument_failed(&self, i: usize) -> bool {
-        self.vm.call_notes.is_some_and(|start| {
-            let notes = &self.vm.failure_notes;
-            matches!(
-                (notes.get(start + i), notes.get(start + i + 1)),
-                (Some(before), Some(after)) if after > before
-            )
-        })
+        let notes = self.notes();
+        let (Some(&(argc, first)), Some(&(_, last))) = (notes.first(), notes.last()) else {
+            return false;
+        };
+        // The counts never go down while the arguments are evaluated: no
+        // argument failed if the last is the first (the usual case).
+        if last == first || i >= usize::from(argc) {
+            return false;
+        }
+        // The note after argument `i`, if it has one (a constant that
+        // cannot fail has none), and the one before.
+        let left = usize::from(argc) - i;
+        let next = notes.partition_point(|&(remaining, _)| usize::from(remaining) >= left);
+        match (notes.get(next.wrapping_sub(1)), notes.get(next)) {
+            (Some(&(_, before)), Some(&(remaining, after))) => {
+                usize::from(remaining) + 1 == left && after > before
+            }
+            _ => false,
+        }
+    }
+
+    /// The notes of the noted call being made (none for another call).
+    fn notes(&self) -> &[(u16, u64)] {
+        self.vm
+            .call_notes
+            .and_then(|start| self.vm.failure_notes.get(start..))
+            .unwrap_or(&[])
+    }
+
+    /// The count of failures before argument `n` of the noted call being
+    /// made (after the last for `n` its argument count).
+    fn note_before(&self, n: usize) -> Option<u64> {
+        let notes = self.notes();
+        let argc = usize::from(notes.first()?.0);
+        let left = argc.checked_sub(n)?;
+        // The notes count down the arguments left: the last one at or
+        // before argument `n`.
+        let after = notes.partition_point(|&(remaining, _)| usize::from(remaining) >= left);
+        Some(notes[after.checked_sub(1)?].1)
     }
 
     /// Forgets the failures of the arguments after the first `n`, for a
@@ -656,14 +693,10 @@ impl CallContext<'_> {
     /// `anyCompare`, `mergeEnvironment`), or ignores whether an argument's
     /// evaluation failed (`userHome`, `stringListsIntersect`: `n` 0): their
     /// failure at the depth limit does not fail the call there. Only for a
-    /// call that notes its arguments' failures (see `notes_failures` in
-    /// the compiler).
+    /// call that notes its arguments' failures (a function whose
+    /// `Builtin::arguments` says so).
     pub fn keep_failures_of(&mut self, n: usize) {
-        if let Some(&note) = self
-            .vm
-            .call_notes
-            .and_then(|start| self.vm.failure_notes.get(start + n))
-        {
+        if let Some(note) = self.note_before(n) {
             self.vm.depth_failures = self.vm.depth_failures.min(note);
         }
     }
@@ -1975,20 +2008,24 @@ impl Vm {
                     };
                     self.stack.push(value);
                 }
-                opcode::NOTE_FAILURES => self.failure_notes.push(self.depth_failures),
-                opcode::STOP_ARGS => {
-                    // The note `NoteFailures` took before this argument.
-                    let failed = self
-                        .failure_notes
-                        .last()
-                        .is_some_and(|&note| self.depth_failures > note);
-                    if crate::bytecode::stops_at(instr.aux, self.top(), failed) {
-                        for _ in 0..instr.count {
-                            self.stack.push(Value::Undefined);
-                            self.failure_notes.push(self.depth_failures);
+                opcode::NOTE_ARGS => {
+                    if instr.aux != opcode::NO_STOP
+                        && let Some(test) = StopTest::from_code(instr.aux)
+                    {
+                        // The last note is the one before the argument on
+                        // top (only constants that cannot fail between).
+                        let failed = self
+                            .failure_notes
+                            .last()
+                            .is_some_and(|&(_, note)| self.depth_failures > note);
+                        if test.stops_at(self.top(), failed) {
+                            for _ in 0..instr.count {
+                                self.stack.push(Value::Undefined);
+                            }
+                            pc = instr.arg as usize;
                         }
-                        pc = instr.arg as usize;
                     }
+                    self.failure_notes.push((instr.count, self.depth_failures));
                 }
                 opcode::ENTER_BASE => {
                     // HTCondor's `base.name` at the depth limit: an ERROR
@@ -2137,10 +2174,10 @@ impl Vm {
                     // finds it taken and makes its own).
                     let mut args = std::mem::take(&mut self.call_args);
                     args.extend(self.stack.drain(args_start..));
-                    // The notes before each argument, and the count now.
+                    // The notes before the arguments, and the count now.
                     let notes = (instr.op == opcode::CALL_NOTED).then(|| {
-                        self.failure_notes.push(self.depth_failures);
-                        self.failure_notes.len().saturating_sub(argc + 1)
+                        self.failure_notes.push((0, self.depth_failures));
+                        self.call_notes_start(argc, true)
                     });
                     let function = &program.functions[instr.arg as usize];
                     // The ad the elements of the list arguments leave
@@ -2305,8 +2342,8 @@ impl Vm {
                 let keep = self.stack.len().saturating_sub(argc);
                 self.stack.truncate(keep);
                 if instr.op == opcode::CALL_NOTED {
-                    let keep = self.failure_notes.len().saturating_sub(argc);
-                    self.failure_notes.truncate(keep);
+                    let start = self.call_notes_start(argc, false);
+                    self.failure_notes.truncate(start);
                 }
             }
             _ => return false,
@@ -2314,6 +2351,23 @@ impl Vm {
         self.depth_failures += 1;
         self.stack.push(Value::Error);
         true
+    }
+
+    /// Where the notes of a noted call of `argc` arguments start in
+    /// `failure_notes`, its arguments evaluated (`Instr::NoteArgs`), and
+    /// `with_last` its note after the last pushed: at its first note, the
+    /// last one with its argument count (the notes of the calls in its
+    /// arguments are gone, the ones after its first count fewer). Without
+    /// arguments, its only note is the one after the last.
+    fn call_notes_start(&self, argc: usize, with_last: bool) -> usize {
+        let len = self.failure_notes.len();
+        if argc == 0 {
+            return len - usize::from(with_last && len > 0);
+        }
+        self.failure_notes
+            .iter()
+            .rposition(|&(remaining, _)| usize::from(remaining) == argc)
+            .unwrap_or(len)
     }
 
     #[inline]

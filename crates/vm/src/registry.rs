@@ -186,6 +186,18 @@ impl StopTest {
         StopTest::NotEnvironment,
     ];
 
+    /// The test's name, as the disassembly shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopTest::Exceptional => "exceptional",
+            StopTest::Error => "error",
+            StopTest::NotTime => "not_time",
+            StopTest::NotString => "not_string",
+            StopTest::NotList => "not_list",
+            StopTest::NotEnvironment => "not_environment",
+        }
+    }
+
     /// The test of a code `self as u8` gave.
     pub fn from_code(code: u8) -> Option<StopTest> {
         StopTest::ALL.get(usize::from(code)).copied()
@@ -281,5 +293,37 @@ impl Registry {
     /// Whether no function is registered.
     pub fn is_empty(&self) -> bool {
         self.functions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stops_never_follow_the_last_argument() {
+        let each = Stops::Each {
+            test: StopTest::Error,
+            min_args: 3,
+        };
+        assert_eq!(each.after(0, 2), None);
+        assert_eq!(each.after(0, 3), Some(StopTest::Error));
+        assert_eq!(each.after(1, 3), Some(StopTest::Error));
+        assert_eq!(each.after(2, 3), None);
+        let leading = Stops::Leading(&[StopTest::NotString, StopTest::NotList]);
+        assert_eq!(leading.after(0, 3), Some(StopTest::NotString));
+        assert_eq!(leading.after(1, 3), Some(StopTest::NotList));
+        assert_eq!(leading.after(1, 2), None);
+        assert_eq!(leading.after(2, 4), None);
+        assert_eq!(Stops::Never.after(0, 5), None);
+    }
+
+    #[test]
+    fn stop_tests_round_trip_their_codes() {
+        for test in StopTest::ALL {
+            assert_eq!(StopTest::from_code(test as u8), Some(test));
+        }
+        assert_eq!(StopTest::from_code(StopTest::ALL.len() as u8), None);
+        assert!(Arguments::default() == Arguments::EAGER && !Arguments::EAGER.noted());
     }
 }
