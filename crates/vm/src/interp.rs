@@ -310,8 +310,10 @@ pub struct Vm {
     /// fail are between them).
     failure_notes: Vec<(u16, u64)>,
     /// Where the notes of the noted call being made start in
-    /// `failure_notes`.
-    call_notes: Option<usize>,
+    /// `failure_notes`, and whether any of its arguments failed (the count
+    /// of failures grew: usually not, and then no argument need be looked
+    /// up).
+    call_notes: Option<(usize, bool)>,
     /// Lazy lists being forced, as (elements address, scope body address).
     forcing: Vec<(usize, usize)>,
     /// Selections over lists being mapped, one inside another. HTCondor
@@ -646,13 +648,14 @@ impl CallContext<'_> {
     /// its arguments' failures (`Arguments::notes_failures`: `strcat`, `join`,
     /// ...; false for any other).
     pub fn argument_failed(&self, i: usize) -> bool {
+        if !matches!(self.vm.call_notes, Some((_, true))) {
+            return false;
+        }
         let notes = self.notes();
-        let (Some(&(argc, first)), Some(&(_, last))) = (notes.first(), notes.last()) else {
+        let Some(&(argc, _)) = notes.first() else {
             return false;
         };
-        // The counts never go down while the arguments are evaluated: no
-        // argument failed if the last is the first (the usual case).
-        if last == first || i >= usize::from(argc) {
+        if i >= usize::from(argc) {
             return false;
         }
         // The note after argument `i`, if it has one (a constant that
@@ -671,7 +674,7 @@ impl CallContext<'_> {
     fn notes(&self) -> &[(u16, u64)] {
         self.vm
             .call_notes
-            .and_then(|start| self.vm.failure_notes.get(start..))
+            .and_then(|(start, _)| self.vm.failure_notes.get(start..))
             .unwrap_or(&[])
     }
 
@@ -2177,7 +2180,14 @@ impl Vm {
                     // The notes before the arguments, and the count now.
                     let notes = (instr.op == opcode::CALL_NOTED).then(|| {
                         self.failure_notes.push((0, self.depth_failures));
-                        self.call_notes_start(argc, true)
+                        let start = self.call_notes_start(argc, true);
+                        // The counts never go down while the arguments are
+                        // evaluated: none failed if the first is the last.
+                        let failed = self
+                            .failure_notes
+                            .get(start)
+                            .is_some_and(|&(_, first)| first < self.depth_failures);
+                        (start, failed)
                     });
                     let function = &program.functions[instr.arg as usize];
                     // The ad the elements of the list arguments leave
@@ -2235,7 +2245,7 @@ impl Vm {
                         self.call_notes = outer_notes;
                         value
                     };
-                    if let Some(start) = notes {
+                    if let Some((start, _)) = notes {
                         self.failure_notes.truncate(start);
                     }
                     args.clear();
