@@ -52,6 +52,23 @@ fn an_ad_taken_by_subscript_loses_its_scope() {
     ]);
 }
 
+/// Class 32: an element a subscript takes out of a list taken by
+/// `ad["name"]` was freed with the list in HTCondor and reads emptied;
+/// with corrections the list keeps its scope and the element is whole.
+#[test]
+fn an_element_of_a_list_taken_by_subscript_reads_emptied() {
+    check(&[
+        (r#"[y = {[c = 1]}]["y"][0]["c"]"#, "undefined", "1"),
+        (r#"size([y = {[c = 1]}]["y"][0])"#, "0", "1"),
+        (r#"[y = {{1, 2}}]["y"][0][1]"#, "error", "2"),
+        (
+            r#"[B = z.c; z = [y = {[c = w]}]["y"][0]; r = unresolved(B)].r"#,
+            r#""c""#,
+            r#""w""#,
+        ),
+    ]);
+}
+
 #[test]
 fn string_list_bounds_start_from_flt_max_and_flt_min() {
     check(&[

@@ -307,3 +307,33 @@ fn value_eval_made_keeps_its_scope_through_subscript() {
         ("[A = eval(\"[q = z]\"); z = 5][\"A\"] =?= [q = z]", "false"),
     ]);
 }
+
+// Class 32 (issue 12): an ad or a list that a subscript takes out of a
+// list taken by `ad["name"]` (or one `eval` made and `ad["name"]` handed
+// on) was freed with that list in HTCondor and reads emptied: no
+// attributes, no parent, no elements. Values the list does not hold are
+// whole; with corrections the element is kept.
+#[test]
+fn element_of_a_list_taken_by_subscript_reads_emptied() {
+    check(&[
+        ("[ y = { [ c = 1 ] } ][\"y\"][0][\"c\"]", "undefined"),
+        ("[ y = { [ c = 1 ] } ][\"y\"][0].c", "undefined"),
+        ("size([ y = { [ c = 1 ], [ d = 2 ] } ][\"y\"][1])", "0"),
+        ("strcat([ y = { [ c = 1 ] } ][\"y\"][0])", "\"[  ]\""),
+        ("[ y = { { 1, 2 } } ][\"y\"][0][1]", "error"),
+        ("size([ y = { { z } }; z = 1 ][\"y\"][0])", "0"),
+        ("[ y = { [ c = 1 ] } ][\"y\"][0] =?= [ c = 1 ]", "error"),
+        ("[ A = eval(\"{[q = 1]}\") ][\"A\"][0][\"q\"]", "undefined"),
+        (
+            "[ A = eval(\"{([q = 1])}\") ][\"A\"][0][\"q\"]",
+            "undefined",
+        ),
+        ("[ A = eval(\"{z, {z}}\"); z = 5 ][\"A\"][1][0]", "error"),
+        ("[ A = eval(\"{z, {z}}\"); z = 5 ][\"A\"][0]", "5"),
+        ("[ A = eval(\"{D}\"); D = [ q = 3 ] ][\"A\"][0][\"q\"]", "3"),
+        ("[ A = { splitTime(65) } ][\"A\"][0][\"Minutes\"]", "1"),
+        ("[ y = { [ c = 1 ] } ].y[0][\"c\"]", "1"),
+        ("{ [ c = 1 ] }[0][\"c\"]", "1"),
+        ("[ A = eval(\"{[c = 1]}\") ].A[0][\"c\"]", "1"),
+    ]);
+}

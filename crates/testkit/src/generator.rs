@@ -2382,11 +2382,21 @@ impl Generator {
             }
             _ => {
                 // An ad taken by subscript, then selected or subscripted,
-                // or a selection chain through nested ads.
+                // or a selection chain through nested ads; the ad alone or
+                // in a list (nested or not) that is taken whole and then
+                // subscripted (an element of a list taken by `ad["name"]`
+                // reads emptied in HTCondor: class 32).
                 let inner = self.ad_literal(d.min(2));
                 let names = ad_names(&inner);
                 let key = (*self.rng.pick(&NAMES)).to_string();
-                let outer = self.ad_with(&[(key.clone(), inner)], d.min(1));
+                let wrap = self.rng.below(4);
+                let value = match wrap {
+                    1 => node(ExprKind::List(vec![inner])),
+                    2 => node(ExprKind::List(vec![lit(Literal::Integer(1)), inner])),
+                    3 => node(ExprKind::List(vec![node(ExprKind::List(vec![inner]))])),
+                    _ => inner,
+                };
+                let outer = self.ad_with(&[(key.clone(), value)], d.min(1));
                 let key_text = if self.rng.chance(30) {
                     key.to_ascii_uppercase()
                 } else {
@@ -2396,6 +2406,13 @@ impl Generator {
                     subscript(outer, lit(Literal::String(key_text.into_bytes().into())))
                 } else {
                     select(outer, &key)
+                };
+                let at = |base: Expr, i: i64| subscript(base, lit(Literal::Integer(i)));
+                let base = match wrap {
+                    1 => at(base, 0),
+                    2 => at(base, 1),
+                    3 => at(at(base, 0), 0),
+                    _ => base,
                 };
                 let n = self.pick_name(&names);
                 match self.rng.below(3) {

@@ -885,7 +885,14 @@ impl<'a> Reference<'a> {
                         let failures = self.depth_failures;
                         let value = self.element(list, i, &scope);
                         self.depth_failures = failures;
-                        value
+                        // A list taken by `ad["name"]` is freed when the
+                        // subscript is done: what was written in it reads
+                        // emptied (docs/semantics.md §9).
+                        if list.scope.detached && !self.options.corrections {
+                            freed_with_list(&list.scope, &list.items[i], value)
+                        } else {
+                            value
+                        }
                     }
                     _ => RValue::Error,
                 }
@@ -1090,6 +1097,34 @@ fn literal<'a>(lit: &Literal) -> RValue<'a> {
 
 /// The value of a list's element where it is used: a relative time's
 /// literal is a real.
+/// An element of a list taken by `ad["name"]` (whose scope is `scope`),
+/// as the subscript that took it hands it on: an ad or a list written in
+/// the list is emptied (HTCondor freed it with the list).
+fn freed_with_list<'a>(scope: &RAd<'a>, item: &Expr, value: RValue<'a>) -> RValue<'a> {
+    let written_in = |ad: &RAd<'a>| {
+        let mut current = Some(ad);
+        while let Some(ad) = current {
+            if Rc::ptr_eq(ad, scope) {
+                return true;
+            }
+            current = ad.parent.as_ref();
+        }
+        false
+    };
+    let literal = |mut expr: &Expr| loop {
+        match &expr.kind {
+            ExprKind::Paren(inner) => expr = inner,
+            kind => return matches!(kind, ExprKind::Ad(_) | ExprKind::List(_)),
+        }
+    };
+    match &value {
+        RValue::Ad(ad) if written_in(ad) => RValue::Ad(AdNode::top(empty_ad_expr())),
+        RValue::Lazy(inner) if written_in(&inner.scope) => RValue::List(Rc::new(Vec::new())),
+        RValue::List(_) if literal(item) => RValue::List(Rc::new(Vec::new())),
+        _ => value,
+    }
+}
+
 fn element_value<'a>(value: &RValue<'a>) -> RValue<'a> {
     match value {
         RValue::RelTimeLiteral(secs) => RValue::Real(*secs),

@@ -109,3 +109,23 @@ fn strict_scoping() {
         strict,
     );
 }
+
+/// Class 32 (issue 12): an ad or a list that a subscript takes out of a
+/// list taken by `ad["name"]` was freed with that list in HTCondor and
+/// reads emptied.
+#[test]
+fn an_element_of_a_list_taken_by_subscript_reads_emptied() {
+    check(
+        &[
+            ("[y = {[c = 1]}][\"y\"][0][\"c\"]", "undefined"),
+            ("[y = {[c = 1]}][\"y\"][0].c", "undefined"),
+            ("size([y = {[c = 1], [d = 2]}][\"y\"][1])", "0"),
+            ("[y = {{1, 2}}][\"y\"][0][1]", "error"),
+            ("size([y = {{z}}; z = 1][\"y\"][0])", "0"),
+            ("[y = {([c = 1])}][\"y\"][0][\"c\"]", "undefined"),
+            ("[y = {[c = 1].self}][\"y\"][0][\"c\"]", "undefined"),
+            ("[y = {[c = 1]}].y[0][\"c\"]", "1"),
+        ],
+        RefOptions::default(),
+    );
+}

@@ -210,6 +210,64 @@ fn outermost_below_lost_scope(ad: &AdRef) -> Option<&AdRef> {
     None
 }
 
+/// An ad or a list that a subscript takes out of HTCondor's shared list
+/// type (a list taken by `ad["name"]`, or one `eval` made and `ad["name"]`
+/// handed on), as HTCondor's subscript leaves it. The shared list is owned
+/// by the subscript's operand alone, which frees it when the subscript is
+/// done; an ad or a list written in it is a pointer into that list (a
+/// literal's value is the literal itself), so what the subscript hands on
+/// has been freed, and its destructor emptied it: an ad with no attributes
+/// and no parent, a list with no elements, whatever reads it next (a
+/// selection, `ad["name"]`, `size`, `strcat`, `unresolved`'s search). So
+/// `[y = {[c = 1]}]["y"][0]["c"]` is UNDEFINED and `size` of it 0, and
+/// `unresolved(B)` with `B = z.c`, `z = [y = {[c = w]}]["y"][0]` is
+/// `"c"`. (Printing the element itself, or `self` from it, crashes
+/// HTCondor.) Values the list does not hold (a number, a string, an ad a
+/// function made, one written outside the list) are whole.
+fn freed_with_list(list: &LazyList, i: usize, value: Value) -> Value {
+    let in_list = match &value {
+        // A list copied by `ad["name"]` lost its scope: what was written in
+        // it has the stand-in for the lost scope at the end of its chain.
+        Value::Ad(ad) if list.scope.detached => written_in_lost_scope(ad),
+        Value::LazyList(inner) if list.scope.detached => {
+            is_lost_scope(&inner.scope) || written_in_lost_scope(&inner.scope)
+        }
+        // A list `eval` made keeps the scope `eval` gave it: an element
+        // written as an ad or a list (in brackets or not) is in the list;
+        // so is a list of constants, whatever the list's scope.
+        Value::Ad(_) | Value::LazyList(_) | Value::List(_) => {
+            literal_element(&list.items[i].source)
+        }
+        _ => false,
+    };
+    if !in_list {
+        return value;
+    }
+    // Of the type of a literal's value (a pointer into a tree, not one of
+    // HTCondor's shared types): `=?=` with another ad or list is ERROR.
+    match value {
+        Value::Ad(_) => Value::Ad(AdValue::top_level(freed_body().clone())),
+        _ => Value::List(Arc::from(Vec::new())),
+    }
+}
+
+/// Whether `expr` is an ad or a list literal, in parentheses or not.
+fn literal_element(expr: &classad_syntax::Expr) -> bool {
+    use classad_syntax::ExprKind;
+    match &expr.kind {
+        ExprKind::Ad(_) | ExprKind::List(_) => true,
+        ExprKind::Paren(inner) => literal_element(inner),
+        _ => false,
+    }
+}
+
+/// The body of an ad HTCondor freed (see [`freed_with_list`]): empty.
+fn freed_body() -> &'static Arc<crate::ad::AdBody> {
+    static BODY: std::sync::LazyLock<Arc<crate::ad::AdBody>> =
+        std::sync::LazyLock::new(|| Arc::new(crate::ad::AdBody::new()));
+    &BODY
+}
+
 /// The root of a new evaluation state HTCondor starts in `ad`
 /// (`EvalState::SetScopes`: the outermost ad of its parent chain), where
 /// it is not `ad.root()`: an ad copied by a selection over a list has no
@@ -1741,20 +1799,10 @@ impl Vm {
                         self.run_element(env, list, i, &list.scope)
                     };
                     self.depth -= level + 2;
-                    // An ad written in a list taken by ad["name"] lives in
-                    // HTCondor's copy of the list, which the subscript's
-                    // operand frees when it is done: the ad it hands on
-                    // has lost its scope as an ad taken by ad["name"] has
-                    // (`[b = [l = {[x = 1]}]]["l"][0].x` is UNDEFINED).
-                    let value = match value {
-                        Value::Ad(ad)
-                            if list.scope.detached
-                                && !self.options.corrections
-                                && written_in_lost_scope(&ad) =>
-                        {
-                            Value::Ad(AdValue::detached(ad.body.clone()))
-                        }
-                        other => other,
+                    let value = if list.shared && !self.options.corrections {
+                        freed_with_list(list, i, value)
+                    } else {
+                        value
                     };
                     self.depth_failures = failures;
                     value
