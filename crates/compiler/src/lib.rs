@@ -1125,7 +1125,7 @@ fn stop_test(name: &str, i: usize, argc: usize) -> Option<u8> {
         (i == 0).then_some(stop::NOT_TIME)
     } else if is("anyCompare") || is("allCompare") {
         match i {
-            0 => Some(stop::NOT_STRING),
+            0 => Some(stop::NOT_OPERATOR),
             1 => Some(stop::NOT_LIST),
             _ => None,
         }

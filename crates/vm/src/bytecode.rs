@@ -166,8 +166,9 @@ pub mod stop {
     pub const ERROR: u8 = 1;
     /// Anything `formatTime` does not read as a time (its first argument).
     pub const NOT_TIME: u8 = 2;
-    /// Not a string (`anyCompare`'s operator).
-    pub const NOT_STRING: u8 = 3;
+    /// Not one of the operators `anyCompare`/`allCompare` know (the
+    /// exact strings `< <= == != > >= is isnt`).
+    pub const NOT_OPERATOR: u8 = 3;
     /// Not a list (`anyCompare`'s list).
     pub const NOT_LIST: u8 = 4;
     /// Neither a string nor UNDEFINED (`mergeEnvironment`).
@@ -691,7 +692,8 @@ pub fn stops_at(test: u8, value: &Value, failed: bool) -> bool {
             value,
             Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
         ),
-        stop::NOT_STRING => !matches!(value, Value::Str(_)),
+        stop::NOT_OPERATOR => !matches!(value, Value::Str(s)
+            if matches!(&**s, b"<" | b"<=" | b"==" | b"!=" | b">" | b">=" | b"is" | b"isnt")),
         stop::NOT_LIST => !list,
         stop::NOT_ENVIRONMENT => !matches!(value, Value::Str(_) | Value::Undefined),
         _ => false,

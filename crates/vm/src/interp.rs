@@ -1863,7 +1863,16 @@ impl Vm {
                 opcode::LOAD_ATTR => {
                     let level = level(instr);
                     self.depth += level;
-                    let value = self.load_attribute(env, scope, &program.names[instr.arg as usize]);
+                    let value = if self.depth > limit {
+                        // An operation around the reference was at the
+                        // limit and failed before evaluating it, whether
+                        // the name is found or not (`((x)) ?: ...` with
+                        // the inner parentheses at the limit).
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else {
+                        self.load_attribute(env, scope, &program.names[instr.arg as usize])
+                    };
                     self.depth -= level;
                     self.stack.push(value);
                 }
@@ -1872,7 +1881,11 @@ impl Vm {
                     let slot = u32::from(instr.count);
                     let level = level(instr);
                     self.depth += level;
-                    let value = if scope.body.slot_is(slot, name) {
+                    let value = if self.depth > limit {
+                        // As LOAD_ATTR: an operation around it failed.
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else if scope.body.slot_is(slot, name) {
                         self.attribute_value(env, scope, slot)
                     } else {
                         self.load_attribute(env, scope, name)
@@ -1885,6 +1898,11 @@ impl Vm {
                     let level = level(instr);
                     self.depth += level;
                     let value = match self.state_root.clone() {
+                        // As LOAD_ATTR: an operation around it failed.
+                        _ if self.depth > limit => {
+                            self.depth_failures += 1;
+                            Value::Error
+                        }
                         // `.name` with no root fails (HTCondor's `FindExpr`).
                         Some(root) if is_no_root(&root) => {
                             self.depth_failures += 1;
