@@ -1275,7 +1275,16 @@ impl Vm {
         {
             return value;
         }
-        self.current_time(name).unwrap_or(Value::Undefined)
+        match self.current_time(name) {
+            // Found as an attribute is: at the depth limit the evaluation
+            // fails (`((CurrentTime > 0))` with its parentheses at the limit).
+            Some(_) if self.depth >= self.options.limits.max_depth => {
+                self.depth_failures += 1;
+                Value::Error
+            }
+            Some(now) => now,
+            None => Value::Undefined,
+        }
     }
 
     /// `base.name`, evaluated in `here`. Selecting over a list evaluates
@@ -2252,6 +2261,16 @@ impl Vm {
                     if self.left_scope.is_some() {
                         left = self.left_scope.take();
                     }
+                }
+                opcode::MAKE_LIST if self.depth + level(instr) > limit => {
+                    // An operation around the literal was at the limit and
+                    // failed before evaluating it (as LOAD_ATTR).
+                    self.depth_failures += 1;
+                    self.stack.push(Value::Error);
+                }
+                opcode::MAKE_AD if self.depth + level(instr) > limit => {
+                    self.depth_failures += 1;
+                    self.stack.push(Value::Error);
                 }
                 opcode::MAKE_LIST => {
                     let scope = match &self.literal_parent {
