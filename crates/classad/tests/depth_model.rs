@@ -828,8 +828,16 @@ const CASES: &[(&str, &str, Form, [&str; 10])] = &[
         "",
         Wrapped,
         [
-            "{ 1,undefined }", "{ 1,undefined }", "{ 1,undefined }", "{ 1,undefined }", "{ 1,undefined }", "error", "error", "error",
-            "error", "error",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "error",
+            "error",
+            "error",
+            "error",
+            "error",
         ],
     ),
 ];
