@@ -788,6 +788,58 @@ const CASES: &[(&str, &str, Form, [&str; 10])] = &[
             "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
         ],
     ),
+    // Parentheses past the limit fail before their operand, whatever it
+    // is: a name found or not, an ad or list literal (huntE).
+    (
+        "((x))",
+        "",
+        Wrapped,
+        [
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "error",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
+    (
+        "((x)) ?: 1",
+        "",
+        Wrapped,
+        [
+            "1", "1", "1", "1", "error", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "(([]))",
+        "",
+        Wrapped,
+        [
+            "[  ]", "[  ]", "[  ]", "[  ]", "[  ]", "error", "error", "error", "error", "error",
+        ],
+    ),
+    (
+        "(({1, x}))",
+        "",
+        Wrapped,
+        [
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "{ 1,undefined }",
+            "error",
+            "error",
+            "error",
+            "error",
+            "error",
+        ],
+    ),
 ];
 
 #[test]

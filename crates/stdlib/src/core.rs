@@ -10,7 +10,7 @@ use classad_vm::{Arguments, Builtin, CallContext, StopTest, Stops, Value};
 /// `list_compare`).
 const LIST_COMPARE_ARGUMENTS: Arguments = Arguments {
     notes_failures: true,
-    stops: Stops::Leading(&[StopTest::NotString, StopTest::NotList]),
+    stops: Stops::Leading(&[StopTest::NotOperator, StopTest::NotList]),
     one_level_deeper: false,
 };
 

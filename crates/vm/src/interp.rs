@@ -1369,7 +1369,16 @@ impl Vm {
         {
             return value;
         }
-        self.current_time(name).unwrap_or(Value::Undefined)
+        match self.current_time(name) {
+            // Found as an attribute is: at the depth limit the evaluation
+            // fails (`((CurrentTime > 0))` with its parentheses at the limit).
+            Some(_) if self.depth >= self.options.limits.max_depth => {
+                self.depth_failures += 1;
+                Value::Error
+            }
+            Some(now) => now,
+            None => Value::Undefined,
+        }
     }
 
     /// `base.name`, evaluated in `here`. Selecting over a list evaluates
@@ -1947,7 +1956,16 @@ impl Vm {
                 opcode::LOAD_ATTR => {
                     let level = level(instr);
                     self.depth += level;
-                    let value = self.load_attribute(env, scope, &program.names[instr.arg as usize]);
+                    let value = if self.depth > limit {
+                        // An operation around the reference was at the
+                        // limit and failed before evaluating it, whether
+                        // the name is found or not (`((x)) ?: ...` with
+                        // the inner parentheses at the limit).
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else {
+                        self.load_attribute(env, scope, &program.names[instr.arg as usize])
+                    };
                     self.depth -= level;
                     self.stack.push(value);
                 }
@@ -1956,7 +1974,11 @@ impl Vm {
                     let slot = u32::from(instr.count);
                     let level = level(instr);
                     self.depth += level;
-                    let value = if scope.body.slot_is(slot, name) {
+                    let value = if self.depth > limit {
+                        // As LOAD_ATTR: an operation around it failed.
+                        self.depth_failures += 1;
+                        Value::Error
+                    } else if scope.body.slot_is(slot, name) {
                         self.attribute_value(env, scope, slot)
                     } else {
                         self.load_attribute(env, scope, name)
@@ -1969,6 +1991,11 @@ impl Vm {
                     let level = level(instr);
                     self.depth += level;
                     let value = match self.state_root.clone() {
+                        // As LOAD_ATTR: an operation around it failed.
+                        _ if self.depth > limit => {
+                            self.depth_failures += 1;
+                            Value::Error
+                        }
                         // `.name` with no root fails (HTCondor's `FindExpr`).
                         Some(root) if is_no_root(&root) => {
                             self.depth_failures += 1;
@@ -2329,6 +2356,16 @@ impl Vm {
                     if self.left_scope.is_some() {
                         left = self.left_scope.take();
                     }
+                }
+                opcode::MAKE_LIST if self.depth + level(instr) > limit => {
+                    // An operation around the literal was at the limit and
+                    // failed before evaluating it (as LOAD_ATTR).
+                    self.depth_failures += 1;
+                    self.stack.push(Value::Error);
+                }
+                opcode::MAKE_AD if self.depth + level(instr) > limit => {
+                    self.depth_failures += 1;
+                    self.stack.push(Value::Error);
                 }
                 opcode::MAKE_LIST => {
                     let scope = match &self.literal_parent {

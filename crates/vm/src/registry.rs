@@ -168,8 +168,9 @@ pub enum StopTest {
     Error = 1,
     /// Anything `formatTime` does not read as a time (its first argument).
     NotTime = 2,
-    /// Not a string (`anyCompare`'s operator).
-    NotString = 3,
+    /// Not one of the operators `anyCompare`/`allCompare` know (the
+    /// exact strings `< <= == != > >= is isnt`).
+    NotOperator = 3,
     /// Not a list (`anyCompare`'s list).
     NotList = 4,
     /// Neither a string nor UNDEFINED (`mergeEnvironment`).
@@ -181,7 +182,7 @@ impl StopTest {
         StopTest::Exceptional,
         StopTest::Error,
         StopTest::NotTime,
-        StopTest::NotString,
+        StopTest::NotOperator,
         StopTest::NotList,
         StopTest::NotEnvironment,
     ];
@@ -192,7 +193,7 @@ impl StopTest {
             StopTest::Exceptional => "exceptional",
             StopTest::Error => "error",
             StopTest::NotTime => "not_time",
-            StopTest::NotString => "not_string",
+            StopTest::NotOperator => "not_operator",
             StopTest::NotList => "not_list",
             StopTest::NotEnvironment => "not_environment",
         }
@@ -215,7 +216,8 @@ impl StopTest {
                 value,
                 Value::Int(_) | Value::Real(_) | Value::AbsTime(_) | Value::Ad(_)
             ),
-            StopTest::NotString => !matches!(value, Value::Str(_)),
+            StopTest::NotOperator => !matches!(value, Value::Str(s)
+                if matches!(&**s, b"<" | b"<=" | b"==" | b"!=" | b">" | b">=" | b"is" | b"isnt")),
             StopTest::NotList => !matches!(
                 value,
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
@@ -310,8 +312,8 @@ mod tests {
         assert_eq!(each.after(0, 3), Some(StopTest::Error));
         assert_eq!(each.after(1, 3), Some(StopTest::Error));
         assert_eq!(each.after(2, 3), None);
-        let leading = Stops::Leading(&[StopTest::NotString, StopTest::NotList]);
-        assert_eq!(leading.after(0, 3), Some(StopTest::NotString));
+        let leading = Stops::Leading(&[StopTest::NotOperator, StopTest::NotList]);
+        assert_eq!(leading.after(0, 3), Some(StopTest::NotOperator));
         assert_eq!(leading.after(1, 3), Some(StopTest::NotList));
         assert_eq!(leading.after(1, 2), None);
         assert_eq!(leading.after(2, 4), None);
