@@ -496,8 +496,21 @@ impl Parser {
                 None | Some(124) | Some(41) => break,
                 _ => {}
             }
-            let Some(atom) = self.atom()? else {
-                continue;
+            let atom = if let Some(behind) = self.word_edge() {
+                // PCRE2 reads `[[:<:]]` as `\b(?=\w)` and `[[:>:]]` as
+                // `\b(?<=\w)`: a quantifier after one repeats its
+                // assertion only (`x[[:<:]]*-` matches `x-`).
+                items.push(Node::Anchor(Anchor::WordBoundary(self.ucp)));
+                Node::Look {
+                    behind,
+                    negated: false,
+                    body: Box::new(Node::Set(Box::new(self.class_escape(Kind::Word, false)))),
+                }
+            } else {
+                let Some(atom) = self.atom()? else {
+                    continue;
+                };
+                atom
             };
             self.skip_extended();
             let node = self.quantified(atom)?;
@@ -997,6 +1010,20 @@ impl Parser {
                 class.add(o);
             }
         }
+    }
+
+    /// At `[[:<:]]` (start of a word: `Some(false)`, its assertion looks
+    /// ahead) or `[[:>:]]` (end: `Some(true)`, it looks behind), consumed.
+    fn word_edge(&mut self) -> Option<bool> {
+        let behind = if self.starts("[[:<:]]") {
+            false
+        } else if self.starts("[[:>:]]") {
+            true
+        } else {
+            return None;
+        };
+        self.at += 7;
+        Some(behind)
     }
 
     /// One item, or `None` for something that is no item (an option
@@ -4146,6 +4173,14 @@ mod tests {
         assert_eq!(whole("(?U)(?^)a+", "aaa").as_deref(), Some("a"));
         assert_eq!(whole("(?J)(?^)(?<n>a)(?<n>b)", "ab").as_deref(), Some("ab"));
         assert_eq!(error("(?^-i)a"), Some(CompileError::InvalidSpecial));
+    }
+
+    #[test]
+    fn quantified_word_edges_repeat_the_assertion_only() {
+        assert_eq!(whole("x[[:<:]]*-", "x-").as_deref(), Some("x-"));
+        assert_eq!(whole("x[[:<:]]{0}-", "x-").as_deref(), Some("x-"));
+        assert_eq!(whole("[[:<:]]*-", "-"), None);
+        assert_eq!(whole("a[[:>:]]+", "ab a").as_deref(), Some("a"));
     }
 
     #[test]
