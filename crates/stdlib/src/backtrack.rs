@@ -496,8 +496,21 @@ impl Parser {
                 None | Some(124) | Some(41) => break,
                 _ => {}
             }
-            let Some(atom) = self.atom()? else {
-                continue;
+            let atom = if let Some(behind) = self.word_edge() {
+                // PCRE2 reads `[[:<:]]` as `\b(?=\w)` and `[[:>:]]` as
+                // `\b(?<=\w)`: a quantifier after one repeats its
+                // assertion only (`x[[:<:]]*-` matches `x-`).
+                items.push(Node::Anchor(Anchor::WordBoundary(self.ucp)));
+                Node::Look {
+                    behind,
+                    negated: false,
+                    body: Box::new(Node::Set(Box::new(self.class_escape(Kind::Word, false)))),
+                }
+            } else {
+                let Some(atom) = self.atom()? else {
+                    continue;
+                };
+                atom
             };
             self.skip_extended();
             let node = self.quantified(atom)?;
@@ -815,6 +828,10 @@ impl Parser {
                 self.at += 2;
             } else if self.starts("\\Q\\E") {
                 self.at += 4;
+            } else if self.flags.extended_more && matches!(self.peek(), Some(32 | 9)) {
+                // Blanks before the first member are skipped too, so a
+                // `]` after them is that member (`(?xx)[ ]a]`).
+                self.at += 1;
             } else if !negated && self.eat(b'^') {
                 negated = true;
             } else {
@@ -993,6 +1010,20 @@ impl Parser {
                 class.add(o);
             }
         }
+    }
+
+    /// At `[[:<:]]` (start of a word: `Some(false)`, its assertion looks
+    /// ahead) or `[[:>:]]` (end: `Some(true)`, it looks behind), consumed.
+    fn word_edge(&mut self) -> Option<bool> {
+        let behind = if self.starts("[[:<:]]") {
+            false
+        } else if self.starts("[[:>:]]") {
+            true
+        } else {
+            return None;
+        };
+        self.at += 7;
+        Some(behind)
     }
 
     /// One item, or `None` for something that is no item (an option
@@ -1275,20 +1306,34 @@ impl Parser {
     fn options(&mut self) -> Parsed<Flags> {
         let mut flags = self.flags;
         let mut on = true;
+        // PCRE2 allows no `-` after `^` (`(?^-i)` is an error).
+        let mut hyphen_ok = true;
+        // Whether this setting turns `x` on, and `xx`: an `x` set without
+        // `xx` ends extended-more mode (`(?xx)(?x)[ ]` is a class of a
+        // space), as does `x` unset.
+        let mut set_x = false;
+        let mut set_xx = false;
         if self.eat(b'^') {
+            // `^` unsets `imnsx` (and `xx`), not `U` or `J`.
             self.special = true;
-            flags = Flags {
-                dupnames: false,
-                ..Flags::default()
-            };
-            flags.dupnames = false;
+            flags.caseless = false;
+            flags.multiline = false;
+            flags.no_auto_capture = false;
+            flags.dotall = false;
+            flags.extended = false;
+            flags.extended_more = false;
+            hyphen_ok = false;
         }
         loop {
             let Some(c) = self.peek() else {
                 return invalid();
             };
             match c as u8 {
-                b'-' if on => on = false,
+                b'-' if hyphen_ok => {
+                    on = false;
+                    hyphen_ok = false;
+                }
+                b'-' => return invalid(),
                 b'i' => flags.caseless = on,
                 b'm' => flags.multiline = on,
                 b's' => flags.dotall = on,
@@ -1302,16 +1347,25 @@ impl Parser {
                     self.special = true;
                 }
                 b'x' => {
-                    if on && self.is(1, b'x') {
-                        self.at += 1;
-                        flags.extended_more = true;
-                        self.special = true;
-                    } else if !on {
+                    if on {
+                        set_x = true;
+                        if self.is(1, b'x') {
+                            self.at += 1;
+                            set_xx = true;
+                            flags.extended_more = true;
+                            self.special = true;
+                        }
+                    } else {
                         flags.extended_more = false;
                     }
                     flags.extended = on;
                 }
-                b')' | b':' => return Ok(flags),
+                b')' | b':' => {
+                    if set_x && !set_xx {
+                        flags.extended_more = false;
+                    }
+                    return Ok(flags);
+                }
                 _ => return invalid(),
             }
             self.at += 1;
@@ -4100,6 +4154,33 @@ mod tests {
             run("(?:a|(?R))", "b", MatchOptions::default()),
             Err(MatchError::RecursionLoop)
         );
+    }
+
+    #[test]
+    fn option_settings_as_pcre2_reads_them() {
+        // Extended-more mode skips blanks before a class's first member,
+        // so the `]` after them is a member.
+        assert_eq!(whole("(?xx)[ ]a]+", "x]a]").as_deref(), Some("]a]"));
+        assert_eq!(whole("(?xx)[ ^ ]a]+", "]x").as_deref(), Some("x"));
+        assert_eq!(error("(?xx)[ ]"), Some(CompileError::InvalidSpecial));
+        // `x` without `xx`, or `x` unset, ends extended-more mode.
+        assert_eq!(whole("(?xx)(?x)[ ]", "a ").as_deref(), Some(" "));
+        assert_eq!(whole("(?xx)(?ix)[ ]", "a ").as_deref(), Some(" "));
+        assert_eq!(whole("(?xx)(?-x)[ ]", "a ").as_deref(), Some(" "));
+        assert_eq!(whole("(?xxx)[a b]+", " ab").as_deref(), Some("ab"));
+        assert_eq!(error("(?xx)(?i)[ ]"), Some(CompileError::InvalidSpecial));
+        // `^` unsets imnsx, not U or J, and takes no `-` after it.
+        assert_eq!(whole("(?U)(?^)a+", "aaa").as_deref(), Some("a"));
+        assert_eq!(whole("(?J)(?^)(?<n>a)(?<n>b)", "ab").as_deref(), Some("ab"));
+        assert_eq!(error("(?^-i)a"), Some(CompileError::InvalidSpecial));
+    }
+
+    #[test]
+    fn quantified_word_edges_repeat_the_assertion_only() {
+        assert_eq!(whole("x[[:<:]]*-", "x-").as_deref(), Some("x-"));
+        assert_eq!(whole("x[[:<:]]{0}-", "x-").as_deref(), Some("x-"));
+        assert_eq!(whole("[[:<:]]*-", "-"), None);
+        assert_eq!(whole("a[[:>:]]+", "ab a").as_deref(), Some("a"));
     }
 
     #[test]

@@ -670,6 +670,9 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
     let mut last = Last::Nothing;
     let mut names: Vec<&[char]> = Vec::new();
     let mut extended = extended;
+    // PCRE2's extended-more option (`(?xx)`): blanks in classes are
+    // skipped, those before the first member too.
+    let mut extended_more = false;
     // Each open group: the extended option in force after it closes (an
     // option setting lasts to the end of the group it is in,
     // `a(?x:\x0bb)\x0bc`), and the option settings met in it so far. The
@@ -679,6 +682,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
     // the later alternatives: `x(a(?i)b|c)D` matches `xCD`, not `xCd`).
     struct Group {
         extended_after: bool,
+        extended_more_after: bool,
         settings: Vec<String>,
     }
     let mut enclosing: Vec<Group> = Vec::new();
@@ -807,7 +811,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     last = Last::Item;
                     continue;
                 }
-                let (class, end) = read_class(&chars, i)?;
+                let (class, end) = read_class_blanks(&chars, i, extended_more)?;
                 out.push_str(&class);
                 i = end;
                 last = Last::Item;
@@ -863,27 +867,34 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                     }
                     let settings: String = rest[1..1 + letters].iter().collect();
                     let mut setting = extended;
+                    let mut setting_more = extended_more;
                     if settings.starts_with('^') {
                         setting = false;
+                        setting_more = false;
                     }
                     if let Some(on) = settings.split('-').next()
                         && on.contains('x')
                     {
                         setting = true;
+                        // `x` without `xx` ends extended-more mode.
+                        setting_more = on.contains("xx");
                     }
                     if let Some((_, off)) = settings.split_once('-')
                         && off.contains('x')
                     {
                         setting = false;
+                        setting_more = false;
                     }
-                    let open = |extended_after| Group {
+                    let open = |extended_after, extended_more_after| Group {
                         extended_after,
+                        extended_more_after,
                         settings: Vec::new(),
                     };
                     match rest.get(1 + letters) {
                         // `(?x)`: for the rest of the enclosing group.
                         Some(')') if letters > 0 => {
                             extended = setting;
+                            extended_more = setting_more;
                             if let Some(group) = enclosing.last_mut()
                                 && settings.chars().all(|c| "imnsxJU^-".contains(c))
                             {
@@ -895,18 +906,20 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                                 last = Last::Nothing;
                                 continue;
                             }
-                            enclosing.push(open(setting));
+                            enclosing.push(open(setting, setting_more));
                         }
                         // `(?x:...)`: inside this group only.
                         Some(':') => {
-                            enclosing.push(open(extended));
+                            enclosing.push(open(extended, extended_more));
                             extended = setting;
+                            extended_more = setting_more;
                         }
-                        _ => enclosing.push(open(extended)),
+                        _ => enclosing.push(open(extended, extended_more)),
                     }
                 } else {
                     enclosing.push(Group {
                         extended_after: extended,
+                        extended_more_after: extended_more,
                         settings: Vec::new(),
                     });
                 }
@@ -938,6 +951,7 @@ fn pcre2_rewrite(pattern: &str, extended: bool, duplicate_names: bool) -> Option
                 if let Some(group) = enclosing.pop() {
                     out.extend(group.settings.iter().map(|_| ')'));
                     extended = group.extended_after;
+                    extended_more = group.extended_more_after;
                 }
                 out.push(')');
                 last = Last::Item;
@@ -1116,6 +1130,13 @@ fn posix_end(chars: &[char], at: usize) -> Option<usize> {
 /// unknown POSIX name, a POSIX item or class escape at either end of a
 /// range (`[a-[:digit:]]`, `[\d-z]`), a class without its `]`.
 pub(crate) fn read_class(chars: &[char], start: usize) -> Option<(String, usize)> {
+    read_class_blanks(chars, start, false)
+}
+
+/// [`read_class`] in PCRE2's extended-more mode (`(?xx)`, `blanks`): spaces
+/// and tabs outside `\Q...\E` are no members, and those before the first
+/// member are skipped with the `^`, so a `]` after them is a member.
+fn read_class_blanks(chars: &[char], start: usize, blanks: bool) -> Option<(String, usize)> {
     if matches!(chars.get(start + 1), Some(':' | '.' | '='))
         && posix_end(chars, start + 1).is_some()
     {
@@ -1143,6 +1164,8 @@ pub(crate) fn read_class(chars: &[char], start: usize) -> Option<(String, usize)
             j += 2;
         } else if chars[j..].starts_with(&['\\', 'Q', '\\', 'E']) {
             j += 4;
+        } else if blanks && matches!(chars.get(j), Some(' ' | '\t')) {
+            j += 1;
         } else if !negated && chars.get(j) == Some(&'^') {
             negated = true;
             out.push('^');
@@ -1171,6 +1194,10 @@ pub(crate) fn read_class(chars: &[char], start: usize) -> Option<(String, usize)
     };
     loop {
         let c = *chars.get(j)?;
+        if blanks && matches!(c, ' ' | '\t') {
+            j += 1;
+            continue;
+        }
         match c {
             ']' => {
                 out.push(']');
