@@ -14,7 +14,8 @@
 //! iteration of a repeated group and one per position a single-item
 //! repeat backs off to (none for the position it started from). It models
 //! the optimizations that decide whether backtracking starts at all:
-//! anchoring, the set of possible first bytes, the minimum length, the
+//! anchoring, the set of possible first bytes, the minimum length (the
+//! study of [`crate::backtrack`]), the
 //! required last literal (looked for in subjects under 2,000 bytes) and
 //! auto-possessification of a repeat followed by something it cannot
 //! match. Counts were checked frame for frame against HTCondor's own
@@ -22,6 +23,8 @@
 //!
 //! Only patterns that can backtrack exponentially are modelled (see
 //! [`risky`]); polynomial backtracking is not (docs/differences.md).
+
+use crate::backtrack::Program;
 
 /// PCRE2's default match limit (frames per start position).
 pub(crate) const MATCH_LIMIT: u64 = 10_000_000;
@@ -575,208 +578,6 @@ fn min_length(nodes: &[Node]) -> usize {
             }
         })
         .fold(0, usize::saturating_add)
-}
-
-/// A capturing group as the study finds it: its first copy.
-struct GroupInfo<'n> {
-    alts: &'n [Vec<Node>],
-    /// The capturing groups that enclose it.
-    ancestors: Vec<u32>,
-    /// Compiled as a repeated group that could match nothing (PCRE2's
-    /// SCBRA), whose shortest match the study takes as 0.
-    could_be_empty: bool,
-}
-
-/// PCRE2's study of the shortest match (`find_minlength`): a branch that
-/// holds a back reference to a group it is inside (or that it reached
-/// through references) does not lower its group's minimum unless it is
-/// the first; a reference counts its group's minimum, remembered by group
-/// number once measured (a later reference takes that even where it would
-/// recurse).
-struct Lengths<'n> {
-    groups: &'n [Option<GroupInfo<'n>>],
-    /// Groups entered through back references.
-    entered: Vec<u32>,
-    known: Vec<Option<usize>>,
-    /// The highest group number looked up in `known`.
-    known_top: usize,
-    /// Groups measured (PCRE2 gives up past 1,000: minimum 0).
-    work: u32,
-}
-
-impl Lengths<'_> {
-    /// The minimum of the pattern, `None` if too complex to study.
-    fn pattern(&mut self, alts: &[Vec<Node>]) -> Option<usize> {
-        self.group(alts, &mut Vec::new())
-    }
-
-    fn group(&mut self, alts: &[Vec<Node>], ancestors: &mut Vec<u32>) -> Option<usize> {
-        self.work += 1;
-        if self.work > 1000 {
-            return None;
-        }
-        let mut length: Option<usize> = None;
-        for alt in alts {
-            let mut recursed = false;
-            let mut branch = 0usize;
-            for node in alt {
-                branch = branch.saturating_add(self.node(node, ancestors, &mut recursed)?);
-            }
-            // Every branch is measured (which may remember references),
-            // even after one of length 0.
-            if length.is_none_or(|length| !recursed && branch < length) {
-                length = Some(branch);
-            }
-        }
-        Some(length.unwrap_or(0))
-    }
-
-    fn node(
-        &mut self,
-        node: &Node,
-        ancestors: &mut Vec<u32>,
-        recursed: &mut bool,
-    ) -> Option<usize> {
-        Some(match node {
-            Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => 1,
-            Node::Circ | Node::Dollar | Node::Look { .. } => 0,
-            Node::Group { capture, alts, .. } => {
-                ancestors.extend(*capture);
-                let length = self.group(alts, ancestors)?;
-                if capture.is_some() {
-                    ancestors.pop();
-                }
-                length
-            }
-            Node::BackRef(group) => self.reference(*group, ancestors, recursed)?,
-            Node::Repeat { node, min, max, .. } => {
-                let mut copies = *min as usize;
-                // The last copy of an unlimited repeat that could match
-                // nothing counts nothing.
-                if let Node::Group {
-                    atomic: false,
-                    alts,
-                    ..
-                } = &**node
-                    && max.is_none()
-                    && copies > 0
-                    && could_be_empty(alts)
-                {
-                    copies -= 1;
-                }
-                match &**node {
-                    // Measured (and found recursive) whatever the count.
-                    Node::BackRef(group) => self
-                        .reference(*group, ancestors, recursed)?
-                        .saturating_mul(copies),
-                    // Each copy of a group that captures nothing is measured
-                    // anew (what the references remember may have changed);
-                    // copies of a capturing one take the first's length.
-                    Node::Group { capture: None, .. } => {
-                        let mut total = 0usize;
-                        for _ in 0..copies.min(MAX_COPIES as usize) {
-                            total = total.saturating_add(self.node(node, ancestors, recursed)?);
-                        }
-                        total
-                    }
-                    _ if copies == 0 => 0,
-                    _ => self.node(node, ancestors, recursed)?.saturating_mul(copies),
-                }
-            }
-        })
-    }
-
-    fn reference(&mut self, group: u32, ancestors: &[u32], recursed: &mut bool) -> Option<usize> {
-        let at = group as usize;
-        if at <= self.known_top
-            && let Some(Some(length)) = self.known.get(at)
-        {
-            return Some(*length);
-        }
-        let Some(Some(info)) = self.groups.get(at) else {
-            return Some(0);
-        };
-        let length = if ancestors.contains(&group) || self.entered.contains(&group) {
-            *recursed = true;
-            0
-        } else if info.could_be_empty {
-            0
-        } else {
-            self.entered.push(group);
-            let mut inside = info.ancestors.clone();
-            inside.push(group);
-            let length = self.group(info.alts, &mut inside);
-            self.entered.pop();
-            length?
-        };
-        // As PCRE2 keeps them: the last stored is the highest it looks at.
-        if self.known.len() <= at {
-            self.known.resize(at + 1, None);
-        }
-        for forgotten in self.known_top + 1..at {
-            self.known[forgotten] = None;
-        }
-        self.known[at] = Some(length);
-        self.known_top = at;
-        Some(length)
-    }
-}
-
-/// Whether a branch of the group could match nothing, a back reference
-/// counting nothing (PCRE2's test for the S form of a repeated group).
-fn could_be_empty(alts: &[Vec<Node>]) -> bool {
-    alts.iter().any(|alt| min_length(alt) == 0)
-}
-
-/// Each capturing group by number: its first copy.
-fn collect_groups<'n>(
-    nodes: &'n [Node],
-    ancestors: &mut Vec<u32>,
-    out: &mut Vec<Option<GroupInfo<'n>>>,
-) {
-    for node in nodes {
-        collect_node(node, false, ancestors, out);
-    }
-}
-
-fn collect_node<'n>(
-    node: &'n Node,
-    repeated: bool,
-    ancestors: &mut Vec<u32>,
-    out: &mut Vec<Option<GroupInfo<'n>>>,
-) {
-    match node {
-        Node::Group { capture, alts, .. } => {
-            if let Some(number) = capture {
-                let at = *number as usize;
-                if out.len() <= at {
-                    out.resize_with(at + 1, || None);
-                }
-                if out[at].is_none() {
-                    out[at] = Some(GroupInfo {
-                        alts,
-                        ancestors: ancestors.clone(),
-                        could_be_empty: repeated && could_be_empty(alts),
-                    });
-                }
-                ancestors.push(*number);
-            }
-            alts.iter()
-                .for_each(|alt| collect_groups(alt, ancestors, out));
-            if capture.is_some() {
-                ancestors.pop();
-            }
-        }
-        Node::Look { alts, .. } => alts
-            .iter()
-            .for_each(|alt| collect_groups(alt, ancestors, out)),
-        // The first copy of `+` (or `*`) is the repeated one; of `{2,}`
-        // it is not.
-        Node::Repeat { node, min, max, .. } => {
-            collect_node(node, max.is_none() && *min <= 1, ancestors, out)
-        }
-        _ => {}
-    }
 }
 
 /// `pattern` without the white space and `#` comments that extended mode
@@ -1409,6 +1210,7 @@ impl Model {
         if pattern.len() > MAX_PATTERN {
             return None;
         }
+        let original = pattern;
         let stripped;
         let pattern = if extended {
             stripped = strip_extended(pattern)?;
@@ -1467,24 +1269,11 @@ impl Model {
             }
         };
         let first_is_literal = first_unit.is_set();
-        let mut groups = Vec::new();
-        alts.iter()
-            .for_each(|alt| collect_groups(alt, &mut Vec::new(), &mut groups));
-        // A pattern that could match nothing, a back reference counting
-        // nothing, is not studied (PCRE2_MATCH_EMPTY): its minimum is 0.
-        let min_length = if alts.iter().any(|alt| min_length(alt) == 0) {
-            0
-        } else {
-            Lengths {
-                groups: &groups,
-                entered: Vec::new(),
-                known: Vec::new(),
-                known_top: 0,
-                work: 0,
-            }
-            .pattern(&alts)
-            .unwrap_or(0)
-        };
+        // PCRE2's study of the shortest match is the backtracking
+        // matcher's (one implementation for both).
+        let min_length = Program::new(original, caseless, multiline, dotall, extended)
+            .ok()?
+            .min_length();
         // An anchored pattern uses its required unit only after a repeat
         // of varying count.
         let required = match required_unit {
