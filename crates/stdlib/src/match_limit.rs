@@ -1443,6 +1443,7 @@ impl Model {
 
     /// Whether the `length` bytes at `pos` are those at `from` (ignoring
     /// ASCII case if caseless, as PCRE2's default tables do).
+    #[inline]
     fn same(&self, subject: &[u8], from: usize, pos: usize, length: usize) -> bool {
         let Some(copy) = subject.get(pos..pos.saturating_add(length)) else {
             return false;
@@ -1450,6 +1451,10 @@ impl Model {
         let original = &subject[from..from + length];
         if self.caseless {
             original.eq_ignore_ascii_case(copy)
+        } else if length < 16 {
+            // Short copies (a repeated `\1` of one letter compares
+            // thousands) cost less compared here than through memcmp.
+            original.iter().zip(copy).all(|(a, b)| a == b)
         } else {
             original == copy
         }
@@ -1463,6 +1468,17 @@ impl Model {
     ) -> Option<Verdict> {
         let mut required_seen: Option<usize> = None;
         let mut start = 0;
+        // One set of stacks for every start position and assertion: a
+        // hostile pattern is tried at thousands of positions.
+        let mut count = Count {
+            frames: 0,
+            charged: 0,
+            limit,
+            captures: vec![UNSET; 2 * (self.groups as usize + 1)],
+            trail: Vec::new(),
+            compared: 0,
+            stacks: Stacks::default(),
+        };
         loop {
             if start > subject.len() || (self.anchored && start > 0) {
                 return Some(Verdict::NoMatch);
@@ -1502,7 +1518,7 @@ impl Model {
                     None => return Some(Verdict::NoMatch),
                 }
             }
-            match self.attempt(subject, start, limit, budget)? {
+            match self.attempt(subject, start, &mut count, budget)? {
                 Attempt::Matched => return Some(Verdict::Match),
                 Attempt::Limit => return Some(Verdict::Limit),
                 Attempt::Failed => start += 1,
@@ -1514,22 +1530,25 @@ impl Model {
         &self,
         subject: &[u8],
         start: usize,
-        limit: u64,
+        count: &mut Count,
         budget: &mut dyn FnMut(u64) -> bool,
     ) -> Option<Attempt> {
-        let mut count = Count {
-            frames: 1,
-            charged: 0,
-            limit,
-            captures: vec![UNSET; 2 * (self.groups as usize + 1)],
-            trail: Vec::new(),
-            compared: 0,
-        };
-        self.run(subject, 0, start, &mut count, budget, 0)
+        count.frames = 1;
+        count.charged = 0;
+        count.compared = 0;
+        count.captures.fill(UNSET);
+        count.trail.clear();
+        let mut stacks = std::mem::take(&mut count.stacks);
+        stacks.points.clear();
+        stacks.arena.clear();
+        let outcome = self.run(subject, 0, start, count, budget, 0, &mut stacks);
+        count.stacks = stacks;
+        outcome
     }
 
     /// Runs from `pc` at `pos` to the end of the pattern, or of the
     /// assertion whose body starts at `pc`; assertions nest to `depth`.
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         subject: &[u8],
@@ -1538,37 +1557,11 @@ impl Model {
         count: &mut Count,
         budget: &mut dyn FnMut(u64) -> bool,
         depth: u32,
+        stacks: &mut Stacks,
     ) -> Option<Attempt> {
-        // A pending backtracking point: where to go on failure.
-        #[derive(Clone, Copy)]
-        enum Resume {
-            /// Try alternative `alt` of the group at `bra`.
-            Alt { bra: u32, alt: u32 },
-            /// Go on at `pc`.
-            At { pc: u32 },
-            /// Back the repeat at `pc` off one byte, not below `floor`.
-            BackOff { pc: u32, floor: u32 },
-            /// The same for a class, which opens a frame at `floor` too.
-            ClassBack { pc: u32, floor: u32 },
-            /// Match one more of the lazy repeat at `pc` (`count` so far).
-            More { pc: u32, count: u32 },
-            /// Back the repeated reference at `pc` off one copy of
-            /// `length` bytes, not below `floor`.
-            RefBack { pc: u32, floor: u32, length: u32 },
-            /// Match one more copy of the lazy repeated reference at `pc`.
-            RefMore { pc: u32, count: u32, length: u32 },
-        }
-        struct Point {
-            resume: Resume,
-            pos: u32,
-            groups: u32,
-            arena: u32,
-            trail: u32,
-        }
-        // Open groups as a linked stack in an arena: (enclosing, start,
-        // pending points when entered).
-        let mut arena: Vec<(u32, u32, u32)> = Vec::new();
-        let mut points: Vec<Point> = Vec::new();
+        // A nested run (an assertion) works above the points and groups
+        // of the run that called it, and leaves them as they were.
+        let base = stacks.points.len();
         let none = u32::MAX;
         let (mut pc, mut pos, mut groups) = (start_pc, start, none);
         let end = subject.len();
@@ -1578,14 +1571,14 @@ impl Model {
                 if count.frames > count.limit {
                     return Some(Attempt::Limit);
                 }
-                if points.len() >= MAX_STACK {
+                if stacks.points.len() - base >= MAX_STACK {
                     return None;
                 }
-                points.push(Point {
+                stacks.points.push(Point {
                     resume: $resume,
                     pos: pos as u32,
                     groups,
-                    arena: arena.len() as u32,
+                    arena: stacks.arena.len() as u32,
                     trail: count.trail.len() as u32,
                 });
             }};
@@ -1601,15 +1594,15 @@ impl Model {
                 else {
                     return None;
                 };
-                let pending = points.len() as u32;
+                let pending = stacks.points.len() as u32;
                 if *frames_all || alt + 1 < alts.len() {
                     push!(Resume::Alt {
                         bra: bra as u32,
                         alt: alt as u32 + 1
                     });
                 }
-                arena.push((groups, pos as u32, pending));
-                groups = arena.len() as u32 - 1;
+                stacks.arena.push((groups, pos as u32, pending));
+                groups = stacks.arena.len() as u32 - 1;
                 pc = alts[alt] as usize;
             }};
         }
@@ -1631,7 +1624,7 @@ impl Model {
                     false
                 }
                 Op::Ket { bra, kind } => {
-                    let (enclosing, group_start, pending) = arena[groups as usize];
+                    let (enclosing, group_start, pending) = stacks.arena[groups as usize];
                     groups = enclosing;
                     let moved = pos as u32 != group_start;
                     let Op::Bra {
@@ -1645,7 +1638,7 @@ impl Model {
                         count.set_capture(2 * capture as usize + 1, pos as u32);
                     }
                     if atomic {
-                        points.truncate(pending as usize);
+                        stacks.points.truncate(pending as usize);
                     }
                     match kind {
                         Ket::Max if moved => {
@@ -1794,7 +1787,11 @@ impl Model {
                         return None;
                     }
                     let trail = count.trail.len();
-                    match self.run(subject, pc + 1, pos, count, budget, depth + 1)? {
+                    let (points, groups_open) = (stacks.points.len(), stacks.arena.len());
+                    let outcome = self.run(subject, pc + 1, pos, count, budget, depth + 1, stacks);
+                    stacks.points.truncate(points);
+                    stacks.arena.truncate(groups_open);
+                    match outcome? {
                         Attempt::Limit => return Some(Attempt::Limit),
                         outcome => {
                             pc = *next as usize;
@@ -1823,12 +1820,13 @@ impl Model {
             }
             // Backtrack to the latest pending point.
             loop {
-                let Some(point) = points.pop() else {
+                if stacks.points.len() == base {
                     return Some(Attempt::Failed);
-                };
+                }
+                let point = stacks.points.pop()?;
                 pos = point.pos as usize;
                 groups = point.groups;
-                arena.truncate(point.arena as usize);
+                stacks.arena.truncate(point.arena as usize);
                 count.undo_to(point.trail as usize);
                 match point.resume {
                     Resume::Alt { bra, alt } => {
@@ -1920,6 +1918,41 @@ impl Model {
     }
 }
 
+// A pending backtracking point: where to go on failure.
+#[derive(Clone, Copy)]
+enum Resume {
+    /// Try alternative `alt` of the group at `bra`.
+    Alt { bra: u32, alt: u32 },
+    /// Go on at `pc`.
+    At { pc: u32 },
+    /// Back the repeat at `pc` off one byte, not below `floor`.
+    BackOff { pc: u32, floor: u32 },
+    /// The same for a class, which opens a frame at `floor` too.
+    ClassBack { pc: u32, floor: u32 },
+    /// Match one more of the lazy repeat at `pc` (`count` so far).
+    More { pc: u32, count: u32 },
+    /// Back the repeated reference at `pc` off one copy of
+    /// `length` bytes, not below `floor`.
+    RefBack { pc: u32, floor: u32, length: u32 },
+    /// Match one more copy of the lazy repeated reference at `pc`.
+    RefMore { pc: u32, count: u32, length: u32 },
+}
+struct Point {
+    resume: Resume,
+    pos: u32,
+    groups: u32,
+    arena: u32,
+    trail: u32,
+}
+
+/// Open groups as a linked stack in an arena (enclosing, start, pending
+/// points when entered), and the pending backtracking stacks.points.
+#[derive(Default)]
+struct Stacks {
+    arena: Vec<(u32, u32, u32)>,
+    points: Vec<Point>,
+}
+
 /// What PCRE2's search comes to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Verdict {
@@ -1942,6 +1975,8 @@ struct Count {
     /// Bytes compared by back references (charged to the budget, not
     /// counted toward the match limit).
     compared: u64,
+    /// The stacks of the last start position, kept for the next.
+    stacks: Stacks,
 }
 
 impl Count {
