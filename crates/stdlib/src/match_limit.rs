@@ -1541,29 +1541,26 @@ impl Model {
         let mut stacks = std::mem::take(&mut count.stacks);
         stacks.points.clear();
         stacks.arena.clear();
-        let outcome = self.run(subject, 0, start, count, budget, 0, &mut stacks);
+        stacks.looks.clear();
+        let outcome = self.run(subject, start, count, budget, &mut stacks);
         count.stacks = stacks;
         outcome
     }
 
-    /// Runs from `pc` at `pos` to the end of the pattern, or of the
-    /// assertion whose body starts at `pc`; assertions nest to `depth`.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs the pattern from `start` to its end. An assertion's body runs
+    /// in the same loop, above the points of the assertion's caller: its
+    /// `base`, where the body has failed.
     fn run(
         &self,
         subject: &[u8],
-        start_pc: usize,
         start: usize,
         count: &mut Count,
         budget: &mut dyn FnMut(u64) -> bool,
-        depth: u32,
         stacks: &mut Stacks,
     ) -> Option<Attempt> {
-        // A nested run (an assertion) works above the points and groups
-        // of the run that called it, and leaves them as they were.
-        let base = stacks.points.len();
+        let mut base = 0;
         let none = u32::MAX;
-        let (mut pc, mut pos, mut groups) = (start_pc, start, none);
+        let (mut pc, mut pos, mut groups) = (0, start, none);
         let end = subject.len();
         macro_rules! push {
             ($resume:expr) => {{
@@ -1581,6 +1578,28 @@ impl Model {
                     arena: stacks.arena.len() as u32,
                     trail: count.trail.len() as u32,
                 });
+            }};
+        }
+        // Ends the innermost assertion, its body matched or not: on after
+        // it, where it started; whether that fails.
+        macro_rules! end_look {
+            ($matched:expr) => {{
+                let look = stacks.looks.pop()?;
+                stacks.points.truncate(look.base as usize);
+                stacks.arena.truncate(look.arena as usize);
+                base = stacks.looks.last().map_or(0, |outer| outer.base as usize);
+                let Op::Look { negated, next } = self.ops[look.pc as usize] else {
+                    return None;
+                };
+                pc = next as usize;
+                pos = look.pos as usize;
+                groups = look.groups;
+                let holds = $matched != negated;
+                // What a positive assertion captured is kept.
+                if negated || !holds {
+                    count.undo_to(look.trail as usize);
+                }
+                !holds
             }};
         }
         // Enters alternative `alt` of the group at `bra` (frames as PCRE2).
@@ -1779,30 +1798,26 @@ impl Model {
                     pc += 1;
                     !(pos == end || (pos + 1 == end || self.multiline) && subject[pos] == b'\n')
                 }
-                Op::End | Op::LookEnd => return Some(Attempt::Matched),
-                Op::Look { negated, next } => {
+                Op::End => return Some(Attempt::Matched),
+                Op::LookEnd => end_look!(true),
+                Op::Look { .. } => {
                     // An assertion is atomic: its body runs on its own,
                     // counting its frames with the rest.
-                    if depth > 32 {
+                    if stacks.looks.len() > 32 {
                         return None;
                     }
-                    let trail = count.trail.len();
-                    let (points, groups_open) = (stacks.points.len(), stacks.arena.len());
-                    let outcome = self.run(subject, pc + 1, pos, count, budget, depth + 1, stacks);
-                    stacks.points.truncate(points);
-                    stacks.arena.truncate(groups_open);
-                    match outcome? {
-                        Attempt::Limit => return Some(Attempt::Limit),
-                        outcome => {
-                            pc = *next as usize;
-                            let holds = matches!(outcome, Attempt::Matched) != *negated;
-                            // What a positive assertion captured is kept.
-                            if *negated || !holds {
-                                count.undo_to(trail);
-                            }
-                            !holds
-                        }
-                    }
+                    base = stacks.points.len();
+                    stacks.looks.push(Look {
+                        pc: pc as u32,
+                        base: base as u32,
+                        arena: stacks.arena.len() as u32,
+                        groups,
+                        pos: pos as u32,
+                        trail: count.trail.len() as u32,
+                    });
+                    groups = none;
+                    pc += 1;
+                    false
                 }
                 Op::Back(length) => {
                     pc += 1;
@@ -1821,7 +1836,13 @@ impl Model {
             // Backtrack to the latest pending point.
             loop {
                 if stacks.points.len() == base {
-                    return Some(Attempt::Failed);
+                    if stacks.looks.is_empty() {
+                        return Some(Attempt::Failed);
+                    }
+                    if !end_look!(false) {
+                        continue 'run;
+                    }
+                    continue;
                 }
                 let point = stacks.points.pop()?;
                 pos = point.pos as usize;
@@ -1951,6 +1972,19 @@ struct Point {
 struct Stacks {
     arena: Vec<(u32, u32, u32)>,
     points: Vec<Point>,
+    /// The assertions whose bodies are running, innermost last.
+    looks: Vec<Look>,
+}
+
+/// An assertion being tested: its op, the points and groups below its
+/// body, and the place, groups and captures it started from.
+struct Look {
+    pc: u32,
+    base: u32,
+    arena: u32,
+    groups: u32,
+    pos: u32,
+    trail: u32,
 }
 
 /// What PCRE2's search comes to.
