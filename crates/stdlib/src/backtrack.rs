@@ -2542,19 +2542,24 @@ fn first_units(node: &Node) -> Option<([u64; 4], bool)> {
 /// The shortest match of the pattern `tree` as PCRE2 10.32's study finds
 /// it (`find_minlength`; a subject shorter than this is not tried), or 0
 /// where PCRE2 gives up (a back reference when a branch reset duplicates
-/// group numbers, more than 1,000 groups visited). Each group's branches
-/// are measured one by one; a branch that calls or refers back to a group
-/// it is inside (or one whose length is being found) counts that as
-/// nothing and is ignored unless it is the group's first branch
-/// (`(?R)x` is 1, `a|(?R)bb` 1, `(bc(?1)|a)` 1). A call measures the group
-/// it calls; a back reference too, once per group number (PCRE2 caches
-/// it).
+/// group numbers, more than 1,000 groups visited, a back reference to a
+/// group above 128). The walk follows PCRE2's compiled code: a group
+/// repeated `{n}` is `n` copies, each visited (a capturing group's next
+/// copies take the first's length), the last copy of an unlimited repeat
+/// of a group that could match nothing counts nothing, an optional group
+/// is skipped. Each group's branches are measured one by one; a branch
+/// that calls or refers back to a group it is inside (or one whose length
+/// is being found) counts that as nothing and is ignored unless it is the
+/// group's first branch (`(?R)x` is 1, `a|(?R)bb` 1, `(bc(?1)|a)` 1). A
+/// call measures the group it calls; a back reference too, remembered by
+/// group number as PCRE2 caches it. A branch that reaches 65,535 ends the
+/// walk with that length (`b|a{65535}` is 65,535).
 fn min_length(
     tree: &Node,
     groups: &[Option<&Node>],
     resolve: &dyn Fn(&Ref) -> Vec<usize>,
 ) -> usize {
-    if nullable(tree) {
+    if nullable(tree) || highest_reference(tree, resolve) > MAX_CACHE_BACKREF {
         return 0;
     }
     let mut ancestors = vec![None; groups.len()];
@@ -2570,10 +2575,39 @@ fn min_length(
         dupcapused: has_branch_reset(tree),
         visits: 0,
         backrefs: vec![None; groups.len()],
+        backref_top: 0,
     };
     study
-        .bracket(&[tree], &mut vec![0], &mut Vec::new())
-        .map_or(0, |n| n.min(u16::MAX as usize))
+        .bracket(&Study::branches(tree), &mut vec![0], &mut Vec::new())
+        .map_or(0, |n| n.min(MAX_LENGTH))
+}
+
+/// PCRE2 studies the minimum length only if no back reference names a
+/// group above this (`MAX_CACHE_BACKREF`).
+const MAX_CACHE_BACKREF: usize = 128;
+
+/// A branch that reaches this length ends the study's walk (`UINT16_MAX`).
+const MAX_LENGTH: usize = u16::MAX as usize;
+
+/// The highest group a back reference names.
+fn highest_reference(node: &Node, resolve: &dyn Fn(&Ref) -> Vec<usize>) -> usize {
+    let walk = |node| highest_reference(node, resolve);
+    match node {
+        Node::BackRef(reference, _) => resolve(reference).into_iter().max().unwrap_or(0),
+        Node::Seq(items) | Node::Alt(items) | Node::BranchReset(items) => {
+            items.iter().map(walk).max().unwrap_or(0)
+        }
+        Node::Capture(_, body) | Node::Atomic(body) | Node::Look { body, .. } => walk(body),
+        Node::Repeat { node, .. } => walk(node),
+        Node::Cond { condition, yes, no } => {
+            let asserted = match condition {
+                Condition::Assert { body, .. } => walk(body),
+                _ => 0,
+            };
+            asserted.max(walk(yes)).max(walk(no))
+        }
+        _ => 0,
+    }
 }
 
 /// The groups enclosing each group (itself not included).
@@ -2616,6 +2650,25 @@ fn has_branch_reset(node: &Node) -> bool {
     }
 }
 
+/// Whether `node` is compiled as a group of its own (a bracket PCRE2's
+/// study visits).
+fn is_group(node: &Node) -> bool {
+    matches!(node, Node::Seq(items) if items.len() == 1 && !matches!(items[0], Node::Call(_)))
+        || matches!(
+            node,
+            Node::Capture(..) | Node::Atomic(_) | Node::Cond { .. } | Node::BranchReset(_)
+        )
+}
+
+/// Whether `node` is a call, or a group of just a call (compiled alike).
+fn is_call(node: &Node) -> bool {
+    match node {
+        Node::Call(_) => true,
+        Node::Seq(items) => matches!(items[..], [Node::Call(_)]),
+        _ => false,
+    }
+}
+
 /// The state of [`min_length`]: `None` from a method is PCRE2 giving up.
 struct Study<'a, 'n> {
     groups: &'a [Option<&'n Node>],
@@ -2624,8 +2677,31 @@ struct Study<'a, 'n> {
     dupcapused: bool,
     visits: usize,
     /// The length of each group a back reference measured (PCRE2's
-    /// `backref_cache`, kept for the whole study).
+    /// `backref_cache`, kept for the whole study); only those up to
+    /// `backref_top`, the last stored, are looked at.
     backrefs: Vec<Option<usize>>,
+    backref_top: usize,
+}
+
+/// One branch being measured: its length so far, whether it recursed,
+/// and the last capturing group and call measured in the group (PCRE2
+/// takes their lengths again for the next copy of the same group).
+#[derive(Default)]
+struct Branch {
+    length: usize,
+    had_recurse: bool,
+    last_capture: Option<(usize, usize)>,
+    last_call: Option<(usize, usize)>,
+}
+
+impl Branch {
+    fn add(&mut self, length: usize) {
+        self.length = self.length.saturating_add(length);
+    }
+
+    fn full(&self) -> bool {
+        self.length >= MAX_LENGTH
+    }
 }
 
 impl Study<'_, '_> {
@@ -2638,24 +2714,33 @@ impl Study<'_, '_> {
         recurses: &mut Vec<usize>,
     ) -> Option<usize> {
         self.visits += 1;
-        if self.visits > 1000 {
+        if self.visits > 1001 {
             return None;
         }
         let mut length: Option<usize> = None;
+        // What the group remembers of its last capture and call outlives
+        // each branch.
+        let mut last = (None, None);
         for branch in branches {
-            let mut had_recurse = false;
+            let mut state = Branch {
+                last_capture: last.0,
+                last_call: last.1,
+                ..Branch::default()
+            };
             let items: &[Node] = match branch {
                 Node::Seq(items) if items.len() > 1 => items,
                 other => std::slice::from_ref(*other),
             };
-            let mut total = 0usize;
             for item in items {
-                let d = self.item(item, enclosing, recurses, &mut had_recurse)?;
-                total = total.saturating_add(d).min(u16::MAX as usize);
+                self.item(item, enclosing, recurses, &mut state)?;
+                if state.full() {
+                    return Some(MAX_LENGTH);
+                }
             }
+            last = (state.last_capture, state.last_call);
             length = match length {
-                None => Some(total),
-                Some(l) if !had_recurse && total < l => Some(total),
+                None => Some(state.length),
+                Some(l) if !state.had_recurse && state.length < l => Some(state.length),
                 keep => keep,
             };
         }
@@ -2670,133 +2755,228 @@ impl Study<'_, '_> {
         }
     }
 
+    /// Adds the length of `node`, an item of the branch `state`.
     fn item(
         &mut self,
         node: &Node,
         enclosing: &mut Vec<usize>,
         recurses: &mut Vec<usize>,
-        had_recurse: &mut bool,
-    ) -> Option<usize> {
-        Some(match node {
+        state: &mut Branch,
+    ) -> Option<()> {
+        match node {
             Node::Unit(_)
             | Node::Set(_)
             | Node::Any(_)
             | Node::NotNewline
             | Node::LineBreak
-            | Node::Grapheme => 1,
+            | Node::Grapheme => state.add(1),
             // A run of literals (`\Q...\E` before a quantifier).
             Node::Seq(items) if items.len() > 1 => {
-                let mut total = 0usize;
                 for item in items {
-                    total =
-                        total.saturating_add(self.item(item, enclosing, recurses, had_recurse)?);
-                }
-                total
-            }
-            Node::Seq(items) => match items.first() {
-                Some(body) => self.bracket(&Self::branches(body), enclosing, recurses)?,
-                None => 0,
-            },
-            Node::Alt(_) | Node::BranchReset(_) => {
-                self.bracket(&Self::branches(node), enclosing, recurses)?
-            }
-            Node::Capture(n, body) => {
-                enclosing.push(*n);
-                let d = self.bracket(&Self::branches(body), enclosing, recurses);
-                enclosing.pop();
-                d?
-            }
-            Node::Atomic(body) => self.bracket(&Self::branches(body), enclosing, recurses)?,
-            // A back reference is measured whatever its repeat (PCRE2 gives
-            // up on one when group numbers are duplicated).
-            Node::Repeat { node, min: 0, .. } if matches!(**node, Node::BackRef(..)) => {
-                self.item(node, enclosing, recurses, had_recurse)?;
-                0
-            }
-            Node::Repeat { min: 0, .. } => 0,
-            // An unlimited repeat of a group that can match nothing: PCRE2
-            // marks its last copy "could be empty" (OP_SBRA) and measures
-            // it as 0 without looking inside.
-            Node::Repeat {
-                node,
-                min,
-                max: None,
-                ..
-            } if (matches!(**node, Node::Seq(ref items) if items.len() == 1)
-                || matches!(
-                    **node,
-                    Node::Capture(..) | Node::Cond { .. } | Node::BranchReset(_)
-                ))
-                && nullable(node) =>
-            {
-                if *min == 1 {
-                    0
-                } else {
-                    let d = self.item(node, enclosing, recurses, &mut false)?;
-                    d.saturating_mul(*min as usize - 1)
-                }
-            }
-            Node::Repeat { node, min, .. } => {
-                // A repeated back reference is still one item of the
-                // branch; anything else repeated is a group of its own.
-                let d = if matches!(**node, Node::BackRef(..)) {
-                    self.item(node, enclosing, recurses, had_recurse)?
-                } else if matches!(**node, Node::Seq(_) | Node::Capture(..) | Node::Atomic(_)) {
-                    self.item(node, enclosing, recurses, &mut false)?
-                } else {
-                    self.bracket(&[node], enclosing, recurses)?
-                };
-                d.saturating_mul(*min as usize)
-            }
-            Node::Cond { condition, yes, no } => {
-                if matches!(condition, Condition::Define) || matches!(**no, Node::Empty) {
-                    0
-                } else {
-                    self.bracket(&[yes, no], enclosing, recurses)?
-                }
-            }
-            Node::Call(reference) => {
-                let Some(&n) = (self.resolve)(reference).first() else {
-                    return Some(0);
-                };
-                if enclosing.contains(&n) || recurses.contains(&n) {
-                    *had_recurse = true;
-                    0
-                } else {
-                    self.group(n, recurses)?
-                }
-            }
-            Node::BackRef(reference, _) => {
-                let numbers = (self.resolve)(reference);
-                if numbers.len() == 1 && self.dupcapused {
-                    return None;
-                }
-                let mut d = usize::MAX;
-                for n in numbers {
-                    let dd = match self.backrefs.get(n).copied().flatten() {
-                        Some(dd) => dd,
-                        None => {
-                            let dd = if enclosing.contains(&n) || recurses.contains(&n) {
-                                *had_recurse = true;
-                                0
-                            } else {
-                                self.group(n, recurses)?
-                            };
-                            if let Some(slot) = self.backrefs.get_mut(n) {
-                                *slot = Some(dd);
-                            }
-                            dd
-                        }
-                    };
-                    d = d.min(dd);
-                    if d == 0 {
+                    self.item(item, enclosing, recurses, state)?;
+                    if state.full() {
                         break;
                     }
                 }
-                if d == usize::MAX { 0 } else { d }
             }
-            _ => 0,
-        })
+            Node::Seq(items) if is_call(node) => {
+                self.item(&items[0], enclosing, recurses, state)?;
+            }
+            Node::Seq(items) => {
+                if let Some(body) = items.first() {
+                    let d = self.bracket(&Self::branches(body), enclosing, recurses)?;
+                    state.add(d);
+                }
+            }
+            Node::Alt(_) | Node::BranchReset(_) => {
+                let d = self.bracket(&Self::branches(node), enclosing, recurses)?;
+                state.add(d);
+            }
+            Node::Capture(n, body) => {
+                // A copy of the capturing group just measured takes its
+                // length (not with duplicate numbers).
+                let d = match state.last_capture {
+                    Some((last, d)) if last == *n && !self.dupcapused => d,
+                    _ => {
+                        enclosing.push(*n);
+                        let d = self.bracket(&Self::branches(body), enclosing, recurses);
+                        enclosing.pop();
+                        let d = d?;
+                        state.last_capture = Some((*n, d));
+                        d
+                    }
+                };
+                state.add(d);
+            }
+            Node::Atomic(body) => {
+                let d = self.bracket(&Self::branches(body), enclosing, recurses)?;
+                state.add(d);
+            }
+            // A back reference is measured whatever its repeat (PCRE2 gives
+            // up on one when group numbers are duplicated).
+            Node::Repeat { node, min, .. } if matches!(**node, Node::BackRef(..)) => {
+                let d = self.reference(node, enclosing, recurses, state)?;
+                state.add(d.saturating_mul(*min as usize));
+            }
+            Node::Repeat { min: 0, .. } => {}
+            // `(?1)+` counts nothing; `(?1){2,}` each copy.
+            Node::Repeat {
+                node,
+                min: 1,
+                max: None,
+                ..
+            } if is_call(node) => {}
+            Node::Repeat {
+                node,
+                min,
+                max,
+                greed,
+            } if is_group(node) => {
+                // A group repeated possessively a bounded number of times
+                // is wrapped in an atomic group.
+                if *greed == Greed::Possessive && max.is_some() {
+                    self.visits += 1;
+                    if self.visits > 1001 {
+                        return None;
+                    }
+                }
+                // The copies of the group, the last one of an unlimited
+                // repeat marked "could be empty" (OP_SBRA: 0, not visited,
+                // unless it is a copy of the capturing group just measured)
+                // if the group could match nothing.
+                let mut copies = *min as usize;
+                // (An atomic group repeated possessively is compiled as a
+                // plain one.)
+                let could_be_empty = max.is_none()
+                    && (*greed == Greed::Possessive || !matches!(**node, Node::Atomic(_)))
+                    && nullable(node);
+                if could_be_empty {
+                    copies -= 1;
+                }
+                for _ in 0..copies {
+                    self.item(node, enclosing, recurses, state)?;
+                    if state.full() {
+                        return Some(());
+                    }
+                }
+                if could_be_empty
+                    && let Node::Capture(n, _) = **node
+                    && let Some((last, d)) = state.last_capture
+                    && last == n
+                    && !self.dupcapused
+                {
+                    state.add(d);
+                }
+            }
+            Node::Repeat { node, min, .. } => {
+                // A single item repeated, or a call (measured once).
+                let mut inner = Branch {
+                    last_call: state.last_call,
+                    ..Branch::default()
+                };
+                self.item(node, enclosing, recurses, &mut inner)?;
+                state.had_recurse |= inner.had_recurse;
+                state.last_call = inner.last_call;
+                state.add(inner.length.saturating_mul(*min as usize));
+            }
+            // With one branch (or `DEFINE`), the implied other is empty.
+            Node::Cond { condition, yes, no }
+                if !matches!(condition, Condition::Define) && !matches!(**no, Node::Empty) =>
+            {
+                let d = self.bracket(&[yes, no], enclosing, recurses)?;
+                state.add(d);
+            }
+            Node::Call(reference) => {
+                let Some(&n) = (self.resolve)(reference).first() else {
+                    return Some(());
+                };
+                let d = match state.last_call {
+                    Some((last, d)) if last == n => d,
+                    _ if enclosing.contains(&n) || recurses.contains(&n) => {
+                        state.had_recurse = true;
+                        0
+                    }
+                    _ => {
+                        let d = self.group(n, recurses)?;
+                        state.last_call = Some((n, d));
+                        d
+                    }
+                };
+                state.add(d);
+            }
+            Node::BackRef(..) => {
+                let d = self.reference(node, enclosing, recurses, state)?;
+                state.add(d);
+            }
+            // PCRE2 gives up where it meets one (not one skipped as
+            // optional, nor one in an assertion).
+            Node::Accept => return None,
+            _ => {}
+        }
+        Some(())
+    }
+
+    /// The length of the back reference `node` (or a repeat of one).
+    fn reference(
+        &mut self,
+        node: &Node,
+        enclosing: &mut Vec<usize>,
+        recurses: &mut Vec<usize>,
+        state: &mut Branch,
+    ) -> Option<usize> {
+        let reference = match node {
+            Node::BackRef(reference, _) => reference,
+            Node::Repeat { node, .. } => return self.reference(node, enclosing, recurses, state),
+            _ => return Some(0),
+        };
+        // PCRE2 gives up on a back reference when group numbers are
+        // duplicated.
+        if self.dupcapused {
+            return None;
+        }
+        let numbers = (self.resolve)(reference);
+        let mut d = usize::MAX;
+        for n in numbers {
+            let dd = match self.cached(n) {
+                Some(dd) => dd,
+                None => {
+                    let dd = if enclosing.contains(&n) || recurses.contains(&n) {
+                        state.had_recurse = true;
+                        0
+                    } else {
+                        self.group(n, recurses)?
+                    };
+                    self.remember(n, dd);
+                    dd
+                }
+            };
+            d = d.min(dd);
+            if d == 0 {
+                break;
+            }
+        }
+        Some(if d == usize::MAX { 0 } else { d })
+    }
+
+    fn cached(&self, n: usize) -> Option<usize> {
+        if n <= self.backref_top {
+            self.backrefs.get(n).copied().flatten()
+        } else {
+            None
+        }
+    }
+
+    /// Stores a group's length as PCRE2 does: the entries between the
+    /// last stored and this one are forgotten, and this is the last.
+    fn remember(&mut self, n: usize, length: usize) {
+        if self.backrefs.len() <= n {
+            self.backrefs.resize(n + 1, None);
+        }
+        for forgotten in self.backref_top + 1..n {
+            self.backrefs[forgotten] = None;
+        }
+        self.backrefs[n] = Some(length);
+        self.backref_top = n;
     }
 
     /// The length of group `n`, measured where it is written.
@@ -3148,9 +3328,10 @@ impl Program {
         }
         let open_base = compiler.registers;
         let keep_register = (open_base as usize) + parser.groups + 1;
-        // `(*ACCEPT)` can end a match anywhere: no length, no literal.
+        // `(*ACCEPT)` can end a match anywhere: no literal (the study of
+        // the length gives up where it meets one).
         let optimize = !settings.no_start_opt && !has_accept(&tree);
-        let min_length = if optimize {
+        let min_length = if !settings.no_start_opt {
             let groups: Vec<Option<&Node>> = compiler.group_nodes.clone();
             min_length(&tree, &groups, &|r| compiler.resolve(r).unwrap_or_default())
         } else {
@@ -3181,6 +3362,11 @@ impl Program {
             limit: settings.limit,
             needed: parser.special,
         })
+    }
+
+    /// The shortest subject a match is tried on (PCRE2's study).
+    pub(crate) fn min_length(&self) -> usize {
+        self.min_length
     }
 
     /// Whether subjects are decoded as UTF-8.
@@ -4124,10 +4310,52 @@ mod tests {
             (r"(?R){2}(?|)\d", 1),
             (r"(?:c|(?=x))+b", 1),
             (r"(a)(?:c|(?1))+b", 2),
+            // Copies of a repeated group: each visited (PCRE2 gives up
+            // past 1,001 groups), a capturing group's next copies taking
+            // the first's length, the last of an unlimited repeat of a
+            // group that could match nothing counting nothing.
+            (r"(a)(b|\1){2,}c", 4),
+            (r"(a)(?:b|\1){2,}c", 3),
+            (r"(?:a){1000}", 1000),
+            (r"(?:a){1001}", 0),
+            (r"(a){1001}", 1001),
+            (r"(?:(a)){500}", 500),
+            (r"(?:(a)){501}", 0),
+            (r"(?>a){1001}", 0),
+            (r"(?:a){999}+", 999),
+            (r"(?:\d){1000}+", 0),
+            (r"(?>(*ACCEPT)|x)++abc", 3),
+            // A repeated call is measured once, and visits no group.
+            (r"(a)(?1){1001}", 1002),
+            (r"(a)(?:(?1)){1001}", 1002),
+            (r"(a)(?1)+x", 2),
+            (r"(a)(?1){2,}", 3),
+            // A branch that reaches 65,535 ends the walk.
+            (r"b|a{65535}", 65535),
+            (r"b|a{65534}", 1),
+            // Where it meets (*ACCEPT) the study gives up.
+            (r"a(*ACCEPT)bc", 0),
+            (r"(?:(*ACCEPT)){0,3}abc", 3),
+            // Any back reference with a branch reset gives up.
+            (r"(?|(a)|(bb))(?J)(?<n>x)(?<n>yy)\k<n>", 0),
+            (r"(?J)(?<n>x)(?<n>yy)\k<n>", 4),
+            // The cache of back references forgets those above the last
+            // stored.
+            (
+                r"(?i)(?=(ab|[ab]|\2)|x{3,}|.{3,}|bcd|\2|(?=x)|\2)(?:\1){0,3}\2(?:\2\2\2|\1|)ab(([ab]|bcd|\2))\3\2",
+                4,
+            ),
         ];
+        // No study with a back reference to a group above 128.
+        let many = "(a)".repeat(129);
+        let mut table: Vec<(String, usize)> =
+            table.iter().map(|&(p, n)| (p.to_string(), n)).collect();
+        table.push((format!("{many}\\129"), 0));
+        table.push((format!("{many}\\128"), 130));
         let wrong: Vec<String> = table
             .iter()
-            .filter_map(|&(pattern, want)| {
+            .filter_map(|(pattern, want)| {
+                let (pattern, want) = (pattern.as_str(), *want);
                 let got = program(pattern).min_length;
                 (got != want).then(|| format!("{pattern}: {got}, PCRE2 {want}"))
             })

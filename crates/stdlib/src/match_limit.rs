@@ -14,7 +14,8 @@
 //! iteration of a repeated group and one per position a single-item
 //! repeat backs off to (none for the position it started from). It models
 //! the optimizations that decide whether backtracking starts at all:
-//! anchoring, the set of possible first bytes, the minimum length, the
+//! anchoring, the set of possible first bytes, the minimum length (the
+//! study of [`crate::backtrack`]), the
 //! required last literal (looked for in subjects under 2,000 bytes) and
 //! auto-possessification of a repeat followed by something it cannot
 //! match. Counts were checked frame for frame against HTCondor's own
@@ -22,6 +23,8 @@
 //!
 //! Only patterns that can backtrack exponentially are modelled (see
 //! [`risky`]); polynomial backtracking is not (docs/differences.md).
+
+use crate::backtrack::Program;
 
 /// PCRE2's default match limit (frames per start position).
 pub(crate) const MATCH_LIMIT: u64 = 10_000_000;
@@ -575,208 +578,6 @@ fn min_length(nodes: &[Node]) -> usize {
             }
         })
         .fold(0, usize::saturating_add)
-}
-
-/// A capturing group as the study finds it: its first copy.
-struct GroupInfo<'n> {
-    alts: &'n [Vec<Node>],
-    /// The capturing groups that enclose it.
-    ancestors: Vec<u32>,
-    /// Compiled as a repeated group that could match nothing (PCRE2's
-    /// SCBRA), whose shortest match the study takes as 0.
-    could_be_empty: bool,
-}
-
-/// PCRE2's study of the shortest match (`find_minlength`): a branch that
-/// holds a back reference to a group it is inside (or that it reached
-/// through references) does not lower its group's minimum unless it is
-/// the first; a reference counts its group's minimum, remembered by group
-/// number once measured (a later reference takes that even where it would
-/// recurse).
-struct Lengths<'n> {
-    groups: &'n [Option<GroupInfo<'n>>],
-    /// Groups entered through back references.
-    entered: Vec<u32>,
-    known: Vec<Option<usize>>,
-    /// The highest group number looked up in `known`.
-    known_top: usize,
-    /// Groups measured (PCRE2 gives up past 1,000: minimum 0).
-    work: u32,
-}
-
-impl Lengths<'_> {
-    /// The minimum of the pattern, `None` if too complex to study.
-    fn pattern(&mut self, alts: &[Vec<Node>]) -> Option<usize> {
-        self.group(alts, &mut Vec::new())
-    }
-
-    fn group(&mut self, alts: &[Vec<Node>], ancestors: &mut Vec<u32>) -> Option<usize> {
-        self.work += 1;
-        if self.work > 1000 {
-            return None;
-        }
-        let mut length: Option<usize> = None;
-        for alt in alts {
-            let mut recursed = false;
-            let mut branch = 0usize;
-            for node in alt {
-                branch = branch.saturating_add(self.node(node, ancestors, &mut recursed)?);
-            }
-            // Every branch is measured (which may remember references),
-            // even after one of length 0.
-            if length.is_none_or(|length| !recursed && branch < length) {
-                length = Some(branch);
-            }
-        }
-        Some(length.unwrap_or(0))
-    }
-
-    fn node(
-        &mut self,
-        node: &Node,
-        ancestors: &mut Vec<u32>,
-        recursed: &mut bool,
-    ) -> Option<usize> {
-        Some(match node {
-            Node::Set(_) | Node::Any(_) | Node::Not(_) | Node::Class(_) | Node::Char(_) => 1,
-            Node::Circ | Node::Dollar | Node::Look { .. } => 0,
-            Node::Group { capture, alts, .. } => {
-                ancestors.extend(*capture);
-                let length = self.group(alts, ancestors)?;
-                if capture.is_some() {
-                    ancestors.pop();
-                }
-                length
-            }
-            Node::BackRef(group) => self.reference(*group, ancestors, recursed)?,
-            Node::Repeat { node, min, max, .. } => {
-                let mut copies = *min as usize;
-                // The last copy of an unlimited repeat that could match
-                // nothing counts nothing.
-                if let Node::Group {
-                    atomic: false,
-                    alts,
-                    ..
-                } = &**node
-                    && max.is_none()
-                    && copies > 0
-                    && could_be_empty(alts)
-                {
-                    copies -= 1;
-                }
-                match &**node {
-                    // Measured (and found recursive) whatever the count.
-                    Node::BackRef(group) => self
-                        .reference(*group, ancestors, recursed)?
-                        .saturating_mul(copies),
-                    // Each copy of a group that captures nothing is measured
-                    // anew (what the references remember may have changed);
-                    // copies of a capturing one take the first's length.
-                    Node::Group { capture: None, .. } => {
-                        let mut total = 0usize;
-                        for _ in 0..copies.min(MAX_COPIES as usize) {
-                            total = total.saturating_add(self.node(node, ancestors, recursed)?);
-                        }
-                        total
-                    }
-                    _ if copies == 0 => 0,
-                    _ => self.node(node, ancestors, recursed)?.saturating_mul(copies),
-                }
-            }
-        })
-    }
-
-    fn reference(&mut self, group: u32, ancestors: &[u32], recursed: &mut bool) -> Option<usize> {
-        let at = group as usize;
-        if at <= self.known_top
-            && let Some(Some(length)) = self.known.get(at)
-        {
-            return Some(*length);
-        }
-        let Some(Some(info)) = self.groups.get(at) else {
-            return Some(0);
-        };
-        let length = if ancestors.contains(&group) || self.entered.contains(&group) {
-            *recursed = true;
-            0
-        } else if info.could_be_empty {
-            0
-        } else {
-            self.entered.push(group);
-            let mut inside = info.ancestors.clone();
-            inside.push(group);
-            let length = self.group(info.alts, &mut inside);
-            self.entered.pop();
-            length?
-        };
-        // As PCRE2 keeps them: the last stored is the highest it looks at.
-        if self.known.len() <= at {
-            self.known.resize(at + 1, None);
-        }
-        for forgotten in self.known_top + 1..at {
-            self.known[forgotten] = None;
-        }
-        self.known[at] = Some(length);
-        self.known_top = at;
-        Some(length)
-    }
-}
-
-/// Whether a branch of the group could match nothing, a back reference
-/// counting nothing (PCRE2's test for the S form of a repeated group).
-fn could_be_empty(alts: &[Vec<Node>]) -> bool {
-    alts.iter().any(|alt| min_length(alt) == 0)
-}
-
-/// Each capturing group by number: its first copy.
-fn collect_groups<'n>(
-    nodes: &'n [Node],
-    ancestors: &mut Vec<u32>,
-    out: &mut Vec<Option<GroupInfo<'n>>>,
-) {
-    for node in nodes {
-        collect_node(node, false, ancestors, out);
-    }
-}
-
-fn collect_node<'n>(
-    node: &'n Node,
-    repeated: bool,
-    ancestors: &mut Vec<u32>,
-    out: &mut Vec<Option<GroupInfo<'n>>>,
-) {
-    match node {
-        Node::Group { capture, alts, .. } => {
-            if let Some(number) = capture {
-                let at = *number as usize;
-                if out.len() <= at {
-                    out.resize_with(at + 1, || None);
-                }
-                if out[at].is_none() {
-                    out[at] = Some(GroupInfo {
-                        alts,
-                        ancestors: ancestors.clone(),
-                        could_be_empty: repeated && could_be_empty(alts),
-                    });
-                }
-                ancestors.push(*number);
-            }
-            alts.iter()
-                .for_each(|alt| collect_groups(alt, ancestors, out));
-            if capture.is_some() {
-                ancestors.pop();
-            }
-        }
-        Node::Look { alts, .. } => alts
-            .iter()
-            .for_each(|alt| collect_groups(alt, ancestors, out)),
-        // The first copy of `+` (or `*`) is the repeated one; of `{2,}`
-        // it is not.
-        Node::Repeat { node, min, max, .. } => {
-            collect_node(node, max.is_none() && *min <= 1, ancestors, out)
-        }
-        _ => {}
-    }
 }
 
 /// `pattern` without the white space and `#` comments that extended mode
@@ -1409,6 +1210,7 @@ impl Model {
         if pattern.len() > MAX_PATTERN {
             return None;
         }
+        let original = pattern;
         let stripped;
         let pattern = if extended {
             stripped = strip_extended(pattern)?;
@@ -1467,24 +1269,11 @@ impl Model {
             }
         };
         let first_is_literal = first_unit.is_set();
-        let mut groups = Vec::new();
-        alts.iter()
-            .for_each(|alt| collect_groups(alt, &mut Vec::new(), &mut groups));
-        // A pattern that could match nothing, a back reference counting
-        // nothing, is not studied (PCRE2_MATCH_EMPTY): its minimum is 0.
-        let min_length = if alts.iter().any(|alt| min_length(alt) == 0) {
-            0
-        } else {
-            Lengths {
-                groups: &groups,
-                entered: Vec::new(),
-                known: Vec::new(),
-                known_top: 0,
-                work: 0,
-            }
-            .pattern(&alts)
-            .unwrap_or(0)
-        };
+        // PCRE2's study of the shortest match is the backtracking
+        // matcher's (one implementation for both).
+        let min_length = Program::new(original, caseless, multiline, dotall, extended)
+            .ok()?
+            .min_length();
         // An anchored pattern uses its required unit only after a repeat
         // of varying count.
         let required = match required_unit {
@@ -1654,6 +1443,7 @@ impl Model {
 
     /// Whether the `length` bytes at `pos` are those at `from` (ignoring
     /// ASCII case if caseless, as PCRE2's default tables do).
+    #[inline]
     fn same(&self, subject: &[u8], from: usize, pos: usize, length: usize) -> bool {
         let Some(copy) = subject.get(pos..pos.saturating_add(length)) else {
             return false;
@@ -1661,6 +1451,10 @@ impl Model {
         let original = &subject[from..from + length];
         if self.caseless {
             original.eq_ignore_ascii_case(copy)
+        } else if length < 16 {
+            // Short copies (a repeated `\1` of one letter compares
+            // thousands) cost less compared here than through memcmp.
+            original.iter().zip(copy).all(|(a, b)| a == b)
         } else {
             original == copy
         }
@@ -1674,6 +1468,17 @@ impl Model {
     ) -> Option<Verdict> {
         let mut required_seen: Option<usize> = None;
         let mut start = 0;
+        // One set of stacks for every start position and assertion: a
+        // hostile pattern is tried at thousands of positions.
+        let mut count = Count {
+            frames: 0,
+            charged: 0,
+            limit,
+            captures: vec![UNSET; 2 * (self.groups as usize + 1)],
+            trail: Vec::new(),
+            compared: 0,
+            stacks: Stacks::default(),
+        };
         loop {
             if start > subject.len() || (self.anchored && start > 0) {
                 return Some(Verdict::NoMatch);
@@ -1713,7 +1518,7 @@ impl Model {
                     None => return Some(Verdict::NoMatch),
                 }
             }
-            match self.attempt(subject, start, limit, budget)? {
+            match self.attempt(subject, start, &mut count, budget)? {
                 Attempt::Matched => return Some(Verdict::Match),
                 Attempt::Limit => return Some(Verdict::Limit),
                 Attempt::Failed => start += 1,
@@ -1725,63 +1530,37 @@ impl Model {
         &self,
         subject: &[u8],
         start: usize,
-        limit: u64,
+        count: &mut Count,
         budget: &mut dyn FnMut(u64) -> bool,
     ) -> Option<Attempt> {
-        let mut count = Count {
-            frames: 1,
-            charged: 0,
-            limit,
-            captures: vec![UNSET; 2 * (self.groups as usize + 1)],
-            trail: Vec::new(),
-            compared: 0,
-        };
-        self.run(subject, 0, start, &mut count, budget, 0)
+        count.frames = 1;
+        count.charged = 0;
+        count.compared = 0;
+        count.captures.fill(UNSET);
+        count.trail.clear();
+        let mut stacks = std::mem::take(&mut count.stacks);
+        stacks.points.clear();
+        stacks.arena.clear();
+        stacks.looks.clear();
+        let outcome = self.run(subject, start, count, budget, &mut stacks);
+        count.stacks = stacks;
+        outcome
     }
 
-    /// Runs from `pc` at `pos` to the end of the pattern, or of the
-    /// assertion whose body starts at `pc`; assertions nest to `depth`.
+    /// Runs the pattern from `start` to its end. An assertion's body runs
+    /// in the same loop, above the points of the assertion's caller: its
+    /// `base`, where the body has failed.
     fn run(
         &self,
         subject: &[u8],
-        start_pc: usize,
         start: usize,
         count: &mut Count,
         budget: &mut dyn FnMut(u64) -> bool,
-        depth: u32,
+        stacks: &mut Stacks,
     ) -> Option<Attempt> {
-        // A pending backtracking point: where to go on failure.
-        #[derive(Clone, Copy)]
-        enum Resume {
-            /// Try alternative `alt` of the group at `bra`.
-            Alt { bra: u32, alt: u32 },
-            /// Go on at `pc`.
-            At { pc: u32 },
-            /// Back the repeat at `pc` off one byte, not below `floor`.
-            BackOff { pc: u32, floor: u32 },
-            /// The same for a class, which opens a frame at `floor` too.
-            ClassBack { pc: u32, floor: u32 },
-            /// Match one more of the lazy repeat at `pc` (`count` so far).
-            More { pc: u32, count: u32 },
-            /// Back the repeated reference at `pc` off one copy of
-            /// `length` bytes, not below `floor`.
-            RefBack { pc: u32, floor: u32, length: u32 },
-            /// Match one more copy of the lazy repeated reference at `pc`.
-            RefMore { pc: u32, count: u32, length: u32 },
-        }
-        struct Point {
-            resume: Resume,
-            pos: u32,
-            groups: u32,
-            arena: u32,
-            trail: u32,
-        }
-        // Open groups as a linked stack in an arena: (enclosing, start,
-        // pending points when entered).
-        let mut arena: Vec<(u32, u32, u32)> = Vec::new();
-        let mut points: Vec<Point> = Vec::new();
+        let mut base = 0;
         let none = u32::MAX;
-        let (mut pc, mut pos, mut groups) = (start_pc, start, none);
+        let (mut pc, mut pos, mut groups) = (0, start, none);
         let end = subject.len();
         macro_rules! push {
             ($resume:expr) => {{
@@ -1789,16 +1568,38 @@ impl Model {
                 if count.frames > count.limit {
                     return Some(Attempt::Limit);
                 }
-                if points.len() >= MAX_STACK {
+                if stacks.points.len() - base >= MAX_STACK {
                     return None;
                 }
-                points.push(Point {
+                stacks.points.push(Point {
                     resume: $resume,
                     pos: pos as u32,
                     groups,
-                    arena: arena.len() as u32,
+                    arena: stacks.arena.len() as u32,
                     trail: count.trail.len() as u32,
                 });
+            }};
+        }
+        // Ends the innermost assertion, its body matched or not: on after
+        // it, where it started; whether that fails.
+        macro_rules! end_look {
+            ($matched:expr) => {{
+                let look = stacks.looks.pop()?;
+                stacks.points.truncate(look.base as usize);
+                stacks.arena.truncate(look.arena as usize);
+                base = stacks.looks.last().map_or(0, |outer| outer.base as usize);
+                let Op::Look { negated, next } = self.ops[look.pc as usize] else {
+                    return None;
+                };
+                pc = next as usize;
+                pos = look.pos as usize;
+                groups = look.groups;
+                let holds = $matched != negated;
+                // What a positive assertion captured is kept.
+                if negated || !holds {
+                    count.undo_to(look.trail as usize);
+                }
+                !holds
             }};
         }
         // Enters alternative `alt` of the group at `bra` (frames as PCRE2).
@@ -1812,15 +1613,15 @@ impl Model {
                 else {
                     return None;
                 };
-                let pending = points.len() as u32;
+                let pending = stacks.points.len() as u32;
                 if *frames_all || alt + 1 < alts.len() {
                     push!(Resume::Alt {
                         bra: bra as u32,
                         alt: alt as u32 + 1
                     });
                 }
-                arena.push((groups, pos as u32, pending));
-                groups = arena.len() as u32 - 1;
+                stacks.arena.push((groups, pos as u32, pending));
+                groups = stacks.arena.len() as u32 - 1;
                 pc = alts[alt] as usize;
             }};
         }
@@ -1842,7 +1643,7 @@ impl Model {
                     false
                 }
                 Op::Ket { bra, kind } => {
-                    let (enclosing, group_start, pending) = arena[groups as usize];
+                    let (enclosing, group_start, pending) = stacks.arena[groups as usize];
                     groups = enclosing;
                     let moved = pos as u32 != group_start;
                     let Op::Bra {
@@ -1856,7 +1657,7 @@ impl Model {
                         count.set_capture(2 * capture as usize + 1, pos as u32);
                     }
                     if atomic {
-                        points.truncate(pending as usize);
+                        stacks.points.truncate(pending as usize);
                     }
                     match kind {
                         Ket::Max if moved => {
@@ -1997,26 +1798,26 @@ impl Model {
                     pc += 1;
                     !(pos == end || (pos + 1 == end || self.multiline) && subject[pos] == b'\n')
                 }
-                Op::End | Op::LookEnd => return Some(Attempt::Matched),
-                Op::Look { negated, next } => {
+                Op::End => return Some(Attempt::Matched),
+                Op::LookEnd => end_look!(true),
+                Op::Look { .. } => {
                     // An assertion is atomic: its body runs on its own,
                     // counting its frames with the rest.
-                    if depth > 32 {
+                    if stacks.looks.len() > 32 {
                         return None;
                     }
-                    let trail = count.trail.len();
-                    match self.run(subject, pc + 1, pos, count, budget, depth + 1)? {
-                        Attempt::Limit => return Some(Attempt::Limit),
-                        outcome => {
-                            pc = *next as usize;
-                            let holds = matches!(outcome, Attempt::Matched) != *negated;
-                            // What a positive assertion captured is kept.
-                            if *negated || !holds {
-                                count.undo_to(trail);
-                            }
-                            !holds
-                        }
-                    }
+                    base = stacks.points.len();
+                    stacks.looks.push(Look {
+                        pc: pc as u32,
+                        base: base as u32,
+                        arena: stacks.arena.len() as u32,
+                        groups,
+                        pos: pos as u32,
+                        trail: count.trail.len() as u32,
+                    });
+                    groups = none;
+                    pc += 1;
+                    false
                 }
                 Op::Back(length) => {
                     pc += 1;
@@ -2034,12 +1835,19 @@ impl Model {
             }
             // Backtrack to the latest pending point.
             loop {
-                let Some(point) = points.pop() else {
-                    return Some(Attempt::Failed);
-                };
+                if stacks.points.len() == base {
+                    if stacks.looks.is_empty() {
+                        return Some(Attempt::Failed);
+                    }
+                    if !end_look!(false) {
+                        continue 'run;
+                    }
+                    continue;
+                }
+                let point = stacks.points.pop()?;
                 pos = point.pos as usize;
                 groups = point.groups;
-                arena.truncate(point.arena as usize);
+                stacks.arena.truncate(point.arena as usize);
                 count.undo_to(point.trail as usize);
                 match point.resume {
                     Resume::Alt { bra, alt } => {
@@ -2131,6 +1939,54 @@ impl Model {
     }
 }
 
+// A pending backtracking point: where to go on failure.
+#[derive(Clone, Copy)]
+enum Resume {
+    /// Try alternative `alt` of the group at `bra`.
+    Alt { bra: u32, alt: u32 },
+    /// Go on at `pc`.
+    At { pc: u32 },
+    /// Back the repeat at `pc` off one byte, not below `floor`.
+    BackOff { pc: u32, floor: u32 },
+    /// The same for a class, which opens a frame at `floor` too.
+    ClassBack { pc: u32, floor: u32 },
+    /// Match one more of the lazy repeat at `pc` (`count` so far).
+    More { pc: u32, count: u32 },
+    /// Back the repeated reference at `pc` off one copy of
+    /// `length` bytes, not below `floor`.
+    RefBack { pc: u32, floor: u32, length: u32 },
+    /// Match one more copy of the lazy repeated reference at `pc`.
+    RefMore { pc: u32, count: u32, length: u32 },
+}
+struct Point {
+    resume: Resume,
+    pos: u32,
+    groups: u32,
+    arena: u32,
+    trail: u32,
+}
+
+/// Open groups as a linked stack in an arena (enclosing, start, pending
+/// points when entered), and the pending backtracking stacks.points.
+#[derive(Default)]
+struct Stacks {
+    arena: Vec<(u32, u32, u32)>,
+    points: Vec<Point>,
+    /// The assertions whose bodies are running, innermost last.
+    looks: Vec<Look>,
+}
+
+/// An assertion being tested: its op, the points and groups below its
+/// body, and the place, groups and captures it started from.
+struct Look {
+    pc: u32,
+    base: u32,
+    arena: u32,
+    groups: u32,
+    pos: u32,
+    trail: u32,
+}
+
 /// What PCRE2's search comes to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Verdict {
@@ -2153,6 +2009,8 @@ struct Count {
     /// Bytes compared by back references (charged to the budget, not
     /// counted toward the match limit).
     compared: u64,
+    /// The stacks of the last start position, kept for the next.
+    stacks: Stacks,
 }
 
 impl Count {
