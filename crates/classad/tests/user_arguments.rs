@@ -57,6 +57,7 @@ const STOPPING: Arguments = Arguments {
         min_args: 0,
     },
     one_level_deeper: false,
+    probes_last: None,
 };
 
 // `B.b` fails at the depth limit (a list that selects from itself).

@@ -19,8 +19,8 @@ use classad_vm::bytecode::LazyCall;
 use classad_vm::ops;
 use classad_vm::print::{parse_abs_time, parse_rel_time};
 use classad_vm::{
-    AdBody, AdLayout, Attribute, Definition, Function, Instr, LazyArg, Pools, Program, Registry,
-    Symbol, Value, VerifyError,
+    AdBody, AdLayout, Arguments, Attribute, Builtin, Definition, Function, Instr, LazyArg, Pools,
+    Program, Registry, Symbol, Value, VerifyError,
 };
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -943,7 +943,29 @@ impl<'r> Compiler<'r> {
             unit.push_const(Value::Error);
             return Ok(());
         }
-        if let Function::Lazy(_) = function.function {
+        // HTCondor's `join` of one or two arguments evaluates its last
+        // argument twice unless it is a list (`Arguments::probes_last`):
+        // run as a function of unevaluated arguments, unless the last is a
+        // literal, whose evaluation costs nothing and cannot fail.
+        let probes_last = function
+            .arguments
+            .probes_last
+            .filter(|_| matches!(argc, 1 | 2))
+            .filter(|_| {
+                !args.last().is_some_and(|last| {
+                    matches!(last.kind, ExprKind::Literal(_) | ExprKind::List(_))
+                })
+            });
+        let lazy_function = match (probes_last, function.function) {
+            (Some(probe), _) => Some(Arc::new(Builtin {
+                function: Function::Lazy(probe),
+                arguments: Arguments::EAGER,
+                ..*function.as_ref()
+            })),
+            (None, Function::Lazy(_)) => Some(function.clone()),
+            _ => None,
+        };
+        if let Some(function) = lazy_function {
             let mut lazy_args = Vec::with_capacity(args.len());
             for arg in args {
                 lazy_args.push(LazyArg {

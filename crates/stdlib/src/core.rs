@@ -12,6 +12,7 @@ const LIST_COMPARE_ARGUMENTS: Arguments = Arguments {
     notes_failures: true,
     stops: Stops::Leading(&[StopTest::NotOperator, StopTest::NotList]),
     one_level_deeper: false,
+    probes_last: None,
 };
 
 pub(crate) fn builtins() -> Vec<Builtin> {

@@ -30,6 +30,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
                     min_args: 0,
                 },
                 one_level_deeper: false,
+                probes_last: None,
             },
         ),
         builtin("listToArgs", 1, 2, true, list_to_args),

@@ -8,7 +8,7 @@
 use crate::budget::{ByteSet, reserve_text, string_bytes};
 use crate::builtin;
 use crate::convert::{c_isspace, c_str, to_text};
-use classad_vm::{Arguments, Builtin, CallContext, StopTest, Stops, Value};
+use classad_vm::{Arguments, Builtin, CallContext, LazyArg, Program, StopTest, Stops, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -28,6 +28,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
                 min_args: 0,
             },
             one_level_deeper: true,
+            probes_last: None,
         }),
         // As `strcat`, stopping at an ERROR, but of two arguments HTCondor
         // evaluates the second first (to see whether it is a list): no
@@ -39,6 +40,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
                 min_args: 3,
             },
             one_level_deeper: true,
+            probes_last: Some(join_probing_last),
         }),
         builtin("substr", 2, 3, true, substr),
         builtin("strcmp", 2, 2, true, |c, a| {
@@ -126,12 +128,6 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     if !args.is_empty() && context.past_depth_limit(1) {
         return Value::Error;
     }
-    let is_list = |v: &Value| {
-        matches!(
-            v,
-            Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
-        )
-    };
     let mut elements = Vec::new();
     let (separator, items): (Option<&Value>, &[Value]) = match args {
         [list] if is_list(list) => {
@@ -150,6 +146,88 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
         [sep, rest @ ..] => (Some(sep), rest),
         [] => (None, &[]),
     };
+    let noted = !matches!(args, [list] | [_, list] if is_list(list));
+    join_parts(context, separator, items, noted)
+}
+
+/// `join` of one or two arguments whose last is not a literal, as
+/// HTCondor's `strCat` runs it (see `Arguments::probes_last`): the last
+/// argument first, one level deeper; a list there is joined (after the
+/// separator, evaluated then); anything else, or a failed evaluation
+/// (forgotten), and every argument is evaluated again in order, each one
+/// level deeper, up to the first whose evaluation fails (the call fails)
+/// or that ends the join (ERROR, or what cannot be written).
+fn join_probing_last(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
+    let Some(last) = args.last() else {
+        return Value::Error;
+    };
+    if context.past_depth_limit(1) {
+        return Value::Error;
+    }
+    let (probe, failed) =
+        context.taking_failures(|context| context.evaluate_as_written(&last.program));
+    if !failed && is_list(&probe) {
+        let mut elements = Vec::new();
+        let separator = match args {
+            [_] => None,
+            [sep, _] => {
+                let (sep, failed) = evaluate_noting_failure(context, &sep.program);
+                if failed || sep.is_error() {
+                    return Value::Error;
+                }
+                Some(sep)
+            }
+            _ => return Value::Error,
+        };
+        join_elements(context, &probe, &mut elements);
+        return join_parts(context, separator.as_ref(), &elements, false);
+    }
+    drop(probe);
+    let mut values = Vec::with_capacity(args.len());
+    for arg in args {
+        let (value, failed) = evaluate_noting_failure(context, &arg.program);
+        if failed {
+            return Value::Error;
+        }
+        let ends = matches!(to_text(&value), Err(Value::Error));
+        values.push(value);
+        if ends {
+            break;
+        }
+    }
+    // The first argument is the separator, even alone (`join("a")` is "").
+    match values.split_first() {
+        Some((sep, items)) => join_parts(context, Some(sep), items, false),
+        None => Value::Error,
+    }
+}
+
+/// Evaluates an argument one level deeper, leaving a list as written, and
+/// tells whether the evaluation failed (the failure stays counted).
+fn evaluate_noting_failure(context: &mut CallContext<'_>, program: &Program) -> (Value, bool) {
+    let (value, failed) = context.taking_failures(|context| context.evaluate_as_written(program));
+    if failed {
+        context.fail();
+    }
+    (value, failed)
+}
+
+fn is_list(value: &Value) -> bool {
+    matches!(
+        value,
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
+    )
+}
+
+/// The join of `items` with `separator` (UNDEFINED skipped); `noted`: the
+/// call's arguments are `separator` and `items` in order, their failures
+/// noted (the eager layout), so a failed one ends the join.
+fn join_parts(
+    context: &mut CallContext<'_>,
+    separator: Option<&Value>,
+    items: &[Value],
+    noted: bool,
+) -> Value {
     let separators = separator.map_or(0, |sep| string_bytes([sep]).saturating_mul(items.len()));
     if !context.reserve(separators) || !reserve_text(context, items) {
         return Value::Error;
@@ -160,7 +238,6 @@ fn join(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     // written), never evaluating the rest (with two, it evaluates the
     // second first, to see whether it is a list, and forgets whether that
     // failed).
-    let noted = !matches!(args, [list] | [_, list] if is_list(list));
     let stop = |context: &mut CallContext<'_>, i: usize| {
         if noted {
             context.keep_failures_of(i + 1);

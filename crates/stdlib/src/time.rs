@@ -63,6 +63,7 @@ pub(crate) fn builtins() -> Vec<Builtin> {
             notes_failures: true,
             stops: Stops::Leading(&[StopTest::NotTime]),
             one_level_deeper: false,
+            probes_last: None,
         }),
         builtin("interval", 1, 1, true, interval),
     ]

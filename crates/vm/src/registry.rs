@@ -85,7 +85,7 @@ impl Builtin {
 /// (at the depth limit, say); such a function declares it here, so that
 /// the arguments it never evaluates in HTCondor are not evaluated, and
 /// their failures do not fail the call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Arguments {
     /// Whether the function reads whether each argument's evaluation failed
     /// ([`CallContext::argument_failed`]) or forgets the failures of some
@@ -104,6 +104,16 @@ pub struct Arguments {
     /// Whether the arguments are evaluated one level deeper than the call,
     /// as an operation's operands are (HTCondor's `strcat` and `join`).
     pub one_level_deeper: bool,
+    /// HTCondor's `join` of one or two arguments: it evaluates the last
+    /// argument first, to see whether it is a list, forgetting whether that
+    /// evaluation failed, and when it is not a list (or failed) evaluates
+    /// every argument again, in order, the last a second time. A call of at
+    /// most two arguments whose last is not a literal runs this function
+    /// instead, its arguments unevaluated, so that the evaluations, their
+    /// cost and their failures are HTCondor's (a recursion through the last
+    /// argument doubles at every level); a literal's evaluation costs
+    /// nothing and cannot fail, so those calls keep the eager layout.
+    pub probes_last: Option<LazyFn>,
 }
 
 impl Arguments {
@@ -113,6 +123,7 @@ impl Arguments {
         notes_failures: false,
         stops: Stops::Never,
         one_level_deeper: false,
+        probes_last: None,
     };
 
     /// Whether the VM notes the failures of the arguments of a call.
@@ -326,6 +337,6 @@ mod tests {
             assert_eq!(StopTest::from_code(test as u8), Some(test));
         }
         assert_eq!(StopTest::from_code(StopTest::ALL.len() as u8), None);
-        assert!(Arguments::default() == Arguments::EAGER && !Arguments::EAGER.noted());
+        assert!(!Arguments::default().noted() && !Arguments::EAGER.noted());
     }
 }
