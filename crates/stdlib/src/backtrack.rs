@@ -2589,6 +2589,9 @@ const MAX_CACHE_BACKREF: usize = 128;
 /// A branch that reaches this length ends the study's walk (`UINT16_MAX`).
 const MAX_LENGTH: usize = u16::MAX as usize;
 
+/// The length a study stopped at ([`MAX_LENGTH`]).
+pub(crate) const MAX_STUDY_LENGTH: usize = MAX_LENGTH;
+
 /// The highest group a back reference names.
 fn highest_reference(node: &Node, resolve: &dyn Fn(&Ref) -> Vec<usize>) -> usize {
     let walk = |node| highest_reference(node, resolve);
@@ -3519,19 +3522,8 @@ impl Program {
             },
         };
         let anchored = options.anchored || self.anchored;
-        // PCRE2 does not start a match that cannot succeed: the subject is
-        // too short, or (under 2,000 units) lacks the required literal.
-        if s.len().saturating_sub(start) < self.min_length {
-            return Ok(None);
-        }
-        if let Some((unit, other)) = self.required
-            && s.len() < REQUIRED_SCAN_MAX
-            && !s[start.min(s.len())..]
-                .iter()
-                .any(|&c| c == unit || Some(c) == other)
-        {
-            return Ok(None);
-        }
+        // Where the required literal was last found.
+        let mut required_at: Option<usize> = None;
         let mut at = start;
         while at <= s.len() {
             if let Some(first) = &self.first
@@ -3545,6 +3537,23 @@ impl Program {
                 }
                 if at >= s.len() {
                     break;
+                }
+            }
+            // PCRE2 starts no match that cannot succeed, and none after
+            // it: at each start it checks that enough units remain (so
+            // `$(?R)b` never runs at the end of "b", where it would loop),
+            // and, with under 2,000 units left, that the required literal
+            // follows (searched again only once the start passed it).
+            if s.len().saturating_sub(at) < self.min_length {
+                break;
+            }
+            if let Some((unit, other)) = self.required
+                && s.len() - at < REQUIRED_SCAN_MAX
+                && required_at.is_none_or(|found| at > found)
+            {
+                match s[at..].iter().position(|&c| c == unit || Some(c) == other) {
+                    Some(found) => required_at = Some(at + found),
+                    None => break,
                 }
             }
             run.limit_steps = 0;

@@ -152,9 +152,26 @@ struct Compiled {
     /// PCRE2's backtracking, replayed to find where its match limit makes
     /// HTCondor's answer ERROR (patterns that can backtrack much only).
     limit_model: Option<crate::match_limit::Model>,
+    /// PCRE2 10.32's study of the shortest subject, for a pattern run on
+    /// the engine: no match starts where fewer code units remain. Kept
+    /// only where its walk stopped at 65,535 (`b|a{65535}`): anywhere
+    /// else it is no more than every match's length and refuses nothing
+    /// the engine could match. 0: no such length.
+    min_length: usize,
 }
 
 impl Compiled {
+    /// Whether PCRE2's study refuses a match starting at text offset
+    /// `start` (`None`: any start): fewer code units (characters of the
+    /// text, one a byte) than its minimum length remain.
+    fn too_short(&self, text: &str, start: Option<usize>) -> bool {
+        if self.min_length == 0 {
+            return false;
+        }
+        let rest = text.get(start.unwrap_or(0)..).unwrap_or("");
+        rest.chars().count() < self.min_length
+    }
+
     /// Runs `op` (one match attempt) under the budget of `context`: with
     /// the light limit; if it ran out, the engine's count of steps is not
     /// PCRE2's, so the caller runs the match again on [`backtrack`], which
@@ -335,6 +352,8 @@ fn backtracked(pattern: &[u8], flags: u8, text: &str, program: Program) -> Compi
             Vec::new()
         },
         caseless: flags & CASELESS != 0 || text.contains("(?"),
+        // `exec` applies the study's length itself.
+        min_length: 0,
         // Groups that can match nothing run here (`(a*)*`): the model of
         // PCRE2's count decides their match limit.
         limit_model: crate::match_limit::Model::new(
@@ -409,17 +428,29 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     {
         return None;
     }
+    // The program, if built: kept for the retry after an empty match.
+    let mut built = None;
+    // Only a counted repeat lets PCRE2's study reach 65,535 (a pattern of
+    // that many items is over the compiled size).
     if may_need_backtrack(pattern) {
         match build_program(pattern, flags) {
             Ok(program) if program.needed => {
                 return Some(backtracked(pattern, flags, &text, program));
             }
+            Ok(program) => built = Some(program),
             // PCRE2 refuses it, and the engine would read it otherwise.
             Err(CompileError::InvalidSpecial) => return None,
             Err(CompileError::Invalid) if duplicate_names_allowed(&source) => return None,
             _ => {}
         }
+    } else if pattern.contains(&b'{') {
+        built = build_program(pattern, flags).ok();
     }
+    let min_length = built
+        .as_ref()
+        .map(Program::min_length)
+        .filter(|&length| length == crate::backtrack::MAX_STUDY_LENGTH)
+        .unwrap_or(0);
     let mut prefix = String::new();
     for (bit, letter) in [
         (CASELESS, 'i'),
@@ -456,7 +487,10 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     let Some(light) = build_variants(&sources, LIGHT_BACKTRACK_LIMIT) else {
         // A pattern PCRE2 reads (as far as `pcre2_rewrite` and `backtrack`
         // can tell) that the engine refuses runs on `backtrack`.
-        let program = build_program(pattern, flags).ok()?;
+        let program = match built {
+            Some(program) => program,
+            None => build_program(pattern, flags).ok()?,
+        };
         return Some(backtracked(pattern, flags, &text, program));
     };
     let limit_model = crate::match_limit::Model::new(
@@ -468,8 +502,12 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     );
     Some(Compiled {
         limit_model,
+        min_length,
         light: Some(light),
-        backtrack: std::cell::OnceCell::new(),
+        backtrack: match built {
+            Some(program) => std::cell::OnceCell::from(Some(program)),
+            None => std::cell::OnceCell::new(),
+        },
         backtracked: false,
         circ_multiline: text.contains('^') && (flags & MULTILINE != 0 || inline_option(&text, 'm')),
         pattern: Box::from(pattern),
@@ -1643,6 +1681,9 @@ pub(crate) fn matches_not_empty_caseless(
         while start <= text.len() {
             match regex.find_from_pos(&text, start)? {
                 None => return Ok(false),
+                Some(found) if compiled.too_short(&text, Some(found.start())) => {
+                    return Ok(false);
+                }
                 Some(found) if found.end() > found.start() => return Ok(true),
                 Some(found) => match text[found.start()..].chars().next() {
                     Some(c) => start = found.start() + c.len_utf8(),
@@ -1779,8 +1820,18 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
     {
         return Some(false);
     }
+    if compiled.too_short(&text, None) {
+        return Some(false);
+    }
     match compiled.run(context, &text, text.len(), |regex| {
-        Ok(regex.is_match(&text)?)
+        if compiled.min_length == 0 {
+            return Ok(regex.is_match(&text)?);
+        }
+        // PCRE2 tries no start with fewer code units left than its study's
+        // length, nor any later one.
+        Ok(regex
+            .find(&text)?
+            .is_some_and(|found| !compiled.too_short(&text, Some(found.start()))))
     }) {
         Ok(found) => Some(found),
         Err(Halt::Limit) => on_backtrack(context),
@@ -2101,6 +2152,13 @@ fn fancy_match(
     if !context.charge((scanned as u64).saturating_mul(compiled.steps_per_byte)) {
         return None;
     }
+    // PCRE2 tries no start with fewer code units left than its study's
+    // length, nor any later one.
+    let captures = captures.filter(|captures| {
+        captures
+            .get(0)
+            .is_none_or(|found| !compiled.too_short(text, Some(found.start())))
+    });
     Some(captures.map(|captures| {
         let last = (0..captures.len())
             .rev()
