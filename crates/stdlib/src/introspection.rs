@@ -487,18 +487,29 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
                 return (Found::Nothing, here);
             }
             match base {
-                // An ad taken by `ad["name"]` has lost its scope in
-                // HTCondor: as for a selection from it (`Vm::select`), the
+                // An ad taken by `ad["name"]` is freed in HTCondor before
+                // the lookup: as for a selection from it (`Vm::select`), the
                 // lookup finds none of its attributes, only the special
                 // names (`root` is the root of the evaluation, `self` and
-                // `MY` the ad, `parent` nothing) and `CurrentTime`, so
-                // `unresolved(z.c)` with `z = [y = [c = d]]["y"]` is
-                // UNDEFINED and `evalInEachContext(z.c, ads)` evaluates
-                // `z.c` itself in each ad.
+                // `MY` the ad, `parent` its parent scope), then the ads
+                // around it, then `CurrentTime`. A copied ad has no parent
+                // scope, so `unresolved(z.c)` with `z = [y = [c = d]]["y"]`
+                // is UNDEFINED and `evalInEachContext(z.c, ads)` evaluates
+                // `z.c` itself in each ad; one `eval` made keeps the ad
+                // `eval` ran in, where the search goes on.
                 Value::Ad(ad) if ad.detached && !context.vm.options().corrections => {
                     let symbol = Symbol::transient(name.as_bytes());
-                    match special_name(&symbol, &ad, None, root, strict) {
-                        Some(Some(value)) => (Found::Value(value), ad),
+                    let parent = classad_vm::interp::parent_scope(&ad).cloned();
+                    match (
+                        special_name(&symbol, &ad, parent.as_ref(), root, strict),
+                        parent,
+                    ) {
+                        (Some(Some(value)), _) => (Found::Value(value), ad),
+                        (None, Some(parent)) => or_current_time(
+                            context,
+                            lookup_in_scope(&parent, name.as_bytes(), root, strict),
+                            name.as_bytes(),
+                        ),
                         _ => or_current_time(context, (Found::Nothing, here), name.as_bytes()),
                     }
                 }

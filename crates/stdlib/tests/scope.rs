@@ -337,3 +337,37 @@ fn element_of_a_list_taken_by_subscript_reads_emptied() {
         ("[ A = eval(\"{[c = 1]}\") ].A[0][\"c\"]", "1"),
     ]);
 }
+
+// Class 35: a selection frees the ad `ad["name"]` handed back before its
+// lookup; the emptied ad keeps its parent scope, which the lookup goes on
+// in. A copy has none; an ad `eval` made (or an ad element of a list it
+// made) keeps the ad `eval` ran in, emptied too when that ad was itself a
+// shared ad freed with its subscript. `unresolved` searches the same way.
+#[test]
+fn ad_eval_made_taken_by_subscript_keeps_its_parent_scope() {
+    check(&[
+        ("[A = eval(\"[q = 1]\"); z = 5][\"A\"].z", "5"),
+        ("[A = eval(\"[q = 1]\"); z = 5][\"A\"].q", "undefined"),
+        ("[A = eval(\"[q = 1]\"); z = 5][\"A\"][\"q\"]", "1"),
+        ("[A = eval(\"[q = 1]\"); z = 5][\"A\"].parent.z", "5"),
+        ("[A = [q = 1]; z = 5][\"A\"].z", "undefined"),
+        (
+            "[A = [B = eval(\"[q = z]\"); z = 4][\"B\"]; z = 5][\"A\"].z",
+            "4",
+        ),
+        ("[A = eval(\"{[q = 1]}\"); z = 5][\"A\"][0].z", "5"),
+        ("[A = eval(\"{[q = 1]}\"); z = 5][\"A\"][0].q", "undefined"),
+        (
+            "[c = 1; B = [c = 6; D = eval(\"[s = 1]\")]][\"B\"][\"D\"].c",
+            "undefined",
+        ),
+        (
+            "[c = 1; A = eval(\"[q = 1; D = eval(\\\"[s = 1]\\\")]\")][\"A\"][\"D\"].c",
+            "1",
+        ),
+        (
+            "[A = eval(\"[q = 1]\"); z = w; B = self[\"A\"]; u = unresolved(B.z)].u",
+            "\"w\"",
+        ),
+    ]);
+}

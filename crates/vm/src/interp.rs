@@ -245,10 +245,53 @@ fn freed_with_list(list: &LazyList, i: usize, value: Value) -> Value {
     }
     // Of the type of a literal's value (a pointer into a tree, not one of
     // HTCondor's shared types): `=?=` with another ad or list is ERROR.
+    // The destructor empties the ad but leaves its parent scope, which a
+    // selection from it still searches: none in a list `ad["name"]` copied
+    // (the copy cleared it), the ad `eval` ran in for a list `eval` made
+    // (`[A = eval("{[q = 1]}"); z = 5]["A"][0].z` is 5, `.q` UNDEFINED).
     match value {
-        Value::Ad(_) => Value::Ad(AdValue::top_level(freed_body().clone())),
+        Value::Ad(ad) => Value::Ad(Arc::new(AdValue {
+            body: freed_body().clone(),
+            parent: if list.scope.detached {
+                None
+            } else {
+                ad.parent.clone()
+            },
+            detached: false,
+        })),
         _ => Value::List(Arc::from(Vec::new())),
     }
+}
+
+/// `chain` (an ad and the ads enclosing it) with `freed` and the ads of
+/// the chain below it emptied, as HTCondor's destructor leaves an ad it
+/// freed (no attributes, its parent scope kept): `[c = 1; B = [c = 6;
+/// D = eval("[s = 1]")]]["B"]["D"].c` is UNDEFINED, since the copy of `B`
+/// that `eval` ran in is freed with the subscript that took it. `chain`
+/// itself when `freed` is not in it.
+fn freed_in_chain(chain: &AdRef, freed: &AdRef) -> AdRef {
+    let mut below = Vec::new();
+    let mut current = chain;
+    while !Arc::ptr_eq(current, freed) {
+        below.push(current);
+        match &current.parent {
+            Some(parent) => current = parent,
+            None => return chain.clone(),
+        }
+    }
+    let mut rebuilt = Arc::new(AdValue {
+        body: freed_body().clone(),
+        parent: freed.parent.clone(),
+        detached: false,
+    });
+    for _ in below.iter().rev() {
+        rebuilt = Arc::new(AdValue {
+            body: freed_body().clone(),
+            parent: Some(rebuilt),
+            detached: false,
+        });
+    }
+    rebuilt
 }
 
 /// Whether `expr` is an ad or a list literal, in parentheses or not.
@@ -1387,11 +1430,26 @@ impl Vm {
     /// `{ 7 }`).
     fn select(&mut self, env: Env<'_>, here: &AdRef, base: Value, name: &Symbol) -> Value {
         match base {
-            // HTCondor's value of `ad["name"]` has lost its scope: its own
-            // attributes are not found from it, only `root` (the root of the
-            // evaluation) and `CurrentTime` are.
+            // HTCondor's value of `ad["name"]` is its shared ad type, which
+            // the selection frees before its lookup (the value holding the
+            // ad ends with the evaluation of the base): the ad's own
+            // attributes are gone, `root` is the root of the evaluation. An
+            // ad copied out of the attribute has no parent scope, so only
+            // `CurrentTime` is found from it. One `eval` made, which
+            // `ad["name"]` took over uncopied, keeps the ad `eval` ran in as
+            // its parent scope, and the lookup goes on there:
+            // `[A = eval("[q = 1]"); z = 5]["A"].z` is 5, `.q` UNDEFINED,
+            // `.parent` the ad around.
             Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_bytes() {
                 b"root" | b"toplevel" => self.root_value(here),
+                _ if ad.parent.is_some() => {
+                    let freed = Arc::new(AdValue {
+                        body: freed_body().clone(),
+                        parent: ad.parent.clone(),
+                        detached: false,
+                    });
+                    self.select_in_ad(env, &freed, name)
+                }
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
             },
             // An ad a function made (`splitTime`) has no enclosing ad:
@@ -1858,15 +1916,26 @@ impl Vm {
                 // is then HTCondor's shared type, which a further
                 // `ad["name"]` hands on unchanged.
                 if self.take_eval_made(&value) {
+                    // An operand that is itself HTCondor's shared ad (taken
+                    // by an earlier `ad["name"]`) is freed when this
+                    // subscript is done: the value keeps it, emptied, in
+                    // its scope chain.
+                    let freed_scope = |chain: &AdRef| {
+                        if ad.detached {
+                            freed_in_chain(chain, &scope)
+                        } else {
+                            chain.clone()
+                        }
+                    };
                     return match value {
                         Value::Ad(inner) => Value::Ad(Arc::new(AdValue {
                             body: inner.body.clone(),
-                            parent: inner.parent.clone(),
+                            parent: inner.parent.as_ref().map(freed_scope),
                             detached: true,
                         })),
                         Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                             items: list.items.clone(),
-                            scope: list.scope.clone(),
+                            scope: freed_scope(&list.scope),
                             shared: true,
                         })),
                         other => other,
