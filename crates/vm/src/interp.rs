@@ -228,10 +228,11 @@ fn freed_with_list(list: &LazyList, i: usize, value: Value) -> Value {
     let in_list = match &value {
         // A list copied by `ad["name"]` lost its scope: what was written in
         // it has the stand-in for the lost scope at the end of its chain.
-        Value::Ad(ad) if list.scope.detached => written_in_lost_scope(ad),
-        Value::LazyList(inner) if list.scope.detached => {
-            is_lost_scope(&inner.scope) || written_in_lost_scope(&inner.scope)
-        }
+        // Only this list's stand-in counts: a list or an ad another
+        // subscript took (`{[y = [l = {x}]].y["l"]}`) has a stand-in of its
+        // own and is a copy the element holds, whole.
+        Value::Ad(ad) if list.scope.detached => written_in(ad, &list.scope),
+        Value::LazyList(inner) if list.scope.detached => written_in(&inner.scope, &list.scope),
         // A list `eval` made keeps the scope `eval` gave it: an element
         // written as an ad or a list (in brackets or not) is in the list;
         // so is a list of constants, whatever the list's scope.
@@ -292,6 +293,19 @@ fn freed_in_chain(chain: &AdRef, freed: &AdRef) -> AdRef {
         });
     }
     rebuilt
+}
+
+/// Whether `ad` is `scope` or written inside it (`scope` is on its chain
+/// of enclosing ads).
+fn written_in(ad: &AdRef, scope: &AdRef) -> bool {
+    let mut current = Some(ad);
+    while let Some(ad) = current {
+        if Arc::ptr_eq(ad, scope) {
+            return true;
+        }
+        current = ad.parent.as_ref();
+    }
+    false
 }
 
 /// Whether `expr` is an ad or a list literal, in parentheses or not.
