@@ -75,9 +75,21 @@ fn an_element_of_a_list_taken_by_subscript_reads_emptied() {
 #[test]
 fn an_element_of_eval_in_each_context_reads_emptied() {
     check(&[
-        ("evalInEachContext(P, {[P = [a = 1]]})[0].a", "undefined", "1"),
-        ("size(evalInEachContext(P, {[P = {1 + 1, 2}]})[0])", "0", "2"),
-        ("evalInEachContext(P, {[P = {Q}; Q = 5]})[0][0]", "error", "5"),
+        (
+            "evalInEachContext(P, {[P = [a = 1]]})[0].a",
+            "undefined",
+            "1",
+        ),
+        (
+            "size(evalInEachContext(P, {[P = {1 + 1, 2}]})[0])",
+            "0",
+            "2",
+        ),
+        (
+            "evalInEachContext(P, {[P = {Q}; Q = 5]})[0][0]",
+            "error",
+            "5",
+        ),
         (
             "string(evalInEachContext(P, {[P = {1 + 1, 2}]})[0])",
             r#""{  }""#,
