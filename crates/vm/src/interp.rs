@@ -2544,6 +2544,13 @@ pub fn selected_literal(value: Value) -> Value {
             };
             Value::RelTimeLiteral(f64::from(whole))
         }
+        // HTCondor's literal of a function's list (`split`'s,
+        // `evalInEachContext`'s) is a copy of a list literal's type, which
+        // the list of literals owns: `=?=` with a list literal is ERROR
+        // (`{[b = split("a b")]}.b[0] =?= {"a", "b"}`), and a subscript
+        // into it reads whole ads and lists
+        // (`{[b = evalInEachContext(P, {[P = [a = 1]]})]}.b[0][0].a` is 1).
+        Value::SharedList(items) => Value::List(items),
         other => other,
     }
 }
