@@ -69,6 +69,51 @@ fn an_element_of_a_list_taken_by_subscript_reads_emptied() {
     ]);
 }
 
+/// Row 32: an ad or a list that a subscript takes out of
+/// `evalInEachContext`'s result was freed with the result in HTCondor and
+/// reads emptied (its parent kept); with corrections it is whole.
+#[test]
+fn an_element_of_eval_in_each_context_reads_emptied() {
+    check(&[
+        (
+            "evalInEachContext(P, {[P = [a = 1]]})[0].a",
+            "undefined",
+            "1",
+        ),
+        (
+            "size(evalInEachContext(P, {[P = {1 + 1, 2}]})[0])",
+            "0",
+            "2",
+        ),
+        (
+            "evalInEachContext(P, {[P = {Q}; Q = 5]})[0][0]",
+            "error",
+            "5",
+        ),
+        (
+            "string(evalInEachContext(P, {[P = {1 + 1, 2}]})[0])",
+            r#""{  }""#,
+            r#""{ 1 + 1,2 }""#,
+        ),
+        (
+            "[w = 5; b = evalInEachContext(self, {[x = 1]})[0].w].b",
+            "undefined",
+            "5",
+        ),
+        (
+            "[q = 9; r = evalInEachContext(P, {[P = [a = 1]]})[0].parent.q].r",
+            "9",
+            "9",
+        ),
+        (
+            r#"string(evalInEachContext(P, {[P = {1 + 1}]}))"#,
+            r#""{ { 1 + 1 } }""#,
+            r#""{ { 1 + 1 } }""#,
+        ),
+        (r#"[l = {[a = [c = 1]]}.a]["l"][0].c"#, "undefined", "1"),
+    ]);
+}
+
 #[test]
 fn string_list_bounds_start_from_flt_max_and_flt_min() {
     check(&[

@@ -308,6 +308,33 @@ fn written_in(ad: &AdRef, scope: &AdRef) -> bool {
     false
 }
 
+/// An ad or a list that a subscript takes out of a list of values
+/// HTCondor's functions make (`evalInEachContext`'s result, or a list of
+/// values taken by `ad["name"]`), as HTCondor's subscript leaves it. Such
+/// a list owns literals holding its values; the subscript hands on a
+/// pointer into the literal, and the list (owned by the subscript's
+/// operand alone) is freed when the subscript is done, emptying what the
+/// pointer points to: an ad with no attributes, which keeps the ad it
+/// was written in as parent (`evalInEachContext(P, {[P = [a = 1]]})[0]`
+/// has size 0 and `.a` UNDEFINED, while `.parent` is still the listed ad
+/// and a name `.q` found from there is found), and a list with no
+/// elements (`evalInEachContext(P, {[P = {1, 2}]})[0][1]` is ERROR). The
+/// whole list prints as written. Numbers and strings are whole values.
+/// (Printing the element itself crashes HTCondor: docs/differences.md.)
+fn freed_with_shared_list(value: Value) -> Value {
+    match value {
+        Value::Ad(ad) => Value::Ad(Arc::new(AdValue {
+            body: freed_body().clone(),
+            parent: ad.parent.clone(),
+            detached: ad.detached,
+        })),
+        Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
+            Value::List(Arc::from(Vec::new()))
+        }
+        other => other,
+    }
+}
+
 /// Whether `expr` is an ad or a list literal, in parentheses or not.
 fn literal_element(expr: &classad_syntax::Expr) -> bool {
     use classad_syntax::ExprKind;
@@ -1854,10 +1881,15 @@ impl Vm {
             (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
-                usize::try_from(i)
+                let value = usize::try_from(i)
                     .ok()
                     .and_then(|i| items.get(i))
-                    .map_or(Value::Error, Value::element_value)
+                    .map_or(Value::Error, Value::element_value);
+                if matches!(base, Value::SharedList(_)) && !self.options.corrections {
+                    freed_with_shared_list(value)
+                } else {
+                    value
+                }
             }
             (Value::LazyList(list), Value::Int(i)) => match usize::try_from(*i as i32) {
                 Ok(i) if i < list.items.len() => {
@@ -2595,6 +2627,13 @@ pub fn selected_literal(value: Value) -> Value {
             };
             Value::RelTimeLiteral(f64::from(whole))
         }
+        // HTCondor's literal of a function's list (`split`'s,
+        // `evalInEachContext`'s) is a copy of a list literal's type, which
+        // the list of literals owns: `=?=` with a list literal is ERROR
+        // (`{[b = split("a b")]}.b[0] =?= {"a", "b"}`), and a subscript
+        // into it reads whole ads and lists
+        // (`{[b = evalInEachContext(P, {[P = [a = 1]]})]}.b[0][0].a` is 1).
+        Value::SharedList(items) => Value::List(items),
         other => other,
     }
 }
