@@ -251,15 +251,14 @@ fn freed_with_list(list: &LazyList, i: usize, value: Value) -> Value {
     // (the copy cleared it), the ad `eval` ran in for a list `eval` made
     // (`[A = eval("{[q = 1]}"); z = 5]["A"][0].z` is 5, `.q` UNDEFINED).
     match value {
-        Value::Ad(ad) => Value::Ad(Arc::new(AdValue {
-            body: freed_body().clone(),
-            parent: if list.scope.detached {
+        Value::Ad(ad) => Value::Ad(emptied_ad(
+            if list.scope.detached {
                 None
             } else {
                 ad.parent.clone()
             },
-            detached: false,
-        })),
+            false,
+        )),
         _ => Value::List(Arc::from(Vec::new())),
     }
 }
@@ -271,26 +270,18 @@ fn freed_with_list(list: &LazyList, i: usize, value: Value) -> Value {
 /// that `eval` ran in is freed with the subscript that took it. `chain`
 /// itself when `freed` is not in it.
 fn freed_in_chain(chain: &AdRef, freed: &AdRef) -> AdRef {
-    let mut below = Vec::new();
+    let mut below = 0;
     let mut current = chain;
     while !Arc::ptr_eq(current, freed) {
-        below.push(current);
+        below += 1;
         match &current.parent {
             Some(parent) => current = parent,
             None => return chain.clone(),
         }
     }
-    let mut rebuilt = Arc::new(AdValue {
-        body: freed_body().clone(),
-        parent: freed.parent.clone(),
-        detached: false,
-    });
-    for _ in below.iter().rev() {
-        rebuilt = Arc::new(AdValue {
-            body: freed_body().clone(),
-            parent: Some(rebuilt),
-            detached: false,
-        });
+    let mut rebuilt = emptied_ad(freed.parent.clone(), false);
+    for _ in 0..below {
+        rebuilt = emptied_ad(Some(rebuilt), false);
     }
     rebuilt
 }
@@ -323,11 +314,7 @@ fn written_in(ad: &AdRef, scope: &AdRef) -> bool {
 /// (Printing the element itself crashes HTCondor: docs/differences.md.)
 fn freed_with_shared_list(value: Value) -> Value {
     match value {
-        Value::Ad(ad) => Value::Ad(Arc::new(AdValue {
-            body: freed_body().clone(),
-            parent: ad.parent.clone(),
-            detached: ad.detached,
-        })),
+        Value::Ad(ad) => Value::Ad(emptied_ad(ad.parent.clone(), ad.detached)),
         Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
             Value::List(Arc::from(Vec::new()))
         }
@@ -343,6 +330,16 @@ fn literal_element(expr: &classad_syntax::Expr) -> bool {
         ExprKind::Paren(inner) => literal_element(inner),
         _ => false,
     }
+}
+
+/// An ad as HTCondor's destructor leaves one it freed: no attributes, the
+/// parent scope kept (`parent`).
+fn emptied_ad(parent: Option<AdRef>, detached: bool) -> AdRef {
+    Arc::new(AdValue {
+        body: freed_body().clone(),
+        parent,
+        detached,
+    })
 }
 
 /// The body of an ad HTCondor freed (see [`freed_with_list`]): empty.
@@ -1484,11 +1481,7 @@ impl Vm {
             Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_bytes() {
                 b"root" | b"toplevel" => self.root_value(here),
                 _ if ad.parent.is_some() => {
-                    let freed = Arc::new(AdValue {
-                        body: freed_body().clone(),
-                        parent: ad.parent.clone(),
-                        detached: false,
-                    });
+                    let freed = emptied_ad(ad.parent.clone(), false);
                     self.select_in_ad(env, &freed, name)
                 }
                 _ => self.current_time(name).unwrap_or(Value::Undefined),
