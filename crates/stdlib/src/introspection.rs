@@ -133,6 +133,12 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         return Value::Error;
     }
     let (found, current) = dereference(context, &args[0].source);
+    // HTCondor's lookup leaves the ad it ended in current in the caller's
+    // evaluation state, found or not, and hasRefs does not restore it: the
+    // pattern and the rest of the caller's expression look names up from
+    // there (`[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED: `A`'s
+    // lookup went on to the outermost ad, which has no `z`).
+    context.leave_scope(current.clone());
     if let Found::Nothing = found {
         return Value::Undefined;
     }
