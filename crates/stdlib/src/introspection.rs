@@ -106,12 +106,18 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 /// - `attr` must be written as an attribute reference (else ERROR) and
 ///   must be found (else UNDEFINED, before the pattern is looked at) as
 ///   [`dereference`] finds it: through an ad taken by `ad["name"]` only
-///   the special names and `CurrentTime` are found; `CurrentTime` that no
-///   ad defines is found (a value) except in strict mode;
+///   the special names and `CurrentTime` are found; `CurrentTime` is a
+///   special name except in strict mode (a value, at the first ad that
+///   does not define it: see [`Specials`]);
+/// - the ad that lookup ended in (where `attr` is defined, or the outermost
+///   ad when nothing defines it) stays current for the pattern and for
+///   the rest of the caller's expression, until the attribute being
+///   evaluated is done, as HTCondor's `Deref` leaves it in the caller's
+///   state: `[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED;
 /// - a name is looked up from the ad being searched outwards: defined, its
 ///   expression is searched in turn from the ad that defines it; not
-///   defined, it is listed (but `CurrentTime` outside strict mode, which
-///   HTCondor's lookup finds). `self`/`MY`, `parent`, `root` name ads, whose
+///   defined, it is listed (`CurrentTime` is found, outside strict mode).
+///   `self`/`MY`, `parent`, `root` name ads, whose
 ///   attributes are all searched; `.name` is looked up in the root;
 /// - `base.name` evaluates `base`: an ad is searched for `name`, UNDEFINED
 ///   lists `base.name` as written (`TARGET.x` outside a match is `x`: a
@@ -124,7 +130,8 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 ///
 /// `unresolved(attr, pattern)`: whether any of those names has a
 /// non-empty match of the regular expression `pattern`, ignoring case;
-/// ERROR when `pattern` is not a string or not a valid pattern.
+/// ERROR when `pattern` is not a valid pattern; not a string, the
+/// evaluation fails (ERROR, passed on as at the depth limit).
 fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     if !matches!(
         args[0].source.kind,
@@ -133,13 +140,25 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         return Value::Error;
     }
     let (found, current) = dereference(context, &args[0].source);
+    // HTCondor's lookup leaves the ad it ended in current in the caller's
+    // evaluation state, found or not, and hasRefs does not restore it: the
+    // pattern and the rest of the caller's expression look names up from
+    // there (`[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED: `A`'s
+    // lookup went on to the outermost ad, which has no `z`).
+    context.leave_scope(current.clone());
     if let Found::Nothing = found {
         return Value::Undefined;
     }
+    // The pattern is read from the ad the lookup left current; one that is
+    // no string fails the evaluation, as hasRefs returns false there
+    // (`isError(unresolved(A, 1))` with `A` defined fails as a whole).
     let pattern = match args.get(1).map(|arg| context.evaluate(&arg.program)) {
         None => None,
         Some(Value::Str(pattern)) => Some(pattern),
-        Some(_) => return Value::Error,
+        Some(_) => {
+            context.fail();
+            return Value::Error;
+        }
     };
     if let Some(pattern) = &pattern
         && !crate::regex::compiles_caseless(context, pattern)
@@ -225,14 +244,16 @@ fn external_references(
     if !context.charge(8) {
         return false;
     }
-    let strict = context.vm.options().strict;
+    let specials = Specials::of(context);
     let mut add = |name: Vec<u8>| {
         names.entry(name.to_ascii_lowercase()).or_insert(name);
     };
     let (found, current) = match &expr.kind {
         ExprKind::Literal(_) => return true,
-        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), Some(root), strict),
-        ExprKind::RootAttribute(name) => lookup_in_scope(root, name.as_bytes(), Some(root), strict),
+        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), Some(root), specials),
+        ExprKind::RootAttribute(name) => {
+            lookup_in_scope(root, name.as_bytes(), Some(root), specials)
+        }
         // A base that names nothing (`[a = 1]`, `{[a = 1]}[0]`) is made of
         // literals whose parent is the ad the expression is written in
         // (HTCondor sets a literal's parent scope when the expression is
@@ -250,7 +271,7 @@ fn external_references(
                     return true;
                 }
                 Value::Ad(selected) => {
-                    lookup_in_scope(&selected, name.as_bytes(), Some(root), strict)
+                    lookup_in_scope(&selected, name.as_bytes(), Some(root), specials)
                 }
                 _ => return false,
             }
@@ -280,7 +301,6 @@ fn external_references(
             if let ExprKind::Attribute(name)
             | ExprKind::RootAttribute(name)
             | ExprKind::Select { name, .. } = &expr.kind
-                && !names_current_time(name.as_bytes(), strict)
             {
                 add(name.as_bytes().to_vec());
             }
@@ -308,26 +328,25 @@ fn names_nothing(expr: &Expr) -> bool {
     nothing
 }
 
-/// Whether `name` is `CurrentTime`, which HTCondor's lookup finds (the
-/// time, a value) when no ad on the way defines it, except in strict
-/// mode: such a name is not unresolved (`[a = CurrentTime + w; b =
-/// unresolved(a)].b` is `"w"`), and `unresolved(CurrentTime)` is `""`.
-fn names_current_time(name: &[u8], strict: bool) -> bool {
-    !strict && name.eq_ignore_ascii_case(b"currenttime")
+/// What the special names of HTCondor's lookup mean: `MY` and
+/// `CurrentTime` are special only with old-ClassAd semantics (not in
+/// strict mode). A special name is taken at the first ad on the way that
+/// does not define it, so an enclosing ad's `CurrentTime` is never seen
+/// (`[CurrentTime = w; i = [r = unresolved(X); X = CurrentTime + v]].i.r`
+/// is `"v"`), and the lookup of `CurrentTime` ends there.
+#[derive(Clone, Copy)]
+struct Specials {
+    strict: bool,
+    /// The time `CurrentTime` finds, in seconds since the epoch.
+    now: i64,
 }
 
-/// `found`, or for a `CurrentTime` that no ad defines the time, as the
-/// end of HTCondor's lookup (after the ads and the match's other ad).
-fn or_current_time(
-    context: &CallContext<'_>,
-    (found, current): (Found, AdRef),
-    name: &[u8],
-) -> (Found, AdRef) {
-    match found {
-        Found::Nothing if names_current_time(name, context.vm.options().strict) => {
-            (Found::Value(Value::Int(context.now() as i64)), current)
+impl Specials {
+    fn of(context: &CallContext<'_>) -> Self {
+        Specials {
+            strict: context.vm.options().strict,
+            now: context.now() as i64,
         }
-        found => (found, current),
     }
 }
 
@@ -397,7 +416,7 @@ fn lookup_in_scope(
     start: &AdRef,
     name: &[u8],
     root: Option<&AdRef>,
-    strict: bool,
+    specials: Specials,
 ) -> (Found, AdRef) {
     let symbol = Symbol::transient(name);
     let mut current = start.clone();
@@ -414,7 +433,7 @@ fn lookup_in_scope(
             classad_vm::interp::parent_scope(&current).cloned()
         };
         match (
-            special_name(&symbol, &current, parent.as_ref(), root, strict),
+            special_name(&symbol, &current, parent.as_ref(), root, specials),
             parent,
         ) {
             (Some(Some(value)), _) => return (Found::Value(value), current),
@@ -432,11 +451,12 @@ fn special_name(
     current: &AdRef,
     parent: Option<&AdRef>,
     root: Option<&AdRef>,
-    strict: bool,
+    specials: Specials,
 ) -> Option<Option<Value>> {
     match symbol.as_bytes() {
         b"self" => Some(Some(Value::Ad(current.clone()))),
-        b"my" if !strict => Some(Some(Value::Ad(current.clone()))),
+        b"my" if !specials.strict => Some(Some(Value::Ad(current.clone()))),
+        b"currenttime" if !specials.strict => Some(Some(Value::Int(specials.now))),
         b"parent" => Some(parent.cloned().map(Value::Ad)),
         b"root" | b"toplevel" => Some(root.cloned().map(Value::Ad)),
         _ => None,
@@ -446,7 +466,7 @@ fn special_name(
 /// HTCondor's dereference of an attribute reference (`name`, `.name`,
 /// `base.name`), and the ad its lookup leaves current.
 fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
-    let strict = context.vm.options().strict;
+    let specials = Specials::of(context);
     let here = context.scope.clone();
     // The root of the caller's state, which is not always the end of the
     // scope chain (see `CallContext::evaluation_root`).
@@ -454,22 +474,17 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     let root = root.as_ref();
     match &source.kind {
         ExprKind::Attribute(name) => {
-            let (found, current) = lookup_in_scope(&here, name.as_bytes(), root, strict);
-            let found = match (found, context.target().cloned()) {
+            let (found, current) = lookup_in_scope(&here, name.as_bytes(), root, specials);
+            match (found, context.target().cloned()) {
                 (Found::Nothing, Some(target)) => {
                     let target_root = target.root();
-                    lookup_in_scope(&target, name.as_bytes(), Some(&target_root), strict)
+                    lookup_in_scope(&target, name.as_bytes(), Some(&target_root), specials)
                 }
                 (found, _) => (found, current),
-            };
-            or_current_time(context, found, name.as_bytes())
+            }
         }
         ExprKind::RootAttribute(name) => match root {
-            Some(root) => or_current_time(
-                context,
-                lookup_in_scope(root, name.as_bytes(), Some(root), strict),
-                name.as_bytes(),
-            ),
+            Some(root) => lookup_in_scope(root, name.as_bytes(), Some(root), specials),
             // `.name` without a root: HTCondor's lookup fails.
             None => (Found::Nothing, here),
         },
@@ -501,23 +516,17 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
                     let symbol = Symbol::transient(name.as_bytes());
                     let parent = classad_vm::interp::parent_scope(&ad).cloned();
                     match (
-                        special_name(&symbol, &ad, parent.as_ref(), root, strict),
+                        special_name(&symbol, &ad, parent.as_ref(), root, specials),
                         parent,
                     ) {
                         (Some(Some(value)), _) => (Found::Value(value), ad),
-                        (None, Some(parent)) => or_current_time(
-                            context,
-                            lookup_in_scope(&parent, name.as_bytes(), root, strict),
-                            name.as_bytes(),
-                        ),
-                        _ => or_current_time(context, (Found::Nothing, here), name.as_bytes()),
+                        (None, Some(parent)) => {
+                            lookup_in_scope(&parent, name.as_bytes(), root, specials)
+                        }
+                        _ => (Found::Nothing, here),
                     }
                 }
-                Value::Ad(ad) => or_current_time(
-                    context,
-                    lookup_in_scope(&ad, name.as_bytes(), root, strict),
-                    name.as_bytes(),
-                ),
+                Value::Ad(ad) => lookup_in_scope(&ad, name.as_bytes(), root, specials),
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {

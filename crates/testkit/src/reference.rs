@@ -31,11 +31,11 @@
 //!   value made from the same literal, is UNDEFINED);
 //! * an unscoped name is the ad's own attribute, else a special name at
 //!   that ad (`self`; `my` unless strict outside a match; `parent` if the
-//!   ad has one; `root`, `toplevel`; `target` in a match), else the
-//!   enclosing ads outward, else (not strict) the TARGET ad, else (not
-//!   strict) `CurrentTime`;
-//! * `ad.name` is the ad's own attribute, else a special name at that ad,
-//!   else the enclosing ads outward, else (not strict) `CurrentTime`;
+//!   ad has one; `root`, `toplevel`; `target` in a match; `CurrentTime`
+//!   unless strict), else the enclosing ads outward, else (not strict) the
+//!   TARGET ad;
+//! * `ad.name` is the ad's own attribute, else a special name at that ad
+//!   (`CurrentTime` unless strict), else the enclosing ads outward;
 //!   `MY.x` is `(MY).x`, `TARGET.x` is `(TARGET).x`, and `.x` is `x`
 //!   selected from the root ad.
 
@@ -725,26 +725,27 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// `CurrentTime`, defined where nothing else is (not in strict mode).
+    /// `CurrentTime`, a special name (not in strict mode): found at the
+    /// first ad that lacks it.
     fn current_time(&self, name: &str) -> Option<RValue<'a>> {
         (!self.options.strict && name.eq_ignore_ascii_case("CurrentTime"))
             .then_some(RValue::Int(FIXED_NOW))
     }
 
-    /// An unscoped name: this ad, its special names, the enclosing ads,
-    /// then (not strict) the TARGET ad and `CurrentTime`.
+    /// An unscoped name: this ad, its special names and (not strict)
+    /// `CurrentTime`, the enclosing ads, then (not strict) the TARGET ad.
     fn load(&mut self, scope: &RAd<'a>, name: &str) -> RValue<'a> {
         self.resolve(scope, name, !self.options.strict)
     }
 
-    /// `name` selected from `ad`: the ad, its special names, the enclosing
-    /// ads, then (not strict) `CurrentTime`.
+    /// `name` selected from `ad`: the ad, its special names and (not
+    /// strict) `CurrentTime`, the enclosing ads.
     fn select_in_ad(&mut self, ad: &RAd<'a>, name: &str) -> RValue<'a> {
         self.resolve(ad, name, false)
     }
 
-    /// The lookup behind both: `ad`, its special names, the enclosing ads,
-    /// the TARGET ad if `with_target`, then `CurrentTime`.
+    /// The lookup behind both: `ad`, its special names and `CurrentTime`,
+    /// the enclosing ads, the TARGET ad if `with_target`.
     fn resolve(&mut self, ad: &RAd<'a>, name: &str, with_target: bool) -> RValue<'a> {
         if let Some(i) = ad.find(name) {
             return self.attribute_value(ad, i);
@@ -755,6 +756,10 @@ impl<'a> Reference<'a> {
         }
         if let Some(special) = self.special(ad, name) {
             return special;
+        }
+        // A special name too, taken at the first ad that lacks it.
+        if let Some(now) = self.current_time(name) {
+            return now;
         }
         if let Some(parent) = ad.parent.clone()
             && let Some(v) = self.lookup_outward(&parent, name)
@@ -767,7 +772,7 @@ impl<'a> Reference<'a> {
         {
             return v;
         }
-        self.current_time(name).unwrap_or(RValue::Undefined)
+        RValue::Undefined
     }
 
     /// `base.name`.

@@ -1389,14 +1389,14 @@ impl Vm {
     }
 
     /// An unscoped attribute reference: as a selection from the ad being
-    /// evaluated, with TARGET searched before `CurrentTime` (old-ClassAd
-    /// compatibility, not in strict mode).
+    /// evaluated, then TARGET (old-ClassAd compatibility, not in strict
+    /// mode).
     fn load_attribute(&mut self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Value {
         self.resolve(env, scope, name, !self.options.strict)
     }
 
-    /// `CurrentTime`, which HTCondor's old-ClassAd compatibility defines
-    /// wherever no ad does (not in strict mode): the current time in whole
+    /// `CurrentTime`, which HTCondor's old-ClassAd compatibility makes a
+    /// special name (not in strict mode): the current time in whole
     /// seconds since the epoch.
     fn current_time(&self, name: &Symbol) -> Option<Value> {
         (!self.options.strict && name.as_bytes() == b"currenttime")
@@ -1404,7 +1404,7 @@ impl Vm {
     }
 
     /// `name` selected from `ad`: the ad itself, then the special names
-    /// (taken at `ad`), then the ads enclosing it, then `CurrentTime` —
+    /// and `CurrentTime` (taken at `ad`), then the ads enclosing it —
     /// HTCondor's order (`[toplevel = [c = 1]].toplevel.toplevel` is the
     /// root, not the outer attribute).
     fn select_in_ad(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Value {
@@ -1412,8 +1412,8 @@ impl Vm {
     }
 
     /// The lookup behind references and selections: `ad`, the special
-    /// names at `ad`, the enclosing ads, then (if `with_target`) the other
-    /// ad of the match, then `CurrentTime`.
+    /// names and `CurrentTime` at `ad`, the enclosing ads, then (if
+    /// `with_target`) the other ad of the match.
     fn resolve(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol, with_target: bool) -> Value {
         if let Some(slot) = ad.body.slot(name) {
             return self.attribute_value(env, ad, slot);
@@ -1439,6 +1439,20 @@ impl Vm {
             }
             return special;
         }
+        // `CurrentTime` is one of the special names too (outside strict
+        // mode), taken at the first ad that lacks it: an enclosing ad's
+        // `CurrentTime` and the other ad's are never seen
+        // (`[CurrentTime = 5; i = [r = CurrentTime]].i.r` is the time).
+        match self.current_time(name) {
+            // Found as an attribute is: at the depth limit the evaluation
+            // fails (`((CurrentTime > 0))` with its parentheses at the limit).
+            Some(_) if self.depth >= self.options.limits.max_depth => {
+                self.depth_failures += 1;
+                return Value::Error;
+            }
+            Some(now) => return now,
+            None => {}
+        }
         if let Some(parent) = ad.parent.as_ref()
             && let Some(value) = self.lookup_outward(env, parent, name)
         {
@@ -1450,16 +1464,7 @@ impl Vm {
         {
             return value;
         }
-        match self.current_time(name) {
-            // Found as an attribute is: at the depth limit the evaluation
-            // fails (`((CurrentTime > 0))` with its parentheses at the limit).
-            Some(_) if self.depth >= self.options.limits.max_depth => {
-                self.depth_failures += 1;
-                Value::Error
-            }
-            Some(now) => now,
-            None => Value::Undefined,
-        }
+        Value::Undefined
     }
 
     /// `base.name`, evaluated in `here`. Selecting over a list evaluates
