@@ -21,6 +21,7 @@ extern crate alloc;
 pub mod ast;
 pub mod diag;
 pub mod fast;
+mod parse_depth;
 pub mod parser;
 pub mod time;
 

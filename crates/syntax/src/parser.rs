@@ -75,6 +75,15 @@ pub struct ParseOptions {
     /// unreadable one and drops that line and the rest of the ad, and the
     /// reader reports what it dropped as an [`crate::AdWarning`].
     pub refuse_partial_ads: bool,
+    /// HTCondor's own bound on how deep its recursive-descent parser may
+    /// go (its stack guard), counted as it counts: one level for each
+    /// expression, each prefix operator and each postfix expression on the
+    /// way down (a bracket, call, subscript or ad literal costs three, a
+    /// prefix operator, a conditional's branch and a `?:` fallback one).
+    /// A text that goes deeper is refused, as HTCondor refuses it: 165
+    /// nested parentheses parse, 166 do not, nor 83 of `({`. 0 turns the
+    /// bound off (the other bounds still keep the stack safe).
+    pub max_parse_depth: usize,
 }
 
 /// Default bound on tree depth: twice what a chain of 1000 operators
@@ -93,6 +102,11 @@ pub const DEFAULT_MAX_CONDITIONALS: usize = 1000;
 /// Default bound on the grammar's work per byte of input (see
 /// [`ParseOptions::work_per_byte`]).
 pub const DEFAULT_WORK_PER_BYTE: usize = 1000;
+/// HTCondor 25.14's parser depth bound (see [`ParseOptions::max_parse_depth`]),
+/// measured with the oracle: `-` 497 times before an attribute parses,
+/// 498 times does not (the expression, the 497 operators, the operand's
+/// own prefix level and its postfix level make 500).
+pub const HTCONDOR_MAX_PARSE_DEPTH: usize = 500;
 /// Rule calls every text may use whatever its length.
 pub const PARSE_WORK_BASE: usize = 100_000;
 
@@ -106,6 +120,7 @@ impl Default for ParseOptions {
             work_per_byte: DEFAULT_WORK_PER_BYTE,
             strict: false,
             refuse_partial_ads: false,
+            max_parse_depth: HTCONDOR_MAX_PARSE_DEPTH,
         }
     }
 }
@@ -315,15 +330,44 @@ impl Parser {
     /// Parses one expression, reading strings by `rules`.
     pub fn parse_expression_with(&self, source: &str, rules: StringRules) -> Result<Expr> {
         if let Some(expr) = crate::fast::expression(self, source, rules) {
+            self.check_parse_depth(source, &expr, 0)?;
             return Ok(expr);
         }
         self.parse_expression_with_grammar(source, rules)
+    }
+
+    /// Refuses a tree HTCondor's parser would not have finished (see
+    /// [`ParseOptions::max_parse_depth`]): `expr` parsed from `source`,
+    /// whose spans start `offset` bytes before the text's.
+    fn check_parse_depth(&self, source: &str, expr: &Expr, offset: usize) -> Result<()> {
+        let limit = self.options.max_parse_depth;
+        // Each level takes at least two thirds of a byte (a bracket pair
+        // is three levels), and a lone operand three: a shorter text
+        // cannot pass the bound.
+        if limit == 0 || 3 + (3 * source.len()).div_ceil(2) <= limit {
+            return Ok(());
+        }
+        match crate::parse_depth::too_deep(expr, 1, limit) {
+            None => Ok(()),
+            Some(span) => {
+                let start = (span.start as usize).saturating_sub(offset);
+                let span = Span::new(start, (start + 1).min(source.len()));
+                Err(ParseError::new(
+                    source,
+                    span,
+                    format!(
+                        "expression nested too deeply: HTCondor's parser goes at most {limit} levels deep"
+                    ),
+                ))
+            }
+        }
     }
 
     /// [`Parser::parse_expression`] for a text `offset` bytes into its
     /// file: the tree's spans are the file's; an error's are the text's.
     pub(crate) fn parse_expression_at(&self, source: &str, offset: usize) -> Result<Expr> {
         if let Some(expr) = crate::fast::expression_at(self, source, StringRules::New, offset) {
+            self.check_parse_depth(source, &expr, offset)?;
             return Ok(expr);
         }
         let mut expr = self.parse_expression_with_grammar(source, StringRules::New)?;
@@ -345,7 +389,9 @@ impl Parser {
         let mut pairs = self.grammar_shown(Rule::expression_input, &masked, source)?;
         let input = pairs.next().expect("grammar: expression_input matched");
         let expr = input.into_inner().next().expect("grammar: expression");
-        Ok(Builder::new(self, source, rules).expression(expr)?.expr)
+        let expr = Builder::new(self, source, rules).expression(expr)?.expr;
+        self.check_parse_depth(source, &expr, 0)?;
+        Ok(expr)
     }
 
     /// [`Parser::parse_expression_with_grammar`] without the scan for
@@ -374,15 +420,25 @@ impl Parser {
     /// Parses one ad literal `[ ... ]` in new syntax.
     pub fn parse_ad(&self, source: &str) -> Result<AdExpr> {
         if let Some(ad) = crate::fast::ad(self, source) {
+            self.check_ad_parse_depth(source, &ad, 0)?;
             return Ok(ad);
         }
         self.parse_ad_with_grammar(source)
+    }
+
+    /// [`Parser::check_parse_depth`] for a top-level ad: HTCondor parses
+    /// each definition as a whole expression.
+    fn check_ad_parse_depth(&self, source: &str, ad: &AdExpr, offset: usize) -> Result<()> {
+        ad.attributes
+            .iter()
+            .try_for_each(|(_, expr)| self.check_parse_depth(source, expr, offset))
     }
 
     /// [`Parser::parse_ad`] for a text `offset` bytes into its file: the
     /// tree's spans are the file's; an error's are the text's.
     pub(crate) fn parse_ad_at(&self, source: &str, offset: usize) -> Result<AdExpr> {
         if let Some(ad) = crate::fast::ad_at(self, source, offset) {
+            self.check_ad_parse_depth(source, &ad, offset)?;
             return Ok(ad);
         }
         let mut ad = self.parse_ad_with_grammar(source)?;
@@ -400,7 +456,9 @@ impl Parser {
         let mut pairs = self.grammar(Rule::ad_input, source)?;
         let ad = pairs.next().expect("grammar: ad_input matched");
         let ad = ad.into_inner().next().expect("grammar: ad");
-        Builder::new(self, source, StringRules::New).ad_body(ad)
+        let ad = Builder::new(self, source, StringRules::New).ad_body(ad)?;
+        self.check_ad_parse_depth(source, &ad, 0)?;
+        Ok(ad)
     }
 
     /// Parses one line of an old-syntax ad, `Name = expression`, with old
@@ -408,6 +466,7 @@ impl Parser {
     /// [`crate::fast`], the rest by the grammar.
     pub fn parse_old_line(&self, source: &str) -> Result<(Name, Expr)> {
         if let Some(line) = crate::fast::old_line(self, source) {
+            self.check_parse_depth(source, &line.1, 0)?;
             return Ok(line);
         }
         self.parse_old_line_with_grammar(source)
@@ -425,6 +484,7 @@ impl Parser {
         if let Some((name, fold, expr)) =
             crate::fast::old_line_guessed(self, source, offset, ad.guess())
         {
+            self.check_parse_depth(source, &expr, offset)?;
             ad.define(name, fold, true, expr);
             return Ok(());
         }
@@ -461,6 +521,7 @@ impl Parser {
         let builder = Builder::new(self, source, StringRules::Old);
         let name = builder.attribute_name(name)?;
         let expr = builder.expression(expr)?;
+        self.check_parse_depth(source, &expr.expr, 0)?;
         Ok((name, expr.expr))
     }
 

@@ -172,8 +172,14 @@ fn deep_but_allowed() {
     })
     .parse_expression(&many_is)
     .expect("1000 `=?=`");
+    // Past HTCondor's own parser bound, which is off here: the tree's
+    // depth bound alone must keep the stack safe.
     let minus = format!("{}a", "-".repeat(options.max_depth - 1));
-    on_small_stack(move || parse_expression(&minus).expect("max_depth - 1 minus signs"));
+    on_small_stack(move || {
+        unbounded()
+            .parse_expression(&minus)
+            .expect("max_depth - 1 minus signs")
+    });
     let sum = format!("1{}", "+1".repeat(options.max_depth - 1));
     on_small_stack(move || parse_expression(&sum).expect("max_depth - 1 additions"));
 }
@@ -188,8 +194,138 @@ fn default_max_nesting_fits_a_small_stack() {
         format!("{}1{}", "(".repeat(n), ")".repeat(n)),
         format!("{}1{}", "[a = ".repeat(n), "]".repeat(n)),
     ] {
-        on_small_stack(move || parse_expression(&source).map(|_| ())).expect("parses");
+        on_small_stack(move || unbounded().parse_expression(&source).map(|_| ())).expect("parses");
     }
+}
+
+/// A parser without HTCondor's parser depth bound (`max_parse_depth`), so
+/// that the bounds that keep the stack safe are reached.
+fn unbounded() -> Parser {
+    Parser::new(ParseOptions {
+        max_parse_depth: 0,
+        ..ParseOptions::default()
+    })
+}
+
+/// A text nested `n` times.
+type Nesting = Box<dyn Fn(usize) -> String>;
+
+/// HTCondor's parser depth bound, at and one past its edge for each kind
+/// of nesting (measured with the oracle: `classad2.ClassAd("[e = E]")`
+/// keeps `e` for the first and refuses the second). Brackets cost three
+/// levels, prefix operators, conditional branches and `?:` one.
+#[test]
+fn refuses_what_htcondor_refuses() {
+    let cases: Vec<(&str, usize, Nesting)> = vec![
+        (
+            "parens",
+            165,
+            Box::new(|n| format!("{}1{}", "(".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "braces",
+            165,
+            Box::new(|n| format!("{}1{}", "{".repeat(n), "}".repeat(n))),
+        ),
+        (
+            "ads",
+            165,
+            Box::new(|n| format!("{}1{}", "[a=".repeat(n), "]".repeat(n))),
+        ),
+        (
+            "calls",
+            165,
+            Box::new(|n| format!("{}1{}", "f(".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "subscripts",
+            165,
+            Box::new(|n| format!("{}1{}", "x[".repeat(n), "]".repeat(n))),
+        ),
+        (
+            "minus signs",
+            497,
+            Box::new(|n| format!("{}x", "-".repeat(n))),
+        ),
+        // The last `-1` is a literal, no operator.
+        (
+            "minus signs on a number",
+            498,
+            Box::new(|n| format!("{}1", "-".repeat(n))),
+        ),
+        (
+            "ternary chain",
+            497,
+            Box::new(|n| format!("{}1", "1?2:".repeat(n))),
+        ),
+        (
+            "nested ternary",
+            497,
+            Box::new(|n| format!("{}1{}", "1?".repeat(n), ":2".repeat(n))),
+        ),
+        (
+            "elvis chain",
+            497,
+            Box::new(|n| format!("{}1", "1?:".repeat(n))),
+        ),
+        (
+            "parens and minus",
+            124,
+            Box::new(|n| format!("{}1{}", "(-".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "parens and braces",
+            82,
+            Box::new(|n| format!("{}1{}", "({".repeat(n), "})".repeat(n))),
+        ),
+        (
+            "parens and ternary",
+            124,
+            Box::new(|n| format!("{}1{}", "(1?2:".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "minus before 100 parens",
+            197,
+            Box::new(|n| format!("{}{}1{}", "-".repeat(n), "(".repeat(100), ")".repeat(100))),
+        ),
+        (
+            "ads around 50 parens",
+            115,
+            Box::new(|n| {
+                format!(
+                    "{}{}1{}{}",
+                    "[a=".repeat(n),
+                    "(".repeat(50),
+                    ")".repeat(50),
+                    "]".repeat(n)
+                )
+            }),
+        ),
+    ];
+    for (what, edge, text) in cases {
+        let (at, past) = (text(edge), text(edge + 1));
+        on_small_stack(move || {
+            parse_expression(&at).unwrap_or_else(|e| panic!("{what} x {edge}: {e}"));
+            let e = parse_expression(&past).expect_err(what);
+            assert!(e.message.contains("nested too deeply"), "{what}: {e}");
+            // The same bound for a definition of an ad and of an old-syntax line.
+            let line = format!("A = {at}");
+            Parser::new(ParseOptions::default())
+                .parse_old_line(&line)
+                .expect(what);
+            let line = format!("A = {past}");
+            Parser::new(ParseOptions::default())
+                .parse_old_line(&line)
+                .expect_err(what);
+        });
+    }
+    // An ad read as a whole is parsed from its definitions down: an
+    // attribute of it may nest one bracket more than an ad literal's.
+    let inner = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+    parse_ad(&format!("[a = {}]", inner(165))).expect("top-level ad");
+    parse_ad(&format!("[a = {}]", inner(166))).expect_err("top-level ad");
+    parse_expression(&format!("[a = {}]", inner(164))).expect("ad literal");
+    parse_expression(&format!("[a = {}]", inner(165))).expect_err("ad literal");
 }
 
 /// Everything HTCondor 25.14 parses is parsed here too, on a 2 MiB stack
