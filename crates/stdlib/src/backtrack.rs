@@ -3443,6 +3443,10 @@ enum Entry {
         register: u32,
         old: usize,
     },
+    /// A call pushed its frame when there were this many: backtracking
+    /// past it frees the frames of that call and of later ones (a search
+    /// makes millions of calls, `(a*)*(?1)b`, few of them at once).
+    Frames(u32),
     Marker {
         pos: usize,
         frame: u32,
@@ -3928,7 +3932,7 @@ impl Run<'_> {
                                 marker = Some((pos, restore, on_success));
                                 break;
                             }
-                            Entry::Restore { .. } => kept.push(entry),
+                            Entry::Restore { .. } | Entry::Frames(_) => kept.push(entry),
                             _ => {}
                         }
                     }
@@ -3978,6 +3982,7 @@ impl Run<'_> {
                     {
                         return Err(MatchError::Limit);
                     }
+                    self.stack.push(Entry::Frames(self.frames.len() as u32));
                     self.frames.push(Frame {
                         ret: pc + 1,
                         parent: frame,
@@ -4071,6 +4076,7 @@ impl Run<'_> {
                 };
                 match entry {
                     Entry::Restore { register, old } => self.registers[register as usize] = old,
+                    Entry::Frames(length) => self.frames.truncate(length as usize),
                     Entry::Branch {
                         pc: p,
                         pos: q,
@@ -4193,8 +4199,10 @@ impl Run<'_> {
             if confining(entry) {
                 break;
             }
-            if let Some(Entry::Restore { register, old }) = self.stack.pop() {
-                self.registers[register as usize] = old;
+            match self.stack.pop() {
+                Some(Entry::Restore { register, old }) => self.registers[register as usize] = old,
+                Some(Entry::Frames(length)) => self.frames.truncate(length as usize),
+                _ => {}
             }
         }
     }
