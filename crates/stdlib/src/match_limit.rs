@@ -781,6 +781,38 @@ fn fixed_length(nodes: &[Node]) -> Option<usize> {
     })
 }
 
+/// The first code unit a positive lookahead asserts at the start of every
+/// branch (PCRE2's `find_firstassertedcu`): the first item (negative
+/// assertions and lookbehinds skipped) is a group whose branches do the
+/// same or a lookahead, inside which a literal (repeated at least once)
+/// is the unit; every branch gives the same one.
+fn first_asserted(alts: &[Vec<Node>], in_assert: bool) -> Option<Set> {
+    let mut found = None;
+    for alt in alts {
+        let item = alt.iter().find(|node| {
+            !matches!(
+                node,
+                Node::Look { negated: true, .. } | Node::Look { behind: true, .. }
+            )
+        })?;
+        let unit = match item {
+            Node::Group { alts, .. } => first_asserted(alts, in_assert)?,
+            Node::Look { alts, .. } => first_asserted(alts, true)?,
+            Node::Char(set) if in_assert => *set,
+            Node::Repeat { node, min, .. } if in_assert && *min > 0 => match **node {
+                Node::Char(set) => set,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if found.is_some_and(|f| f != unit) {
+            return None;
+        }
+        found = Some(unit);
+    }
+    found
+}
+
 /// Replaces calls by name with calls by number; `None` if a call names
 /// no group.
 fn resolve_calls(alts: &mut [Vec<Node>], names: &[(Vec<u8>, u32)], groups: u32) -> Option<()> {
@@ -1431,6 +1463,16 @@ impl Model {
             multiline,
         }
         .alternatives(&alts);
+        // Where the branches set none, a first code unit a lookahead
+        // asserts (PCRE2's find_firstassertedcu: `(?=b)\w*(a+)+b`).
+        let first_unit = match first_unit {
+            Unit::Some(..) => first_unit,
+            _ if anchored => first_unit,
+            _ => match first_asserted(&alts, false) {
+                Some(set) => Unit::Some(set, false),
+                None => first_unit,
+            },
+        };
         // Without a first code unit, the study's set of first bytes (none
         // when the pattern is tried at line starts only).
         let startline = !anchored && !first_unit.is_set() && leads(Lead::LineStart);
@@ -1707,7 +1749,7 @@ impl Model {
             }
             if let Some(required) = &self.required
                 && subject.len() - start < REQUIRED_SCAN_MAX
-                && required_seen.is_none_or(|at| at < start)
+                && required_seen.is_none_or(|at| at < start + usize::from(self.first_is_literal))
             {
                 let from = start + usize::from(self.first_is_literal);
                 match subject
