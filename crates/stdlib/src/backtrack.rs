@@ -3091,6 +3091,85 @@ fn first_literal(node: &Node) -> Option<(u32, Option<u32>)> {
     }
 }
 
+/// Whether PCRE2's compiler sets a first code unit from the branches
+/// (`compile_branch`): the first item that is not an assertion, a word
+/// boundary, an anchor or empty is a literal, a literal repeated at least
+/// once, or a group whose branches all start with the same one. Errs
+/// toward "it does" (only its absence is used).
+fn branch_first(node: &Node) -> Option<(u32, Option<u32>)> {
+    match node {
+        Node::Unit(_) | Node::Set(_) => required_last(node),
+        Node::Seq(items) => {
+            let item = items
+                .iter()
+                .find(|item| !matches!(item, Node::Empty | Node::Look { .. } | Node::Anchor(_)))?;
+            branch_first(item)
+        }
+        Node::Alt(alts) | Node::BranchReset(alts) => {
+            let first = branch_first(alts.first()?)?;
+            alts.iter()
+                .skip(1)
+                .all(|alt| branch_first(alt) == Some(first))
+                .then_some(first)
+        }
+        Node::Capture(_, body) | Node::Atomic(body) => branch_first(body),
+        Node::Repeat { node, min, .. } if *min > 0 => branch_first(node),
+        // A conditional group, a verb...: perhaps.
+        Node::Cond { .. } | Node::Verb(_) | Node::Mark(_) | Node::SkipTo(_) | Node::Keep => {
+            Some((u32::MAX, None))
+        }
+        _ => None,
+    }
+}
+
+/// The first code unit a lookahead asserts, where the branches have none
+/// of their own (PCRE2's `find_firstassertedcu`: `(?=b)(?R)b` starts with
+/// `b`): the first significant item of every branch (negative assertions,
+/// lookbehinds and word boundaries skipped) is a group whose branches do
+/// the same, or a positive lookahead, inside which a literal (perhaps
+/// repeated at least once) is the unit; all branches give the same.
+fn first_asserted(node: &Node, in_assert: bool) -> Option<(u32, Option<u32>)> {
+    let branches: &[Node] = match node {
+        Node::Alt(alts) | Node::BranchReset(alts) => alts,
+        other => std::slice::from_ref(other),
+    };
+    let mut found = None;
+    for branch in branches {
+        let item = match branch {
+            Node::Seq(items) => items.iter().find(|item| {
+                !matches!(
+                    item,
+                    Node::Empty
+                        | Node::Look { negated: true, .. }
+                        | Node::Look { behind: true, .. }
+                        | Node::Anchor(Anchor::WordBoundary(_) | Anchor::NotWordBoundary(_))
+                )
+            })?,
+            other => other,
+        };
+        let unit = match item {
+            Node::Capture(_, body) | Node::Atomic(body) => first_asserted(body, in_assert)?,
+            Node::Alt(_) | Node::BranchReset(_) | Node::Seq(_) => first_asserted(item, in_assert)?,
+            Node::Look {
+                behind: false,
+                negated: false,
+                body,
+            } => first_asserted(body, true)?,
+            Node::Unit(_) | Node::Set(_) if in_assert => required_last(item)?,
+            Node::Repeat { node, min, .. } if in_assert && *min > 0 => match &**node {
+                Node::Unit(_) | Node::Set(_) => required_last(node)?,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if found.is_some_and(|f| f != unit) {
+            return None;
+        }
+        found = Some(unit);
+    }
+    found
+}
+
 /// Whether every match must start at the start of the subject.
 fn anchored(node: &Node) -> bool {
     match node {
@@ -3117,6 +3196,9 @@ pub(crate) struct Program {
     bsr_anycrlf: bool,
     anchored: bool,
     first: Option<[u64; 4]>,
+    /// PCRE2's first code unit when a lookahead asserts it and the
+    /// branches set none (`first` holds it).
+    asserted_first: Option<(u32, Option<u32>)>,
     /// The shortest match, and a literal every match ends with or after.
     min_length: usize,
     required: Option<(u32, Option<u32>)>,
@@ -3340,8 +3422,28 @@ impl Program {
         } else {
             0
         };
+        let anchored = !settings.no_start_opt && anchored(&tree);
         let required = if optimize { required_last(&tree) } else { None };
-        let first = if settings.no_start_opt || settings.utf {
+        // PCRE2's first code unit taken from a lookahead where the branches
+        // set none (a match is tried only where it is, and the required
+        // one is looked for after it: `(?=b)a*b` never matches "b"); in
+        // UTF mode an ASCII one only. Where the branches set one, the
+        // required unit here may be that same item, and is looked for
+        // from the start as before.
+        let first_unit = if optimize && !anchored && branch_first(&tree).is_none() {
+            first_asserted(&tree, false).filter(|&(unit, other)| {
+                !settings.utf || unit < 128 && other.is_none_or(|o| o < 128)
+            })
+        } else {
+            None
+        };
+        let first = if let Some((unit, other)) = first_unit {
+            let mut set = [0u64; 4];
+            for u in std::iter::once(unit).chain(other) {
+                set[(u >> 6) as usize] |= 1 << (u & 63);
+            }
+            Some(set)
+        } else if settings.no_start_opt || settings.utf {
             None
         } else {
             first_units(&tree).and_then(|(set, nullable)| (!nullable).then_some(set))
@@ -3356,8 +3458,9 @@ impl Program {
             utf: settings.utf,
             newline: settings.newline,
             bsr_anycrlf: settings.bsr_anycrlf,
-            anchored: !settings.no_start_opt && anchored(&tree),
+            anchored,
             first,
+            asserted_first: first_unit,
             min_length,
             required,
             notempty: settings.notempty,
@@ -3365,6 +3468,13 @@ impl Program {
             limit: settings.limit,
             needed: parser.special,
         })
+    }
+
+    /// PCRE2's required code unit, looked for after the match's first
+    /// unit, when a lookahead asserts the first one and the branches set
+    /// none (see `Program::new`).
+    pub(crate) fn asserted_required(&self) -> Option<(u32, Option<u32>)> {
+        self.asserted_first.and(self.required)
     }
 
     /// The shortest subject a match is tried on (PCRE2's study).
@@ -3443,6 +3553,10 @@ enum Entry {
         register: u32,
         old: usize,
     },
+    /// A call pushed its frame when there were this many: backtracking
+    /// past it frees the frames of that call and of later ones (a search
+    /// makes millions of calls, `(a*)*(?1)b`, few of them at once).
+    Frames(u32),
     Marker {
         pos: usize,
         frame: u32,
@@ -3547,12 +3661,18 @@ impl Program {
             if s.len().saturating_sub(at) < self.min_length {
                 break;
             }
+            // With a first code unit, the required one is looked for after
+            // it (`(?=b)(?R)b` on "b" finds none and never runs).
+            let from = at + usize::from(self.asserted_first.is_some());
             if let Some((unit, other)) = self.required
                 && s.len() - at < REQUIRED_SCAN_MAX
-                && required_at.is_none_or(|found| at > found)
+                && required_at.is_none_or(|found| from > found)
             {
-                match s[at..].iter().position(|&c| c == unit || Some(c) == other) {
-                    Some(found) => required_at = Some(at + found),
+                match s
+                    .get(from..)
+                    .and_then(|rest| rest.iter().position(|&c| c == unit || Some(c) == other))
+                {
+                    Some(found) => required_at = Some(from + found),
                     None => break,
                 }
             }
@@ -3928,7 +4048,7 @@ impl Run<'_> {
                                 marker = Some((pos, restore, on_success));
                                 break;
                             }
-                            Entry::Restore { .. } => kept.push(entry),
+                            Entry::Restore { .. } | Entry::Frames(_) => kept.push(entry),
                             _ => {}
                         }
                     }
@@ -3978,6 +4098,7 @@ impl Run<'_> {
                     {
                         return Err(MatchError::Limit);
                     }
+                    self.stack.push(Entry::Frames(self.frames.len() as u32));
                     self.frames.push(Frame {
                         ret: pc + 1,
                         parent: frame,
@@ -4071,6 +4192,7 @@ impl Run<'_> {
                 };
                 match entry {
                     Entry::Restore { register, old } => self.registers[register as usize] = old,
+                    Entry::Frames(length) => self.frames.truncate(length as usize),
                     Entry::Branch {
                         pc: p,
                         pos: q,
@@ -4193,8 +4315,10 @@ impl Run<'_> {
             if confining(entry) {
                 break;
             }
-            if let Some(Entry::Restore { register, old }) = self.stack.pop() {
-                self.registers[register as usize] = old;
+            match self.stack.pop() {
+                Some(Entry::Restore { register, old }) => self.registers[register as usize] = old,
+                Some(Entry::Frames(length)) => self.frames.truncate(length as usize),
+                _ => {}
             }
         }
     }

@@ -158,6 +158,11 @@ struct Compiled {
     /// else it is no more than every match's length and refuses nothing
     /// the engine could match. 0: no such length.
     min_length: usize,
+    /// PCRE2's required code unit (and its other case) when its first
+    /// code unit comes from a lookahead, for a pattern run on the engine:
+    /// no match starts where the required unit does not follow the first
+    /// (`(?=b)a*b` never matches "b" in PCRE2 10.32).
+    asserted_required: Option<(u32, Option<u32>)>,
 }
 
 impl Compiled {
@@ -165,6 +170,16 @@ impl Compiled {
     /// `start` (`None`: any start): fewer code units (characters of the
     /// text, one a byte) than its minimum length remain.
     fn too_short(&self, text: &str, start: Option<usize>) -> bool {
+        if let (Some((unit, other)), Some(start)) = (self.asserted_required, start)
+            && text.len().saturating_sub(start) < REQUIRED_SCAN_MAX
+        {
+            let mut rest = text.get(start..).unwrap_or("").chars();
+            rest.next();
+            let wanted = |c: char| u32::from(c) == unit || Some(u32::from(c)) == other;
+            if !rest.any(wanted) {
+                return true;
+            }
+        }
         if self.min_length == 0 {
             return false;
         }
@@ -352,8 +367,10 @@ fn backtracked(pattern: &[u8], flags: u8, text: &str, program: Program) -> Compi
             Vec::new()
         },
         caseless: flags & CASELESS != 0 || text.contains("(?"),
-        // `exec` applies the study's length itself.
+        // `exec` applies the study's length and PCRE2's first and
+        // required units itself.
         min_length: 0,
+        asserted_required: None,
         // Groups that can match nothing run here (`(a*)*`): the model of
         // PCRE2's count decides their match limit.
         limit_model: crate::match_limit::Model::new(
@@ -443,9 +460,10 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
             Err(CompileError::Invalid) if duplicate_names_allowed(&source) => return None,
             _ => {}
         }
-    } else if pattern.contains(&b'{') {
+    } else if pattern.contains(&b'{') || text.contains("(?=") {
         built = build_program(pattern, flags).ok();
     }
+    let asserted_required = built.as_ref().and_then(Program::asserted_required);
     let min_length = built
         .as_ref()
         .map(Program::min_length)
@@ -503,6 +521,7 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     Some(Compiled {
         limit_model,
         min_length,
+        asserted_required,
         light: Some(light),
         backtrack: match built {
             Some(program) => std::cell::OnceCell::from(Some(program)),
@@ -1824,11 +1843,12 @@ fn search(context: &mut CallContext<'_>, compiled: &Compiled, target: &[u8]) -> 
         return Some(false);
     }
     match compiled.run(context, &text, text.len(), |regex| {
-        if compiled.min_length == 0 {
+        if compiled.min_length == 0 && compiled.asserted_required.is_none() {
             return Ok(regex.is_match(&text)?);
         }
         // PCRE2 tries no start with fewer code units left than its study's
-        // length, nor any later one.
+        // length, nor any later one; nor one the required unit does not
+        // follow.
         Ok(regex
             .find(&text)?
             .is_some_and(|found| !compiled.too_short(&text, Some(found.start()))))
