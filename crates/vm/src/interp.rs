@@ -1217,7 +1217,8 @@ impl Vm {
     }
 
     /// Runs `f` in a new evaluation state with a depth budget of its own,
-    /// as HTCondor's `EvalState()` has (`ad["name"]`, `evalInEachContext`).
+    /// as HTCondor's `EvalState()` has (`ad["name"]`, `evalInEachContext`), and
+    /// with no attributes in flight (a new `EvalState` starts empty).
     /// HTCondor's recursion through such states never ends (its process
     /// crashes); here a new state starts only while the levels of all the
     /// states on the way, each new state one more, stay within the limit
@@ -1230,7 +1231,13 @@ impl Vm {
         }
         let saved_depth = std::mem::replace(&mut self.depth, 0);
         let saved_outer = std::mem::replace(&mut self.outer_depth, total + 1);
+        // The new state knows nothing of the attributes the outer ones are
+        // evaluating: one of them found again from here is evaluated once
+        // more (`[y = {[A = y ?: parent["y"]]}.a].y` is `{ { { undefined }
+        // } }`, the inner `y` evaluated in the subscript's state).
+        let saved_active = std::mem::take(&mut self.active);
         let value = f(self);
+        self.active = saved_active;
         self.depth = saved_depth;
         self.outer_depth = saved_outer;
         Some(value)
