@@ -125,6 +125,19 @@ impl<'a> Env<'a> {
     }
 }
 
+/// Whether an ad enclosing `scope` defines `target`, which then hides the
+/// match partner (see `Vm::resolve`).
+fn chain_defines_target(scope: &AdRef) -> bool {
+    let mut current = scope.parent.as_ref();
+    while let Some(ad) = current {
+        if ad.body.slot(special_symbol(1)).is_some() {
+            return true;
+        }
+        current = ad.parent.as_ref();
+    }
+    false
+}
+
 /// The symbols of `my` (0) and `target` (1), made once.
 fn special_symbol(which: usize) -> &'static Symbol {
     static SYMBOLS: std::sync::LazyLock<[Symbol; 2]> =
@@ -1382,8 +1395,7 @@ impl Vm {
             // copied by a selection over a list, the root of the state that
             // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
             b"root" | b"toplevel" => Value::Ad(self.evaluation_root(scope)),
-            // Without a match partner `target` is an ordinary name.
-            b"target" => Value::Ad(env.target_of(scope)?.clone()),
+            // `target` is no special name: see `resolve`.
             _ => return None,
         })
     }
@@ -1458,7 +1470,25 @@ impl Vm {
         {
             return value;
         }
+        // In a match `target` is an attribute of the context ad HTCondor's
+        // MatchClassAd puts around each ad (`target = .RIGHT`), so any ad
+        // of the chain that defines `target` comes first:
+        // `[TARGET = [x = 1]; r = [y = target.x].y]` reads its own.
+        if name.as_bytes() == b"target"
+            && let Some(target) = env.target_of(ad)
+        {
+            if self.depth >= self.options.limits.max_depth {
+                self.depth_failures += 1;
+                return Value::Error;
+            }
+            return Value::Ad(target.clone());
+        }
+        // Only from the ad of the match itself: HTCondor's fallback is the
+        // alternate scope MatchClassAd gives each of its two ads, which an
+        // ad written inside them lacks (`[y = Memory].y` with Memory only
+        // in TARGET is UNDEFINED).
         if with_target
+            && ad.parent.is_none()
             && let Some(target) = env.target_of(ad)
             && let Some(value) = self.lookup_outward(env, target, name)
         {
@@ -2166,7 +2196,7 @@ impl Vm {
                     // selection with a reference for its base.
                     let partner = env
                         .target_of(scope)
-                        .filter(|_| !scope.body.shadows_special_names());
+                        .filter(|_| !scope.body.shadows_special_names() && !chain_defines_target(scope));
                     let value = if self.depth + level >= limit {
                         // Past the limit an operation around it failed
                         // first (see ENTER_BASE).
