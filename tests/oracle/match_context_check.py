@@ -39,6 +39,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -308,7 +309,7 @@ def run_cases(args, canon, oracle, reader, cases, work):
     groups = {}
     for case in cases:
         groups.setdefault((case[1], case[2]), []).append(case)
-    base = args.cmd.split() + (["--strict"] if args.mode == "strict" else [])
+    base = shlex.split(args.cmd) + (["--strict"] if args.mode == "strict" else [])
     passed = failed = shown = 0
     failures = []
     notes = []

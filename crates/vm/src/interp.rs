@@ -2194,9 +2194,9 @@ impl Vm {
                     // enclosing ad may define; in a match, the partner, unless
                     // this ad defines `target` itself. As `MY.name`, a
                     // selection with a reference for its base.
-                    let partner = env
-                        .target_of(scope)
-                        .filter(|_| !scope.body.shadows_special_names() && !chain_defines_target(scope));
+                    let partner = env.target_of(scope).filter(|_| {
+                        !scope.body.shadows_special_names() && !chain_defines_target(scope)
+                    });
                     let value = if self.depth + level >= limit {
                         // Past the limit an operation around it failed
                         // first (see ENTER_BASE).
