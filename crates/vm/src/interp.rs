@@ -1384,12 +1384,12 @@ impl Vm {
     }
 
     /// The special meaning of `name` in `scope`, if it has one.
-    fn special_name(&self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
+    fn special_name(&self, scope: &AdRef, name: &Symbol) -> Option<Value> {
         Some(match name.as_bytes() {
             b"self" => Value::Ad(scope.clone()),
             // With old-ClassAd compatibility MY is the ad being evaluated; in
-            // strict mode it exists only in a match, as the ad's own side.
-            b"my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
+            // strict mode it is no special name (see `resolve`).
+            b"my" if !self.options.strict => Value::Ad(scope.clone()),
             b"parent" => Value::Ad(parent_scope(scope)?.clone()),
             // The root of the evaluation, not of the ad's chain: from an ad
             // copied by a selection over a list, the root of the state that
@@ -1436,7 +1436,7 @@ impl Vm {
         if ad.parent.is_none() && Arc::ptr_eq(&ad.body, scopeless_body()) {
             return Value::Undefined;
         }
-        if let Some(special) = self.special_name(env, ad, name) {
+        if let Some(special) = self.special_name(ad, name) {
             // `root` in a state without one: HTCondor's lookup fails before
             // its depth check, leaving the value untouched.
             if matches!(&special, Value::Ad(root) if is_no_root(root)) {
@@ -1474,14 +1474,19 @@ impl Vm {
         // MatchClassAd puts around each ad (`target = .RIGHT`), so any ad
         // of the chain that defines `target` comes first:
         // `[TARGET = [x = 1]; r = [y = target.x].y]` reads its own.
-        if name.as_bytes() == b"target"
-            && let Some(target) = env.target_of(ad)
-        {
+        // In strict mode `my` is such an attribute too (`my = .LEFT`): the
+        // match's own ad, not the ad written inside it that is evaluated.
+        let context = match name.as_bytes() {
+            b"target" => env.target_of(ad),
+            b"my" if self.options.strict && env.target_of(ad).is_some() => Some(ad.root_ref()),
+            _ => None,
+        };
+        if let Some(side) = context {
             if self.depth >= self.options.limits.max_depth {
                 self.depth_failures += 1;
                 return Value::Error;
             }
-            return Value::Ad(target.clone());
+            return Value::Ad(side.clone());
         }
         // Only from the ad of the match itself: HTCondor's fallback is the
         // alternate scope MatchClassAd gives each of its two ads, which an
@@ -2164,8 +2169,11 @@ impl Vm {
                         Value::Error
                     } else {
                         self.depth += level;
+                        // In strict mode `my` is the match's own ad, found
+                        // after the enclosing ads (see `resolve`).
                         let value = if scope.body.shadows_special_names()
-                            || (self.options.strict && env.pair.is_none())
+                            || (self.options.strict
+                                && (env.pair.is_none() || scope.parent.is_some()))
                         {
                             let failures = self.depth_failures;
                             self.depth += 1;
