@@ -298,13 +298,15 @@ def attribute_names(text):
 def run_cases(args, canon, oracle, reader, cases, work):
     paths = {}
 
-    def path_of(text):
-        if text not in paths:
-            p = os.path.join(work, "ad%d.ad" % len(paths))
+    # One file per side and text: the same ad text on both sides must
+    # still be two ads (the bindings skip the match for one ad twice).
+    def path_of(role, text):
+        if (role, text) not in paths:
+            p = os.path.join(work, "%s%d.ad" % (role, len(paths)))
             with open(p, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(text + "\n")
-            paths[text] = p
-        return paths[text]
+            paths[(role, text)] = p
+        return paths[(role, text)]
 
     groups = {}
     for case in cases:
@@ -315,7 +317,7 @@ def run_cases(args, canon, oracle, reader, cases, work):
     notes = []
     t0 = time.monotonic()
     for (my, target), group in groups.items():
-        mp, tp = path_of(my), path_of(target)
+        mp, tp = path_of("my", my), path_of("target", target)
         exprs = [c[3] for c in group]
         want = canon.canonicalize(PairOracleSide(canon, oracle, mp, tp), exprs, args.depth)
         side = canon.CommandSide(reader, base + ["--file", mp, "--target-file", tp])
