@@ -125,6 +125,19 @@ impl<'a> Env<'a> {
     }
 }
 
+/// Whether an ad enclosing `scope` defines `target`, which then hides the
+/// match partner (see `Vm::resolve`).
+fn chain_defines_target(scope: &AdRef) -> bool {
+    let mut current = scope.parent.as_ref();
+    while let Some(ad) = current {
+        if ad.body.slot(special_symbol(1)).is_some() {
+            return true;
+        }
+        current = ad.parent.as_ref();
+    }
+    false
+}
+
 /// The symbols of `my` (0) and `target` (1), made once.
 fn special_symbol(which: usize) -> &'static Symbol {
     static SYMBOLS: std::sync::LazyLock<[Symbol; 2]> =
@@ -1378,19 +1391,18 @@ impl Vm {
     }
 
     /// The special meaning of `name` in `scope`, if it has one.
-    fn special_name(&self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
+    fn special_name(&self, scope: &AdRef, name: &Symbol) -> Option<Value> {
         Some(match name.as_bytes() {
             b"self" => Value::Ad(scope.clone()),
             // With old-ClassAd compatibility MY is the ad being evaluated; in
-            // strict mode it exists only in a match, as the ad's own side.
-            b"my" if !self.options.strict || env.pair.is_some() => Value::Ad(scope.clone()),
+            // strict mode it is no special name (see `resolve`).
+            b"my" if !self.options.strict => Value::Ad(scope.clone()),
             b"parent" => Value::Ad(parent_scope(scope)?.clone()),
             // The root of the evaluation, not of the ad's chain: from an ad
             // copied by a selection over a list, the root of the state that
             // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
             b"root" | b"toplevel" => Value::Ad(self.evaluation_root(scope)),
-            // Without a match partner `target` is an ordinary name.
-            b"target" => Value::Ad(env.target_of(scope)?.clone()),
+            // `target` is no special name: see `resolve`.
             _ => return None,
         })
     }
@@ -1431,7 +1443,7 @@ impl Vm {
         if ad.parent.is_none() && Arc::ptr_eq(&ad.body, scopeless_body()) {
             return Value::Undefined;
         }
-        if let Some(special) = self.special_name(env, ad, name) {
+        if let Some(special) = self.special_name(ad, name) {
             // `root` in a state without one: HTCondor's lookup fails before
             // its depth check, leaving the value untouched.
             if matches!(&special, Value::Ad(root) if is_no_root(root)) {
@@ -1465,7 +1477,30 @@ impl Vm {
         {
             return value;
         }
+        // In a match `target` is an attribute of the context ad HTCondor's
+        // MatchClassAd puts around each ad (`target = .RIGHT`), so any ad
+        // of the chain that defines `target` comes first:
+        // `[TARGET = [x = 1]; r = [y = target.x].y]` reads its own.
+        // In strict mode `my` is such an attribute too (`my = .LEFT`): the
+        // match's own ad, not the ad written inside it that is evaluated.
+        let context = match name.as_bytes() {
+            b"target" => env.target_of(ad),
+            b"my" if self.options.strict && env.target_of(ad).is_some() => Some(ad.root_ref()),
+            _ => None,
+        };
+        if let Some(side) = context {
+            if self.depth >= self.options.limits.max_depth {
+                self.depth_failures += 1;
+                return Value::Error;
+            }
+            return Value::Ad(side.clone());
+        }
+        // Only from the ad of the match itself: HTCondor's fallback is the
+        // alternate scope MatchClassAd gives each of its two ads, which an
+        // ad written inside them lacks (`[y = Memory].y` with Memory only
+        // in TARGET is UNDEFINED).
         if with_target
+            && ad.parent.is_none()
             && let Some(target) = env.target_of(ad)
             && let Some(value) = self.lookup_outward(env, target, name)
         {
@@ -2141,8 +2176,11 @@ impl Vm {
                         Value::Error
                     } else {
                         self.depth += level;
+                        // In strict mode `my` is the match's own ad, found
+                        // after the enclosing ads (see `resolve`).
                         let value = if scope.body.shadows_special_names()
-                            || (self.options.strict && env.pair.is_none())
+                            || (self.options.strict
+                                && (env.pair.is_none() || scope.parent.is_some()))
                         {
                             let failures = self.depth_failures;
                             self.depth += 1;
@@ -2171,9 +2209,9 @@ impl Vm {
                     // enclosing ad may define; in a match, the partner, unless
                     // this ad defines `target` itself. As `MY.name`, a
                     // selection with a reference for its base.
-                    let partner = env
-                        .target_of(scope)
-                        .filter(|_| !scope.body.shadows_special_names());
+                    let partner = env.target_of(scope).filter(|_| {
+                        !scope.body.shadows_special_names() && !chain_defines_target(scope)
+                    });
                     let value = if self.depth + level >= limit {
                         // Past the limit an operation around it failed
                         // first (see ENTER_BASE).
