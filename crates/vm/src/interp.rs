@@ -19,7 +19,7 @@
 //!   UNDEFINED (HTCondor 25.13+).
 
 use crate::ad::{AdRef, AdValue, Attribute, Symbol};
-use crate::bytecode::{Program, level, opcode};
+use crate::bytecode::{PACKED_MASK, Program, level, opcode, packed_nodes};
 use crate::ops;
 use crate::registry::{Function, StopTest};
 use crate::value::{LazyList, Value};
@@ -430,6 +430,13 @@ pub struct Vm {
     /// passes on as UNDEFINED and an operator turns into ERROR.
     depth_failures: u64,
     steps: u64,
+    /// Work charged by builtins (`Vm::charge`), against a budget of its
+    /// own of the same size as the steps'.
+    work: u64,
+    /// The lowest height of the stack since the step budget ran out
+    /// (`usize::MAX` before): a call whose arguments start below it was
+    /// under way then, and finishes (`exhausted_step`).
+    exhausted_floor: usize,
     /// Bytes of values produced so far by this evaluation.
     memory: u64,
     /// Whether this evaluation went past its memory budget (its value is
@@ -1015,6 +1022,8 @@ impl Vm {
             depth_failures: 0,
             memory_exceeded: false,
             steps: 0,
+            work: 0,
+            exhausted_floor: usize::MAX,
             memory: 0,
             options,
             clock: system_clock,
@@ -1200,6 +1209,8 @@ impl Vm {
         self.failure_notes.clear();
         self.call_notes = None;
         self.steps = 0;
+        self.work = 0;
+        self.exhausted_floor = usize::MAX;
         self.memory = 0;
         self.memory_exceeded = false;
         self.state_root = None;
@@ -1265,11 +1276,36 @@ impl Vm {
     /// step budget (every instruction after that gives ERROR).
     #[inline]
     pub fn charge(&mut self, work: u64) -> bool {
-        // Kept far from overflow: the interpreter adds one per instruction.
-        self.steps = self.steps.saturating_add(work).min(u64::MAX / 2);
-        if self.steps > self.options.limits.max_steps {
+        // Counted apart from the steps, which are HTCondor's nodes: the
+        // work of builtins is no node of its, and must not end an
+        // evaluation HTCondor finishes (a chain of 22 `strcat(a, a)`
+        // links copies 88 MB).
+        self.work = self.work.saturating_add(work);
+        if self.work > self.options.limits.max_steps || self.exhausted() {
             // Past the budget the evaluation fails, as HTCondor's does
             // past its own (see `run`).
+            self.exhaust();
+            self.depth_failures += 1;
+            return false;
+        }
+        true
+    }
+
+    /// Counts `nodes` more HTCondor nodes started with the instruction
+    /// running (`Program::with_nodes`); true if that passes the step
+    /// budget, where the instruction fails (`exhausted_step`).
+    #[inline]
+    fn pre_charge(&mut self, nodes: u32) -> bool {
+        self.steps += u64::from(nodes);
+        self.steps > self.options.limits.max_steps
+    }
+
+    /// Counts the evaluation of a literal attribute (one node in
+    /// HTCondor); false if that passes the step budget.
+    #[inline]
+    fn count_literal(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps > self.options.limits.max_steps {
             self.depth_failures += 1;
             return false;
         }
@@ -1298,7 +1334,9 @@ impl Vm {
     fn exhaust(&mut self) {
         self.steps = self
             .steps
-            .max(self.options.limits.max_steps.saturating_add(1))
+            // Two past: an instruction counted as no node takes back the
+            // step it was charged, never this one.
+            .max(self.options.limits.max_steps.saturating_add(2))
             .min(u64::MAX / 2);
     }
 
@@ -1312,6 +1350,10 @@ impl Vm {
             return Value::Error;
         }
         if let Some(value) = ad.body.constant(slot) {
+            // HTCondor evaluates the literal: one node.
+            if !self.count_literal() {
+                return Value::Error;
+            }
             return value.clone();
         }
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
@@ -1339,6 +1381,10 @@ impl Vm {
     /// isUndefined(c)]["c"]` is false, `[c = isUndefined(c)].c` is true).
     fn attribute_value_unmarked(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
         if let Some(value) = ad.body.constant(slot) {
+            // HTCondor evaluates the literal: one node.
+            if !self.count_literal() {
+                return Value::Error;
+            }
             return value.clone();
         }
         let attribute = ad.body.attribute(slot);
@@ -1435,6 +1481,10 @@ impl Vm {
             // fails (`[q = 1; r = self.q]` as the 399th reference).
             if self.depth >= self.options.limits.max_depth {
                 self.depth_failures += 1;
+                return Value::Error;
+            }
+            // HTCondor evaluates the ad found: one node more.
+            if matches!(special, Value::Ad(_)) && !self.count_literal() {
                 return Value::Error;
             }
             return special;
@@ -2040,7 +2090,7 @@ impl Vm {
             self.steps += 1;
             if self.steps > self.options.limits.max_steps
                 && instr.op != opcode::RETURN
-                && self.exhausted_step(instr, &mut pc)
+                && self.exhausted_step(instr, &mut pc, base)
             {
                 continue;
             }
@@ -2050,6 +2100,14 @@ impl Vm {
             let limit = self.options.limits.max_depth;
             match instr.op {
                 opcode::CONST => {
+                    // HTCondor's nodes folded into it, and those of the
+                    // operations it starts (`Program::with_nodes`).
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     // A constant folded from operations fails where they
                     // would have.
                     let need = u32::from(instr.count);
@@ -2062,6 +2120,12 @@ impl Vm {
                     }
                 }
                 opcode::LOAD_ATTR => {
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let level = level(instr);
                     self.depth += level;
                     let value = if self.depth > limit {
@@ -2078,7 +2142,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_OWN => {
-                    let name = &program.names[instr.arg as usize];
+                    let nodes = packed_nodes(instr);
+                    if nodes != 0
+                        && self.pre_charge(nodes)
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
+                    let name = &program.names[(instr.arg & PACKED_MASK) as usize];
                     let slot = u32::from(instr.count);
                     let level = level(instr);
                     self.depth += level;
@@ -2095,6 +2166,12 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     self.depth += level;
@@ -2116,6 +2193,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_MY => {
+                    // Three nodes in HTCondor: the selection, its base and
+                    // the ad the base finds (less one where the base is
+                    // looked up as a name, which counts its own).
+                    if self.pre_charge(2 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     // `MY.name`: a selection whose base is the reference
@@ -2133,6 +2218,7 @@ impl Vm {
                             || (self.options.strict && env.pair.is_none())
                         {
                             let failures = self.depth_failures;
+                            self.steps -= 1;
                             self.depth += 1;
                             let my = self.load_attribute(env, scope, special_symbol(0));
                             self.depth -= 1;
@@ -2153,6 +2239,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_TARGET => {
+                    // Three nodes in HTCondor: the selection, its base and
+                    // the ad the base finds (less one where the base is
+                    // looked up as a name, which counts its own).
+                    if self.pre_charge(2 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     // Outside a match `target` is an ordinary name, which an
@@ -2179,6 +2273,7 @@ impl Vm {
                             Some(target) => self.select_in_ad(env, target, name),
                             None => {
                                 let failures = self.depth_failures;
+                                self.steps -= 1;
                                 self.depth += 1;
                                 let target = self.load_attribute(env, scope, special_symbol(1));
                                 self.depth -= 1;
@@ -2212,8 +2307,18 @@ impl Vm {
                         }
                     }
                     self.failure_notes.push((instr.count, self.depth_failures));
+                    // No node of HTCondor's.
+                    self.steps -= 1;
                 }
                 opcode::ENTER_BASE => {
+                    // The selection's node, counted before its base as
+                    // HTCondor counts it.
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     // HTCondor's `base.name` at the depth limit: an ERROR
                     // value, the base not evaluated. Past it, an operation
                     // around the selection was already at the limit and
@@ -2231,6 +2336,8 @@ impl Vm {
                     }
                 }
                 opcode::SELECT => {
+                    // Counted by ENTER_BASE.
+                    self.steps -= 1;
                     let base_value = self.pop();
                     let mark = self.pop();
                     let value = if matches!(mark, Value::Int(m) if self.depth_failures > m as u64) {
@@ -2248,12 +2355,15 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::SUBSCRIPT => {
+                    // Counted where the operation starts (`Program::with_nodes`).
+                    self.steps -= 1;
                     let index = self.pop();
                     let base_value = self.pop();
                     let value = self.subscript(env, scope, base_value, index, level(instr));
                     self.stack.push(value);
                 }
                 opcode::UNARY => {
+                    self.steps -= 1;
                     let operand = self.pop();
                     let op = unary_op(instr.aux);
                     let value = if self.depth + level(instr) >= limit {
@@ -2268,6 +2378,7 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::BINARY => {
+                    self.steps -= 1;
                     let right = self.pop();
                     let left = self.pop();
                     if self.depth + level(instr) >= limit {
@@ -2283,6 +2394,7 @@ impl Vm {
                     self.stack.push(ops::binary(op, left, right));
                 }
                 opcode::AND_TEST => {
+                    self.steps -= 1;
                     // The test runs at the operands' level: past the limit
                     // the operation failed before its operands.
                     if self.depth + level(instr) > limit {
@@ -2295,11 +2407,14 @@ impl Vm {
                     }
                 }
                 opcode::AND_COMBINE => {
+                    // Counted by the test.
+                    self.steps -= 1;
                     let right = self.pop();
                     let left = self.pop();
                     self.stack.push(ops::logical_and(left, right));
                 }
                 opcode::OR_TEST => {
+                    self.steps -= 1;
                     if self.depth + level(instr) > limit {
                         self.depth_failures += 1;
                         *self.top_mut() = Value::Error;
@@ -2310,11 +2425,14 @@ impl Vm {
                     }
                 }
                 opcode::OR_COMBINE => {
+                    // Counted by the test.
+                    self.steps -= 1;
                     let right = self.pop();
                     let left = self.pop();
                     self.stack.push(ops::logical_or(left, right));
                 }
                 opcode::COND_TEST => {
+                    self.steps -= 1;
                     if self.depth + level(instr) > limit {
                         self.depth_failures += 1;
                         *self.top_mut() = Value::Error;
@@ -2335,12 +2453,18 @@ impl Vm {
                     }
                 }
                 opcode::JUMP_IF_FALSE => {
+                    // Part of a conditional counted by its test.
+                    self.steps -= 1;
                     if let Value::Bool(false) = self.pop() {
                         pc = instr.arg as usize;
                     }
                 }
-                opcode::JUMP => pc = instr.arg as usize,
+                opcode::JUMP => {
+                    self.steps -= 1;
+                    pc = instr.arg as usize;
+                }
                 opcode::ELVIS_TEST => {
+                    self.steps -= 1;
                     if self.depth + level(instr) > limit {
                         self.depth_failures += 1;
                         *self.top_mut() = Value::Error;
@@ -2352,6 +2476,19 @@ impl Vm {
                     }
                 }
                 opcode::CALL | opcode::CALL_NOTED => {
+                    if instr.count != 0 {
+                        // Counted where the call starts, before its
+                        // arguments (`Program::with_nodes`).
+                        self.steps -= 1;
+                    } else {
+                        let nodes = packed_nodes(instr);
+                        if nodes != 0
+                            && self.pre_charge(nodes)
+                            && self.exhausted_step(instr, &mut pc, base)
+                        {
+                            continue;
+                        }
+                    }
                     let level = level(instr);
                     self.depth += level;
                     let argc = instr.count as usize;
@@ -2372,7 +2509,7 @@ impl Vm {
                             .is_some_and(|&(_, first)| first < self.depth_failures);
                         (start, failed)
                     });
-                    let function = &program.functions[instr.arg as usize];
+                    let function = &program.functions[(instr.arg & PACKED_MASK) as usize];
                     // The ad the elements of the list arguments leave
                     // current, each element starting where the one before
                     // left it (HTCondor's function evaluates them in one
@@ -2440,6 +2577,12 @@ impl Vm {
                     }
                 }
                 opcode::CALL_LAZY => {
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let level = level(instr);
                     self.depth += level;
                     let call = &program.lazy_calls[instr.arg as usize];
@@ -2476,6 +2619,12 @@ impl Vm {
                     self.stack.push(Value::Error);
                 }
                 opcode::MAKE_LIST => {
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let scope = match &self.literal_parent {
                         Some((address, parent))
                             if *address == program as *const Program as usize =>
@@ -2495,6 +2644,12 @@ impl Vm {
                     self.stack.push(Value::LazyList(Arc::new(list)));
                 }
                 opcode::MAKE_AD => {
+                    if instr.aux != 0
+                        && self.pre_charge(u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let body = program.ads[instr.arg as usize].clone();
                     let parent = match &self.literal_parent {
                         Some((address, parent))
@@ -2508,7 +2663,9 @@ impl Vm {
                     self.stack.push(Value::Ad(AdValue::nested(body, parent)));
                 }
                 _ => {
-                    // RETURN (the verifier guarantees one value above base).
+                    // RETURN (the verifier guarantees one value above base),
+                    // no node of HTCondor's.
+                    self.steps -= 1;
                     let value = self.pop();
                     self.stack.truncate(base);
                     self.failure_notes.truncate(notes_base);
@@ -2528,7 +2685,30 @@ impl Vm {
     /// operands (its instruction runs as usual, on their ERROR values).
     /// True if the instruction was handled here.
     #[cold]
-    fn exhausted_step(&mut self, instr: crate::bytecode::Encoded, pc: &mut usize) -> bool {
+    fn exhausted_step(
+        &mut self,
+        instr: crate::bytecode::Encoded,
+        pc: &mut usize,
+        base: usize,
+    ) -> bool {
+        // A program's value will take the slot at its base: an operation
+        // that popped its operands to evaluate an element there
+        // (`isError(l[0])`) is still under way above it.
+        let height = self.stack.len().max(base + 1);
+        self.exhausted_floor = self.exhausted_floor.min(height);
+        if matches!(instr.op, opcode::CALL | opcode::CALL_NOTED) && instr.count != 0 {
+            // A call of evaluated arguments counted its node where it
+            // started, before them (this instruction takes back its step).
+            // Started before the budget ran out, it is under way: it
+            // finishes with the values its arguments left, as HTCondor's
+            // functions do (`isError` of an evaluation that failed past
+            // the budget tests the value it left). Its arguments start
+            // below every height the stack has had since then.
+            let first = self.stack.len().saturating_sub(instr.count as usize);
+            if self.steps - 1 <= self.options.limits.max_steps || first < self.exhausted_floor {
+                return false;
+            }
+        }
         match instr.op {
             opcode::CONST
             | opcode::LOAD_ATTR
