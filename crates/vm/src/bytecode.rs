@@ -380,24 +380,21 @@ impl Program {
     /// HTCondor starts it. A `NoteArgs` hands its count on to the next
     /// instruction. Counts are kept to 255 an instruction.
     pub fn with_nodes(mut self, extra: &[(usize, u32)]) -> Program {
-        let mut counts = std::collections::BTreeMap::new();
         for &(pc, nodes) in extra {
             let mut pc = pc;
             while self.code.get(pc).is_some_and(|e| e.op == opcode::NOTE_ARGS) {
                 pc += 1;
             }
-            let count: &mut u32 = counts.entry(pc).or_default();
-            *count = count.saturating_add(nodes).min(255);
-        }
-        for (pc, nodes) in counts {
             let Some(e) = self.code.get_mut(pc) else {
                 continue;
             };
             match e.op {
+                // The compiler keeps these pool indexes below 2^24.
                 opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED
-                    if (e.op == opcode::LOAD_OWN || e.count == 0) && e.arg <= PACKED_MASK =>
+                    if e.op == opcode::LOAD_OWN || e.count == 0 =>
                 {
-                    e.arg |= nodes << PACKED_SHIFT;
+                    let packed = packed_nodes(*e).saturating_add(nodes).min(255);
+                    e.arg = (e.arg & PACKED_MASK) | (packed << PACKED_SHIFT);
                 }
                 op if carries_nodes(op) => {
                     e.aux = (u32::from(e.aux).saturating_add(nodes)).min(255) as u8;

@@ -1281,7 +1281,7 @@ impl Vm {
         // evaluation HTCondor finishes (a chain of 22 `strcat(a, a)`
         // links copies 88 MB).
         self.work = self.work.saturating_add(work);
-        if self.work > self.options.limits.max_steps || self.exhausted() {
+        if self.work > self.options.limits.max_steps {
             // Past the budget the evaluation fails, as HTCondor's does
             // past its own (see `run`).
             self.exhaust();
@@ -1291,11 +1291,11 @@ impl Vm {
         true
     }
 
-    /// Counts `nodes` more HTCondor nodes started with the instruction
-    /// running (`Program::with_nodes`); true if that passes the step
-    /// budget, where the instruction fails (`exhausted_step`).
+    /// Counts the `nodes` HTCondor nodes the running instruction starts
+    /// (`Program::with_nodes`); true if that passes the step budget,
+    /// where the instruction fails (`exhausted_step`).
     #[inline]
-    fn pre_charge(&mut self, nodes: u32) -> bool {
+    fn start(&mut self, nodes: u32) -> bool {
         self.steps += u64::from(nodes);
         self.steps > self.options.limits.max_steps
     }
@@ -1334,8 +1334,7 @@ impl Vm {
     fn exhaust(&mut self) {
         self.steps = self
             .steps
-            // Two past: an instruction counted as no node takes back the
-            // step it was charged, never this one.
+            // Two past: `MY.name` takes back a step it counted.
             .max(self.options.limits.max_steps.saturating_add(2))
             .min(u64::MAX / 2);
     }
@@ -2087,13 +2086,11 @@ impl Vm {
             };
             let instr = code[pc];
             pc += 1;
-            self.steps += 1;
-            if self.steps > self.options.limits.max_steps
-                && instr.op != opcode::RETURN
-                && self.exhausted_step(instr, &mut pc, base)
-            {
-                continue;
-            }
+            // Steps are counted by the instructions that start an
+            // expression, where HTCondor counts its nodes
+            // (`Program::with_nodes`): `self.start(n)` below. Past the
+            // budget such an instruction fails (`exhausted_step`); the
+            // others, operations already under way, run as usual.
             // The depth limit, and the level of each instruction: how many
             // operations enclose it in its program, each a level of depth
             // in HTCondor's evaluation (`Program::with_levels`).
@@ -2102,8 +2099,7 @@ impl Vm {
                 opcode::CONST => {
                     // HTCondor's nodes folded into it, and those of the
                     // operations it starts (`Program::with_nodes`).
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2120,8 +2116,7 @@ impl Vm {
                     }
                 }
                 opcode::LOAD_ATTR => {
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2142,9 +2137,7 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_OWN => {
-                    let nodes = packed_nodes(instr);
-                    if nodes != 0
-                        && self.pre_charge(nodes)
+                    if self.start(1 + packed_nodes(instr))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2166,8 +2159,7 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2196,7 +2188,7 @@ impl Vm {
                     // Three nodes in HTCondor: the selection, its base and
                     // the ad the base finds (less one where the base is
                     // looked up as a name, which counts its own).
-                    if self.pre_charge(2 + u32::from(instr.aux))
+                    if self.start(3 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2242,7 +2234,7 @@ impl Vm {
                     // Three nodes in HTCondor: the selection, its base and
                     // the ad the base finds (less one where the base is
                     // looked up as a name, which counts its own).
-                    if self.pre_charge(2 + u32::from(instr.aux))
+                    if self.start(3 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2307,14 +2299,11 @@ impl Vm {
                         }
                     }
                     self.failure_notes.push((instr.count, self.depth_failures));
-                    // No node of HTCondor's.
-                    self.steps -= 1;
                 }
                 opcode::ENTER_BASE => {
                     // The selection's node, counted before its base as
                     // HTCondor counts it.
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2336,8 +2325,6 @@ impl Vm {
                     }
                 }
                 opcode::SELECT => {
-                    // Counted by ENTER_BASE.
-                    self.steps -= 1;
                     let base_value = self.pop();
                     let mark = self.pop();
                     let value = if matches!(mark, Value::Int(m) if self.depth_failures > m as u64) {
@@ -2355,15 +2342,12 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::SUBSCRIPT => {
-                    // Counted where the operation starts (`Program::with_nodes`).
-                    self.steps -= 1;
                     let index = self.pop();
                     let base_value = self.pop();
                     let value = self.subscript(env, scope, base_value, index, level(instr));
                     self.stack.push(value);
                 }
                 opcode::UNARY => {
-                    self.steps -= 1;
                     let operand = self.pop();
                     let op = unary_op(instr.aux);
                     let value = if self.depth + level(instr) >= limit {
@@ -2378,7 +2362,6 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::BINARY => {
-                    self.steps -= 1;
                     let right = self.pop();
                     let left = self.pop();
                     if self.depth + level(instr) >= limit {
@@ -2394,7 +2377,6 @@ impl Vm {
                     self.stack.push(ops::binary(op, left, right));
                 }
                 opcode::AND_TEST => {
-                    self.steps -= 1;
                     // The test runs at the operands' level: past the limit
                     // the operation failed before its operands.
                     if self.depth + level(instr) > limit {
@@ -2407,14 +2389,11 @@ impl Vm {
                     }
                 }
                 opcode::AND_COMBINE => {
-                    // Counted by the test.
-                    self.steps -= 1;
                     let right = self.pop();
                     let left = self.pop();
                     self.stack.push(ops::logical_and(left, right));
                 }
                 opcode::OR_TEST => {
-                    self.steps -= 1;
                     if self.depth + level(instr) > limit {
                         self.depth_failures += 1;
                         *self.top_mut() = Value::Error;
@@ -2425,14 +2404,11 @@ impl Vm {
                     }
                 }
                 opcode::OR_COMBINE => {
-                    // Counted by the test.
-                    self.steps -= 1;
                     let right = self.pop();
                     let left = self.pop();
                     self.stack.push(ops::logical_or(left, right));
                 }
                 opcode::COND_TEST => {
-                    self.steps -= 1;
                     if self.depth + level(instr) > limit {
                         self.depth_failures += 1;
                         *self.top_mut() = Value::Error;
@@ -2453,18 +2429,12 @@ impl Vm {
                     }
                 }
                 opcode::JUMP_IF_FALSE => {
-                    // Part of a conditional counted by its test.
-                    self.steps -= 1;
                     if let Value::Bool(false) = self.pop() {
                         pc = instr.arg as usize;
                     }
                 }
-                opcode::JUMP => {
-                    self.steps -= 1;
-                    pc = instr.arg as usize;
-                }
+                opcode::JUMP => pc = instr.arg as usize,
                 opcode::ELVIS_TEST => {
-                    self.steps -= 1;
                     if self.depth + level(instr) > limit {
                         self.depth_failures += 1;
                         *self.top_mut() = Value::Error;
@@ -2476,18 +2446,17 @@ impl Vm {
                     }
                 }
                 opcode::CALL | opcode::CALL_NOTED => {
+                    // A call of arguments was counted where it started,
+                    // before them (`Program::with_nodes`); one of none
+                    // starts here.
                     if instr.count != 0 {
-                        // Counted where the call starts, before its
-                        // arguments (`Program::with_nodes`).
-                        self.steps -= 1;
-                    } else {
-                        let nodes = packed_nodes(instr);
-                        if nodes != 0
-                            && self.pre_charge(nodes)
-                            && self.exhausted_step(instr, &mut pc, base)
-                        {
+                        if self.exhausted() && self.exhausted_step(instr, &mut pc, base) {
                             continue;
                         }
+                    } else if self.start(1 + packed_nodes(instr))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
                     }
                     let level = level(instr);
                     self.depth += level;
@@ -2577,8 +2546,7 @@ impl Vm {
                     }
                 }
                 opcode::CALL_LAZY => {
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2619,8 +2587,7 @@ impl Vm {
                     self.stack.push(Value::Error);
                 }
                 opcode::MAKE_LIST => {
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2644,8 +2611,7 @@ impl Vm {
                     self.stack.push(Value::LazyList(Arc::new(list)));
                 }
                 opcode::MAKE_AD => {
-                    if instr.aux != 0
-                        && self.pre_charge(u32::from(instr.aux))
+                    if self.start(1 + u32::from(instr.aux))
                         && self.exhausted_step(instr, &mut pc, base)
                     {
                         continue;
@@ -2663,9 +2629,7 @@ impl Vm {
                     self.stack.push(Value::Ad(AdValue::nested(body, parent)));
                 }
                 _ => {
-                    // RETURN (the verifier guarantees one value above base),
-                    // no node of HTCondor's.
-                    self.steps -= 1;
+                    // RETURN (the verifier guarantees one value above base).
                     let value = self.pop();
                     self.stack.truncate(base);
                     self.failure_notes.truncate(notes_base);
@@ -2698,14 +2662,13 @@ impl Vm {
         self.exhausted_floor = self.exhausted_floor.min(height);
         if matches!(instr.op, opcode::CALL | opcode::CALL_NOTED) && instr.count != 0 {
             // A call of evaluated arguments counted its node where it
-            // started, before them (this instruction takes back its step).
-            // Started before the budget ran out, it is under way: it
+            // started, before them. Started before the budget ran out, it is under way: it
             // finishes with the values its arguments left, as HTCondor's
             // functions do (`isError` of an evaluation that failed past
             // the budget tests the value it left). Its arguments start
             // below every height the stack has had since then.
             let first = self.stack.len().saturating_sub(instr.count as usize);
-            if self.steps - 1 <= self.options.limits.max_steps || first < self.exhausted_floor {
+            if first < self.exhausted_floor {
                 return false;
             }
         }
