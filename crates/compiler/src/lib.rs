@@ -1326,11 +1326,24 @@ fn evaluated_nodes(expr: &Expr) -> u32 {
                 .any(|f| name.to_string_lossy().eq_ignore_ascii_case(f))
                 && matches!(args.as_slice(), [arg] if matches!(arg.kind, ExprKind::Literal(_)));
             if literal_time {
-                1
-            } else {
-                args.iter()
-                    .fold(1u32, |n, arg| n.saturating_add(evaluated_nodes(arg)))
+                return 1;
             }
+            // A function reads the elements of a list argument, a node
+            // each (`sum({1, 2})` counts 4), except those that look at
+            // the list only.
+            let reads_elements = !name
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .starts_with("is")
+                && !name.to_string_lossy().eq_ignore_ascii_case("size");
+            args.iter().fold(1u32, |n, arg| {
+                let elements = match &arg.kind {
+                    ExprKind::List(items) if reads_elements => items.len() as u32,
+                    _ => 0,
+                };
+                n.saturating_add(evaluated_nodes(arg))
+                    .saturating_add(elements)
+            })
         }
         _ => 1,
     }

@@ -1921,6 +1921,8 @@ impl Vm {
                 Value::Error
             }
             (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
+                // HTCondor evaluates the element, a literal: one node.
+                self.steps += 1;
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
                 let value = usize::try_from(i)
@@ -2486,6 +2488,12 @@ impl Vm {
                     let mut forced_left: Option<AdRef> = None;
                     if let Function::Strict(_) = function.function {
                         for arg in args.iter_mut() {
+                            // HTCondor's function evaluates each element of
+                            // a list of literals (its own lists are such):
+                            // a node each (`sum({1, 2})` counts 4).
+                            if let Value::List(items) | Value::SharedList(items) = arg {
+                                self.steps += items.len() as u64;
+                            }
                             if matches!(
                                 arg,
                                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
