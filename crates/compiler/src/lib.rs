@@ -1317,8 +1317,12 @@ fn evaluated_nodes(expr: &Expr) -> u32 {
         ExprKind::Elvis { value, fallback } => {
             1 + evaluated_nodes(value).saturating_add(evaluated_nodes(fallback))
         }
+        // The element read from a list is evaluated: one node more.
         ExprKind::Subscript { base, index } => {
-            1 + evaluated_nodes(base).saturating_add(evaluated_nodes(index))
+            let element = u32::from(matches!(base.kind, ExprKind::List(_)));
+            (1 + element)
+                .saturating_add(evaluated_nodes(base))
+                .saturating_add(evaluated_nodes(index))
         }
         ExprKind::Call { name, args } => {
             let literal_time = ["absTime", "relTime"]

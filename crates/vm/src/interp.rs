@@ -32,10 +32,14 @@ pub struct Limits {
     /// Deepest nesting of attribute evaluations (an attribute whose value
     /// refers to another, and so on). Beyond it the value is ERROR.
     pub max_depth: u32,
-    /// Most steps one top-level evaluation may take: one per instruction,
-    /// plus the work builtins charge (one step per [`BYTES_PER_STEP`]
+    /// Most steps one top-level evaluation may take, counted as HTCondor
+    /// counts its budget (10,000,000 there): one per node of the
+    /// expression tree evaluated, when it is started
+    /// (`Program::with_nodes`); past it every expression started fails
+    /// with ERROR while those under way finish. Also the budget, counted
+    /// apart, of the work builtins charge (one unit per [`BYTES_PER_STEP`]
     /// bytes they scan, one per list element they visit, more for regular
-    /// expressions). Beyond it the value is ERROR.
+    /// expressions), which ends the evaluation the same way.
     pub max_steps: u64,
     /// Most bytes of values one top-level evaluation may produce
     /// (strings, list elements, ads, counted as HTCondor would copy them,
@@ -866,7 +870,8 @@ impl CallContext<'_> {
         self.vm.depth_failures += 1;
     }
 
-    /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
+    /// Charges `work` units of builtin work to the evaluation (a budget
+    /// of the size of [`Limits::max_steps`], counted apart from its steps);
     /// false once it is past its budget, when the function should return
     /// ERROR without doing the work.
     #[inline]
@@ -1272,8 +1277,9 @@ impl Vm {
         value
     }
 
-    /// Adds `work` steps to this evaluation; false once it is past its
-    /// step budget (every instruction after that gives ERROR).
+    /// Adds `work` units of builtin work to this evaluation; false once it
+    /// is past its budget (every expression started after that gives
+    /// ERROR, as past the step budget).
     #[inline]
     pub fn charge(&mut self, work: u64) -> bool {
         // Counted apart from the steps, which are HTCondor's nodes: the
@@ -1921,8 +1927,13 @@ impl Vm {
                 Value::Error
             }
             (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
-                // HTCondor evaluates the element, a literal: one node.
+                // HTCondor evaluates the element, a literal: one node,
+                // which fails past the budget (the subscript keeps the
+                // ERROR, its failure swallowed as a lazy element's).
                 self.steps += 1;
+                if self.exhausted() {
+                    return Value::Error;
+                }
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
                 let value = usize::try_from(i)
