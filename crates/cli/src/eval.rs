@@ -126,7 +126,8 @@ pub struct EvalArgs {
     /// The 2001 JDL dialect: hex and octal integers, scale suffixes, JDL time functions.
     #[arg(long)]
     jdl: bool,
-    /// Budget of each evaluation, in steps (docs/limits.md).
+    /// Budget of each evaluation, in steps: nodes evaluated, as HTCondor
+    /// counts its own 10,000,000 (docs/limits.md).
     #[arg(long = "max-steps", value_name = "N")]
     max_steps: Option<u64>,
     /// Budget of each evaluation, in bytes of values.

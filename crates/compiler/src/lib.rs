@@ -15,7 +15,7 @@
 
 use classad_syntax::{AdExpr, BinaryOp, Expr, ExprKind, Literal, Name};
 use classad_vm::ad::SymbolHasher;
-use classad_vm::bytecode::LazyCall;
+use classad_vm::bytecode::{LazyCall, PACKED_MASK};
 use classad_vm::ops;
 use classad_vm::print::{parse_abs_time, parse_rel_time};
 use classad_vm::{
@@ -458,7 +458,8 @@ impl<'r> Compiler<'r> {
         };
         self.expr(expr, &mut unit)?;
         unit.emit(Instr::Return);
-        Ok(Program::with_levels(&unit.code, &unit.levels, unit.pools)?)
+        let nodes = unit.node_counts();
+        Ok(Program::with_levels(&unit.code, &unit.levels, unit.pools)?.with_nodes(&nodes))
     }
 
     /// Compiles the attributes of an ad literal into a body.
@@ -579,7 +580,52 @@ impl<'r> Compiler<'r> {
         Ok(definition)
     }
 
+    /// Compiles `expr`, counting the HTCondor nodes its code does not
+    /// count one an instruction (`Program::with_nodes`): those folded into
+    /// a constant, and parentheses.
     fn expr(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
+        let start = unit.code.len();
+        self.expr_code(expr, unit)?;
+        let end = unit.code.len();
+        if matches!(expr.kind, ExprKind::Literal(_)) {
+            return Ok(());
+        }
+        if end == start + 1
+            && let Some(Instr::Const(i)) = unit.code.last()
+        {
+            // Folded: a constant for all the nodes HTCondor evaluates.
+            let i = *i;
+            unit.const_nodes.retain(|&(c, _)| c != i);
+            unit.const_nodes
+                .push((i, evaluated_nodes(expr).saturating_sub(1)));
+            return Ok(());
+        }
+        // The node of an operation whose instruction comes after its
+        // operands (or that has none: parentheses), counted where HTCondor
+        // starts it, before them. A call of unevaluated arguments, or of
+        // none, counts itself; so does a selection (`EnterBase`).
+        let counts_itself = end == start + 1
+            && matches!(
+                unit.code.last(),
+                Some(Instr::CallLazy(_) | Instr::Call { argc: 0, .. })
+            );
+        let operation = matches!(
+            expr.kind,
+            ExprKind::Paren(_)
+                | ExprKind::Unary { .. }
+                | ExprKind::Binary { .. }
+                | ExprKind::Conditional { .. }
+                | ExprKind::Elvis { .. }
+                | ExprKind::Subscript { .. }
+                | ExprKind::Call { .. }
+        );
+        if operation && !counts_itself && end > start {
+            unit.nodes.push((start, 1));
+        }
+        Ok(())
+    }
+
+    fn expr_code(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
         match &expr.kind {
             ExprKind::Literal(lit) => unit.push_const(literal_value(lit)),
             ExprKind::Paren(inner) => {
@@ -595,8 +641,8 @@ impl<'r> Compiler<'r> {
                     .as_ref()
                     .and_then(|layout| layout.slot(&unit.pools.names[i as usize]))
                     .and_then(|slot| u16::try_from(slot).ok())
-                    // The level of a slot load has 8 bits.
-                    .filter(|_| unit.nesting <= 255);
+                    // The level of a slot load has 8 bits, its name 24.
+                    .filter(|_| unit.nesting <= 255 && i <= PACKED_MASK);
                 unit.emit(match slot {
                     Some(slot) => Instr::LoadOwn { name: i, slot },
                     None => Instr::LoadAttr(i),
@@ -1092,8 +1138,20 @@ impl<'r> Compiler<'r> {
         }
         // The call is a jump target: nothing folds across it.
         unit.label = unit.label.max(unit.code.len());
-        let func = u32::try_from(unit.pools.functions.len()).unwrap_or(u32::MAX);
-        unit.pools.functions.push(function.clone());
+        // One entry a function (a few hundred at most): its index leaves
+        // the top byte of the operand to count nodes (`Program::with_nodes`).
+        let func = match unit
+            .pools
+            .functions
+            .iter()
+            .position(|f| Arc::ptr_eq(f, function))
+        {
+            Some(i) => i as u32,
+            None => {
+                unit.pools.functions.push(function.clone());
+                (unit.pools.functions.len() - 1) as u32
+            }
+        };
         unit.emit(Instr::Call { func, argc, noted });
         Ok(())
     }
@@ -1236,6 +1294,65 @@ fn literal_is(lit: &Literal, value: &Value) -> bool {
     }
 }
 
+/// The nodes HTCondor's evaluation of a constant expression counts, one
+/// a node of its tree (a list's elements are not evaluated; `absTime` and
+/// `relTime` of a literal are one literal). Every operand of `&&`, `||`,
+/// `?:` and calls is counted, whether or not it would be evaluated.
+fn evaluated_nodes(expr: &Expr) -> u32 {
+    match &expr.kind {
+        ExprKind::Paren(inner) => 1 + evaluated_nodes(inner),
+        ExprKind::Unary { operand, .. } => 1 + evaluated_nodes(operand),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            1 + evaluated_nodes(lhs).saturating_add(evaluated_nodes(rhs))
+        }
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => {
+            1 + evaluated_nodes(cond)
+                .saturating_add(evaluated_nodes(then))
+                .saturating_add(evaluated_nodes(otherwise))
+        }
+        ExprKind::Elvis { value, fallback } => {
+            1 + evaluated_nodes(value).saturating_add(evaluated_nodes(fallback))
+        }
+        // The element read from a list is evaluated: one node more.
+        ExprKind::Subscript { base, index } => {
+            let element = u32::from(matches!(base.kind, ExprKind::List(_)));
+            (1 + element)
+                .saturating_add(evaluated_nodes(base))
+                .saturating_add(evaluated_nodes(index))
+        }
+        ExprKind::Call { name, args } => {
+            let literal_time = ["absTime", "relTime"]
+                .iter()
+                .any(|f| name.to_string_lossy().eq_ignore_ascii_case(f))
+                && matches!(args.as_slice(), [arg] if matches!(arg.kind, ExprKind::Literal(_)));
+            if literal_time {
+                return 1;
+            }
+            // A function reads the elements of a list argument, a node
+            // each (`sum({1, 2})` counts 4), except those that look at
+            // the list only.
+            let reads_elements = !name
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .starts_with("is")
+                && !name.to_string_lossy().eq_ignore_ascii_case("size");
+            args.iter().fold(1u32, |n, arg| {
+                let elements = match &arg.kind {
+                    ExprKind::List(items) if reads_elements => items.len() as u32,
+                    _ => 0,
+                };
+                n.saturating_add(evaluated_nodes(arg))
+                    .saturating_add(elements)
+            })
+        }
+        _ => 1,
+    }
+}
+
 /// The value of a literal.
 pub fn literal_value(lit: &Literal) -> Value {
     match lit {
@@ -1265,9 +1382,37 @@ struct Unit {
     label: usize,
     /// The highest need of the constants popped since the last push.
     popped_need: u16,
+    /// HTCondor nodes beyond one an instruction (`Program::with_nodes`):
+    /// at an instruction, and at the load of a constant (by its index in
+    /// the pool, as folding moves constants).
+    nodes: Vec<(usize, u32)>,
+    const_nodes: Vec<(u32, u32)>,
 }
 
 impl Unit {
+    /// The extra nodes of each instruction, for `Program::with_nodes`.
+    fn node_counts(&self) -> Vec<(usize, u32)> {
+        let mut counts: Vec<(usize, u32)> = self
+            .nodes
+            .iter()
+            .copied()
+            .filter(|&(pc, _)| pc < self.code.len())
+            .collect();
+        if !self.const_nodes.is_empty() {
+            for (pc, instr) in self.code.iter().enumerate() {
+                if let Instr::Const(i) = instr {
+                    counts.extend(
+                        self.const_nodes
+                            .iter()
+                            .filter(|(c, _)| c == i)
+                            .map(|&(_, n)| (pc, n)),
+                    );
+                }
+            }
+        }
+        counts
+    }
+
     /// Appends an instruction at the current level.
     fn emit(&mut self, instr: Instr) {
         self.code.push(instr);

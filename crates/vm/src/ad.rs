@@ -186,7 +186,13 @@ impl Definition {
     pub fn new(attribute: Attribute) -> Definition {
         Definition {
             name: attribute.name.clone(),
-            constant: attribute.program.as_constant().cloned(),
+            // A constant folded from operations counts their nodes
+            // (`Program::with_nodes`): its program runs.
+            constant: attribute
+                .program
+                .as_constant()
+                .filter(|_| attribute.program.code[0].aux == 0)
+                .cloned(),
             attribute: OnceLock::from(Box::new(attribute)),
         }
     }

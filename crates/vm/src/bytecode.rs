@@ -232,7 +232,7 @@ impl Instr {
             LOAD_ATTR => Instr::LoadAttr(e.arg),
             LOAD_ROOT => Instr::LoadRoot(e.arg),
             LOAD_OWN => Instr::LoadOwn {
-                name: e.arg,
+                name: e.arg & PACKED_MASK,
                 slot: e.count,
             },
             LOAD_MY => Instr::LoadMy(e.arg),
@@ -251,7 +251,7 @@ impl Instr {
             JUMP => Instr::Jump(e.arg),
             ELVIS_TEST => Instr::ElvisTest(e.arg),
             CALL | CALL_NOTED => Instr::Call {
-                func: e.arg,
+                func: e.arg & PACKED_MASK,
                 argc: e.count,
                 noted: e.op == CALL_NOTED,
             },
@@ -364,6 +364,45 @@ impl Program {
             lists: pools.lists.into(),
             max_stack,
         })
+    }
+
+    /// This program with `extra` HTCondor nodes counted at the instructions
+    /// given (`(pc, nodes)`). HTCondor's step budget counts one step per
+    /// node it evaluates, when it starts evaluating it; the VM counts the
+    /// same (`Limits::max_steps`): one step an instruction that starts an
+    /// expression (a constant, a reference, `EnterBase` for a selection,
+    /// a call without arguments or of unevaluated ones, a list or ad
+    /// literal; two for `MY.name` and `TARGET.name`), none for the others
+    /// (`Return`, `Select`, operators, tests and jumps, calls of evaluated
+    /// arguments, `NoteArgs`), whose node is counted here, with the
+    /// parentheses (no instruction) and the operations folded into a
+    /// constant, at the first instruction of the operation's code, where
+    /// HTCondor starts it. A `NoteArgs` hands its count on to the next
+    /// instruction. Counts are kept to 255 an instruction.
+    pub fn with_nodes(mut self, extra: &[(usize, u32)]) -> Program {
+        for &(pc, nodes) in extra {
+            let mut pc = pc;
+            while self.code.get(pc).is_some_and(|e| e.op == opcode::NOTE_ARGS) {
+                pc += 1;
+            }
+            let Some(e) = self.code.get_mut(pc) else {
+                continue;
+            };
+            match e.op {
+                // The compiler keeps these pool indexes below 2^24.
+                opcode::LOAD_OWN | opcode::CALL | opcode::CALL_NOTED
+                    if e.op == opcode::LOAD_OWN || e.count == 0 =>
+                {
+                    let packed = packed_nodes(*e).saturating_add(nodes).min(255);
+                    e.arg = (e.arg & PACKED_MASK) | (packed << PACKED_SHIFT);
+                }
+                op if carries_nodes(op) => {
+                    e.aux = (u32::from(e.aux).saturating_add(nodes)).min(255) as u8;
+                }
+                _ => {}
+            }
+        }
+        self
     }
 
     /// The program of a single constant, as the compiler makes it for a
@@ -541,6 +580,38 @@ fn with_level(mut e: Encoded, level: u16) -> Encoded {
         _ => e.count = level,
     }
     e
+}
+
+/// Whether an instruction of opcode `op` counts in its auxiliary byte the
+/// HTCondor nodes [`Program::with_nodes`] gives it.
+fn carries_nodes(op: u8) -> bool {
+    use opcode::*;
+    matches!(
+        op,
+        CONST
+            | LOAD_ATTR
+            | LOAD_ROOT
+            | LOAD_MY
+            | LOAD_TARGET
+            | ENTER_BASE
+            | CALL_LAZY
+            | MAKE_LIST
+            | MAKE_AD
+    )
+}
+
+/// Where a slot load and a call without arguments keep the nodes
+/// [`Program::with_nodes`] gives them: the top byte of their operand,
+/// whose pool index has the 24 bits below (the compiler loads a name of a
+/// larger index by name).
+pub const PACKED_SHIFT: u32 = 24;
+/// The pool index of a slot load's or a call's operand.
+pub const PACKED_MASK: u32 = (1 << PACKED_SHIFT) - 1;
+
+/// The nodes a slot load or a call without arguments counts.
+#[inline]
+pub fn packed_nodes(e: Encoded) -> u32 {
+    e.arg >> PACKED_SHIFT
 }
 
 /// The level [`Program::with_levels`] gave an encoded instruction.

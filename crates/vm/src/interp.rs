@@ -19,7 +19,7 @@
 //!   UNDEFINED (HTCondor 25.13+).
 
 use crate::ad::{AdRef, AdValue, Attribute, Symbol};
-use crate::bytecode::{Program, level, opcode};
+use crate::bytecode::{PACKED_MASK, Program, level, opcode, packed_nodes};
 use crate::ops;
 use crate::registry::{Function, StopTest};
 use crate::value::{LazyList, Value};
@@ -32,10 +32,14 @@ pub struct Limits {
     /// Deepest nesting of attribute evaluations (an attribute whose value
     /// refers to another, and so on). Beyond it the value is ERROR.
     pub max_depth: u32,
-    /// Most steps one top-level evaluation may take: one per instruction,
-    /// plus the work builtins charge (one step per [`BYTES_PER_STEP`]
+    /// Most steps one top-level evaluation may take, counted as HTCondor
+    /// counts its budget (10,000,000 there): one per node of the
+    /// expression tree evaluated, when it is started
+    /// (`Program::with_nodes`); past it every expression started fails
+    /// with ERROR while those under way finish. Also the budget, counted
+    /// apart, of the work builtins charge (one unit per [`BYTES_PER_STEP`]
     /// bytes they scan, one per list element they visit, more for regular
-    /// expressions). Beyond it the value is ERROR.
+    /// expressions), which ends the evaluation the same way.
     pub max_steps: u64,
     /// Most bytes of values one top-level evaluation may produce
     /// (strings, list elements, ads, counted as HTCondor would copy them,
@@ -443,6 +447,13 @@ pub struct Vm {
     /// passes on as UNDEFINED and an operator turns into ERROR.
     depth_failures: u64,
     steps: u64,
+    /// Work charged by builtins (`Vm::charge`), against a budget of its
+    /// own of the same size as the steps'.
+    work: u64,
+    /// The lowest height of the stack since the step budget ran out
+    /// (`usize::MAX` before): a call whose arguments start below it was
+    /// under way then, and finishes (`exhausted_step`).
+    exhausted_floor: usize,
     /// Bytes of values produced so far by this evaluation.
     memory: u64,
     /// Whether this evaluation went past its memory budget (its value is
@@ -872,7 +883,8 @@ impl CallContext<'_> {
         self.vm.depth_failures += 1;
     }
 
-    /// Charges `work` steps to the evaluation (see [`Limits::max_steps`]);
+    /// Charges `work` units of builtin work to the evaluation (a budget
+    /// of the size of [`Limits::max_steps`], counted apart from its steps);
     /// false once it is past its budget, when the function should return
     /// ERROR without doing the work.
     #[inline]
@@ -1028,6 +1040,8 @@ impl Vm {
             depth_failures: 0,
             memory_exceeded: false,
             steps: 0,
+            work: 0,
+            exhausted_floor: usize::MAX,
             memory: 0,
             options,
             clock: system_clock,
@@ -1213,6 +1227,8 @@ impl Vm {
         self.failure_notes.clear();
         self.call_notes = None;
         self.steps = 0;
+        self.work = 0;
+        self.exhausted_floor = usize::MAX;
         self.memory = 0;
         self.memory_exceeded = false;
         self.state_root = None;
@@ -1281,15 +1297,41 @@ impl Vm {
         value
     }
 
-    /// Adds `work` steps to this evaluation; false once it is past its
-    /// step budget (every instruction after that gives ERROR).
+    /// Adds `work` units of builtin work to this evaluation; false once it
+    /// is past its budget (every expression started after that gives
+    /// ERROR, as past the step budget).
     #[inline]
     pub fn charge(&mut self, work: u64) -> bool {
-        // Kept far from overflow: the interpreter adds one per instruction.
-        self.steps = self.steps.saturating_add(work).min(u64::MAX / 2);
-        if self.steps > self.options.limits.max_steps {
+        // Counted apart from the steps, which are HTCondor's nodes: the
+        // work of builtins is no node of its, and must not end an
+        // evaluation HTCondor finishes (a chain of 22 `strcat(a, a)`
+        // links copies 88 MB).
+        self.work = self.work.saturating_add(work);
+        if self.work > self.options.limits.max_steps {
             // Past the budget the evaluation fails, as HTCondor's does
             // past its own (see `run`).
+            self.exhaust();
+            self.depth_failures += 1;
+            return false;
+        }
+        true
+    }
+
+    /// Counts the `nodes` HTCondor nodes the running instruction starts
+    /// (`Program::with_nodes`); true if that passes the step budget,
+    /// where the instruction fails (`exhausted_step`).
+    #[inline]
+    fn start(&mut self, nodes: u32) -> bool {
+        self.steps += u64::from(nodes);
+        self.steps > self.options.limits.max_steps
+    }
+
+    /// Counts the evaluation of a literal attribute (one node in
+    /// HTCondor); false if that passes the step budget.
+    #[inline]
+    fn count_literal(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps > self.options.limits.max_steps {
             self.depth_failures += 1;
             return false;
         }
@@ -1318,7 +1360,8 @@ impl Vm {
     fn exhaust(&mut self) {
         self.steps = self
             .steps
-            .max(self.options.limits.max_steps.saturating_add(1))
+            // Two past: `MY.name` takes back a step it counted.
+            .max(self.options.limits.max_steps.saturating_add(2))
             .min(u64::MAX / 2);
     }
 
@@ -1332,6 +1375,10 @@ impl Vm {
             return Value::Error;
         }
         if let Some(value) = ad.body.constant(slot) {
+            // HTCondor evaluates the literal: one node.
+            if !self.count_literal() {
+                return Value::Error;
+            }
             return value.clone();
         }
         let key = (Arc::as_ptr(&ad.body) as usize, slot);
@@ -1359,6 +1406,10 @@ impl Vm {
     /// isUndefined(c)]["c"]` is false, `[c = isUndefined(c)].c` is true).
     fn attribute_value_unmarked(&mut self, env: Env<'_>, ad: &AdRef, slot: u32) -> Value {
         if let Some(value) = ad.body.constant(slot) {
+            // HTCondor evaluates the literal: one node.
+            if !self.count_literal() {
+                return Value::Error;
+            }
             return value.clone();
         }
         let attribute = ad.body.attribute(slot);
@@ -1454,6 +1505,10 @@ impl Vm {
             // fails (`[q = 1; r = self.q]` as the 399th reference).
             if self.depth >= self.options.limits.max_depth {
                 self.depth_failures += 1;
+                return Value::Error;
+            }
+            // HTCondor evaluates the ad found: one node more.
+            if matches!(special, Value::Ad(_)) && !self.count_literal() {
                 return Value::Error;
             }
             return special;
@@ -1919,6 +1974,13 @@ impl Vm {
                 Value::Error
             }
             (Value::List(items) | Value::SharedList(items), Value::Int(i)) => {
+                // HTCondor evaluates the element, a literal: one node,
+                // which fails past the budget (the subscript keeps the
+                // ERROR, its failure swallowed as a lazy element's).
+                self.steps += 1;
+                if self.exhausted() {
+                    return Value::Error;
+                }
                 // HTCondor reads the index as a C int.
                 let i = *i as i32;
                 let value = usize::try_from(i)
@@ -2084,19 +2146,24 @@ impl Vm {
             };
             let instr = code[pc];
             pc += 1;
-            self.steps += 1;
-            if self.steps > self.options.limits.max_steps
-                && instr.op != opcode::RETURN
-                && self.exhausted_step(instr, &mut pc)
-            {
-                continue;
-            }
+            // Steps are counted by the instructions that start an
+            // expression, where HTCondor counts its nodes
+            // (`Program::with_nodes`): `self.start(n)` below. Past the
+            // budget such an instruction fails (`exhausted_step`); the
+            // others, operations already under way, run as usual.
             // The depth limit, and the level of each instruction: how many
             // operations enclose it in its program, each a level of depth
             // in HTCondor's evaluation (`Program::with_levels`).
             let limit = self.options.limits.max_depth;
             match instr.op {
                 opcode::CONST => {
+                    // HTCondor's nodes folded into it, and those of the
+                    // operations it starts (`Program::with_nodes`).
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     // A constant folded from operations fails where they
                     // would have.
                     let need = u32::from(instr.count);
@@ -2109,6 +2176,11 @@ impl Vm {
                     }
                 }
                 opcode::LOAD_ATTR => {
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let level = level(instr);
                     self.depth += level;
                     let value = if self.depth > limit {
@@ -2125,7 +2197,12 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_OWN => {
-                    let name = &program.names[instr.arg as usize];
+                    if self.start(1 + packed_nodes(instr))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
+                    let name = &program.names[(instr.arg & PACKED_MASK) as usize];
                     let slot = u32::from(instr.count);
                     let level = level(instr);
                     self.depth += level;
@@ -2142,6 +2219,11 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_ROOT => {
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     self.depth += level;
@@ -2163,6 +2245,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_MY => {
+                    // Three nodes in HTCondor: the selection, its base and
+                    // the ad the base finds (less one where the base is
+                    // looked up as a name, which counts its own).
+                    if self.start(3 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     // `MY.name`: a selection whose base is the reference
@@ -2183,6 +2273,7 @@ impl Vm {
                                 && (env.pair.is_none() || scope.parent.is_some()))
                         {
                             let failures = self.depth_failures;
+                            self.steps -= 1;
                             self.depth += 1;
                             let my = self.load_attribute(env, scope, special_symbol(0));
                             self.depth -= 1;
@@ -2203,6 +2294,14 @@ impl Vm {
                     self.stack.push(value);
                 }
                 opcode::LOAD_TARGET => {
+                    // Three nodes in HTCondor: the selection, its base and
+                    // the ad the base finds (less one where the base is
+                    // looked up as a name, which counts its own).
+                    if self.start(3 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let name = &program.names[instr.arg as usize];
                     let level = level(instr);
                     // Outside a match `target` is an ordinary name, which an
@@ -2229,6 +2328,7 @@ impl Vm {
                             Some(target) => self.select_in_ad(env, target, name),
                             None => {
                                 let failures = self.depth_failures;
+                                self.steps -= 1;
                                 self.depth += 1;
                                 let target = self.load_attribute(env, scope, special_symbol(1));
                                 self.depth -= 1;
@@ -2264,6 +2364,13 @@ impl Vm {
                     self.failure_notes.push((instr.count, self.depth_failures));
                 }
                 opcode::ENTER_BASE => {
+                    // The selection's node, counted before its base as
+                    // HTCondor counts it.
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     // HTCondor's `base.name` at the depth limit: an ERROR
                     // value, the base not evaluated. Past it, an operation
                     // around the selection was already at the limit and
@@ -2402,6 +2509,18 @@ impl Vm {
                     }
                 }
                 opcode::CALL | opcode::CALL_NOTED => {
+                    // A call of arguments was counted where it started,
+                    // before them (`Program::with_nodes`); one of none
+                    // starts here.
+                    if instr.count != 0 {
+                        if self.exhausted() && self.exhausted_step(instr, &mut pc, base) {
+                            continue;
+                        }
+                    } else if self.start(1 + packed_nodes(instr))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let level = level(instr);
                     self.depth += level;
                     let argc = instr.count as usize;
@@ -2422,7 +2541,7 @@ impl Vm {
                             .is_some_and(|&(_, first)| first < self.depth_failures);
                         (start, failed)
                     });
-                    let function = &program.functions[instr.arg as usize];
+                    let function = &program.functions[(instr.arg & PACKED_MASK) as usize];
                     // The ad the elements of the list arguments leave
                     // current, each element starting where the one before
                     // left it (HTCondor's function evaluates them in one
@@ -2430,6 +2549,12 @@ impl Vm {
                     let mut forced_left: Option<AdRef> = None;
                     if let Function::Strict(_) = function.function {
                         for arg in args.iter_mut() {
+                            // HTCondor's function evaluates each element of
+                            // a list of literals (its own lists are such):
+                            // a node each (`sum({1, 2})` counts 4).
+                            if let Value::List(items) | Value::SharedList(items) = arg {
+                                self.steps += items.len() as u64;
+                            }
                             if matches!(
                                 arg,
                                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_)
@@ -2490,6 +2615,11 @@ impl Vm {
                     }
                 }
                 opcode::CALL_LAZY => {
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let level = level(instr);
                     self.depth += level;
                     let call = &program.lazy_calls[instr.arg as usize];
@@ -2526,6 +2656,11 @@ impl Vm {
                     self.stack.push(Value::Error);
                 }
                 opcode::MAKE_LIST => {
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let scope = match &self.literal_parent {
                         Some((address, parent))
                             if *address == program as *const Program as usize =>
@@ -2545,6 +2680,11 @@ impl Vm {
                     self.stack.push(Value::LazyList(Arc::new(list)));
                 }
                 opcode::MAKE_AD => {
+                    if self.start(1 + u32::from(instr.aux))
+                        && self.exhausted_step(instr, &mut pc, base)
+                    {
+                        continue;
+                    }
                     let body = program.ads[instr.arg as usize].clone();
                     let parent = match &self.literal_parent {
                         Some((address, parent))
@@ -2578,7 +2718,29 @@ impl Vm {
     /// operands (its instruction runs as usual, on their ERROR values).
     /// True if the instruction was handled here.
     #[cold]
-    fn exhausted_step(&mut self, instr: crate::bytecode::Encoded, pc: &mut usize) -> bool {
+    fn exhausted_step(
+        &mut self,
+        instr: crate::bytecode::Encoded,
+        pc: &mut usize,
+        base: usize,
+    ) -> bool {
+        // A program's value will take the slot at its base: an operation
+        // that popped its operands to evaluate an element there
+        // (`isError(l[0])`) is still under way above it.
+        let height = self.stack.len().max(base + 1);
+        self.exhausted_floor = self.exhausted_floor.min(height);
+        if matches!(instr.op, opcode::CALL | opcode::CALL_NOTED) && instr.count != 0 {
+            // A call of evaluated arguments counted its node where it
+            // started, before them. Started before the budget ran out, it is under way: it
+            // finishes with the values its arguments left, as HTCondor's
+            // functions do (`isError` of an evaluation that failed past
+            // the budget tests the value it left). Its arguments start
+            // below every height the stack has had since then.
+            let first = self.stack.len().saturating_sub(instr.count as usize);
+            if first < self.exhausted_floor {
+                return false;
+            }
+        }
         match instr.op {
             opcode::CONST
             | opcode::LOAD_ATTR
