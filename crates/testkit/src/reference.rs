@@ -97,6 +97,10 @@ pub struct AdNode<'a> {
     /// Whether this is the value of `ad["name"]`, from which HTCondor's
     /// selections are UNDEFINED (the ad has lost its scope).
     pub detached: bool,
+    /// Which copy of the written ad this is (0: as written, or written in
+    /// one): the ads a selection over a list collects are HTCondor's copies,
+    /// whose attributes are new trees, not circular with the original's.
+    pub copy: u64,
 }
 
 /// A shared runtime ad.
@@ -109,6 +113,7 @@ impl<'a> AdNode<'a> {
             expr,
             parent: None,
             detached: false,
+            copy: 0,
         })
     }
 
@@ -315,8 +320,10 @@ pub struct Reference<'a> {
     options: RefOptions,
     /// The two ads of a match, each the other's TARGET.
     pair: Option<(RAd<'a>, RAd<'a>)>,
-    /// Attributes being evaluated: (ad literal address, index).
-    active: Vec<(usize, usize)>,
+    /// Attributes being evaluated: (ad literal address, copy, index).
+    active: Vec<(usize, u64, usize)>,
+    /// Copies made so far ([`AdNode::copy`]).
+    copies: std::cell::Cell<u64>,
     /// Lazy lists being forced ([`RLazyList::key`]).
     forcing: Vec<(usize, usize)>,
     depth: u32,
@@ -347,6 +354,7 @@ impl<'a> Reference<'a> {
             options,
             pair: None,
             active: Vec::new(),
+            copies: std::cell::Cell::new(0),
             forcing: Vec::new(),
             depth: 0,
             depth_failures: 0,
@@ -488,11 +496,15 @@ impl<'a> Reference<'a> {
                     }))
                 }
             }
-            ExprKind::Ad(ad) => RValue::Ad(Rc::new(AdNode {
-                expr: ad,
-                parent: Some(self.literal_parent.as_ref().unwrap_or(scope).clone()),
-                detached: false,
-            })),
+            ExprKind::Ad(ad) => {
+                let parent = self.literal_parent.as_ref().unwrap_or(scope).clone();
+                RValue::Ad(Rc::new(AdNode {
+                    expr: ad,
+                    copy: parent.copy,
+                    parent: Some(parent),
+                    detached: false,
+                }))
+            }
             ExprKind::Call { name, args } => self.call(name, args, scope),
         }
     }
@@ -639,7 +651,7 @@ impl<'a> Reference<'a> {
 
     /// The value of attribute `index` of `ad`, evaluated in `ad`.
     fn attribute_value(&mut self, ad: &RAd<'a>, index: usize) -> RValue<'a> {
-        let key = (std::ptr::from_ref(ad.expr) as usize, index);
+        let key = (std::ptr::from_ref(ad.expr) as usize, ad.copy, index);
         if self.active.contains(&key) {
             return if self.options.mutation == Mutation::CircularIsError {
                 RValue::Error
@@ -673,7 +685,11 @@ impl<'a> Reference<'a> {
         let expr = &ad.expr.attributes[index].1;
         self.depth += 1;
         let saved = self.literal_parent.take();
+        // A new evaluation state (`ClassAd::EvaluateAttr`): nothing is
+        // being evaluated in it yet.
+        let saved_active = std::mem::take(&mut self.active);
         let value = self.eval(expr, ad);
+        self.active = saved_active;
         self.literal_parent = saved;
         self.depth -= 1;
         value
@@ -711,7 +727,8 @@ impl<'a> Reference<'a> {
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
             "self" => Some(RValue::Ad(scope.clone())),
-            "my" if !self.options.strict || self.pair.is_some() => Some(RValue::Ad(scope.clone())),
+            // In strict mode `my` is no special name (see `resolve`).
+            "my" if !self.options.strict => Some(RValue::Ad(scope.clone())),
             "parent" => scope
                 .parent
                 .clone()
@@ -720,7 +737,7 @@ impl<'a> Reference<'a> {
                 })
                 .map(RValue::Ad),
             "root" | "toplevel" => Some(RValue::Ad(root_of(scope))),
-            "target" => self.target_of(scope).map(RValue::Ad),
+            // `target` is no special name: see `resolve`.
             _ => None,
         }
     }
@@ -766,7 +783,26 @@ impl<'a> Reference<'a> {
         {
             return v;
         }
+        // In a match `target` (and in strict mode `my`) is an attribute of
+        // the context ad HTCondor's MatchClassAd puts around each side, so
+        // the enclosing ads come first.
+        let lower = name.to_ascii_lowercase();
+        let context = match lower.as_str() {
+            "target" => self.target_of(ad),
+            "my" if self.options.strict && self.target_of(ad).is_some() => Some(root_of(ad)),
+            _ => None,
+        };
+        if let Some(side) = context {
+            if self.at_depth_limit() {
+                self.depth_failures += 1;
+                return RValue::Error;
+            }
+            return RValue::Ad(side);
+        }
+        // The fallback to TARGET only from a match's own ad (its alternate
+        // scope), not from an ad written inside it.
         if with_target
+            && ad.parent.is_none()
             && let Some(target) = self.target_of(ad)
             && let Some(v) = self.lookup_outward(&target, name)
         {
@@ -837,11 +873,15 @@ impl<'a> Reference<'a> {
         match value {
             // No parent scope: `root` is an empty ad, `parent` UNDEFINED;
             // an ad taken by `ad["name"]` is an ad again, as the copy is.
-            RValue::Ad(ad) if ad.parent.is_some() || ad.detached => RValue::Ad(Rc::new(AdNode {
-                expr: ad.expr,
-                parent: Some(AdNode::top(empty_root_expr())),
-                detached: false,
-            })),
+            RValue::Ad(ad) if ad.parent.is_some() || ad.detached => {
+                self.copies.set(self.copies.get() + 1);
+                RValue::Ad(Rc::new(AdNode {
+                    expr: ad.expr,
+                    parent: Some(AdNode::top(empty_root_expr())),
+                    detached: false,
+                    copy: self.copies.get(),
+                }))
+            }
             RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
                 items: list.items,
                 scope: AdNode::top(empty_ad_expr()),
@@ -917,6 +957,7 @@ impl<'a> Reference<'a> {
                             expr: inner.expr,
                             parent: None,
                             detached: true,
+                            copy: inner.copy,
                         })),
                         RValue::Lazy(list) => RValue::Lazy(Rc::new(RLazyList {
                             items: list.items,
@@ -924,6 +965,7 @@ impl<'a> Reference<'a> {
                                 expr: empty_ad_expr(),
                                 parent: None,
                                 detached: true,
+                                copy: 0,
                             }),
                         })),
                         other => other,

@@ -518,6 +518,12 @@ pub struct AdValue {
     /// Whether this is the value of `ad["name"]`, which in HTCondor has lost
     /// its scope: selecting from it is UNDEFINED (docs/differences.md).
     pub detached: bool,
+    /// Which copy of the written ad this is (0: the ad as written, or an ad
+    /// written inside it). HTCondor copies an ad a selection over a list
+    /// collects, and the copy's attributes are new expression trees: being
+    /// evaluated in the original does not make them circular
+    /// (`Vm::attribute_value` keys attributes being evaluated by it).
+    pub copy: u64,
 }
 
 /// A shared reference to an ad in scope.
@@ -530,15 +536,31 @@ impl AdValue {
             body,
             parent: None,
             detached: false,
+            copy: 0,
         })
     }
 
-    /// An ad written inside `parent`.
+    /// An ad written inside `parent` (inside the same copy of it).
     pub fn nested(body: Arc<AdBody>, parent: AdRef) -> AdRef {
+        let copy = parent.copy;
         Arc::new(AdValue {
             body,
             parent: Some(parent),
             detached: false,
+            copy,
+        })
+    }
+
+    /// A new copy of an ad, as HTCondor's `ClassAd::Copy` makes one: its
+    /// attributes (and the ads written in them) are other trees than the
+    /// original's.
+    pub fn copied(body: Arc<AdBody>, parent: Option<AdRef>) -> AdRef {
+        static COPIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Arc::new(AdValue {
+            body,
+            parent,
+            detached: false,
+            copy: COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -549,6 +571,7 @@ impl AdValue {
             body,
             parent: None,
             detached: true,
+            copy: 0,
         })
     }
 

@@ -356,6 +356,7 @@ fn emptied_ad(parent: Option<AdRef>, detached: bool) -> AdRef {
         body: freed_body().clone(),
         parent,
         detached,
+        copy: 0,
     })
 }
 
@@ -435,11 +436,13 @@ fn requirements_symbol() -> &'static Symbol {
 /// Per-thread evaluation state. Create one per thread and reuse it.
 pub struct Vm {
     stack: Vec<Value>,
-    /// Attributes being evaluated, as (ad body address, slot): re-entering
-    /// one is a circular reference. The body, not the ad value, is the key
-    /// because every evaluation of a nested ad literal makes a new value
-    /// around the same body, as HTCondor's literal is one object.
-    active: Vec<(usize, u32)>,
+    /// Attributes being evaluated, as (ad body address, copy, slot):
+    /// re-entering one is a circular reference. The body, not the ad value,
+    /// is the key because every evaluation of a nested ad literal makes a
+    /// new value around the same body, as HTCondor's literal is one object;
+    /// a copy HTCondor made of the ad (`AdValue::copy`) has trees of its
+    /// own.
+    active: Vec<(usize, u64, u32)>,
     depth: u32,
     /// Times a list element or a selection over a list ran into the depth
     /// limit: HTCondor's evaluation fails there (a list that holds itself
@@ -1381,7 +1384,7 @@ impl Vm {
             }
             return value.clone();
         }
-        let key = (Arc::as_ptr(&ad.body) as usize, slot);
+        let key = (Arc::as_ptr(&ad.body) as usize, ad.copy, slot);
         if self.active.contains(&key) {
             return Value::Undefined;
         }
@@ -1713,9 +1716,9 @@ impl Vm {
         match value {
             // HTCondor copies each element: an ad taken by `ad["name"]`
             // (whose attributes were not found from it) is an ad again.
-            Value::Ad(ad) if ad.parent.is_some() || ad.detached => Value::Ad(AdValue::nested(
+            Value::Ad(ad) if ad.parent.is_some() || ad.detached => Value::Ad(AdValue::copied(
                 ad.body.clone(),
-                AdValue::top_level(empty_root_body().clone()),
+                Some(AdValue::top_level(empty_root_body().clone())),
             )),
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
@@ -2050,6 +2053,7 @@ impl Vm {
                         body: ad.body.clone(),
                         parent: ad.parent.clone(),
                         detached: false,
+                        copy: ad.copy,
                     })
                 } else {
                     ad.clone()
@@ -2080,6 +2084,7 @@ impl Vm {
                             body: inner.body.clone(),
                             parent: inner.parent.as_ref().map(freed_scope),
                             detached: true,
+                            copy: inner.copy,
                         })),
                         Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                             items: list.items.clone(),
