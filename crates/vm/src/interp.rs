@@ -18,11 +18,12 @@
 //! * an attribute that refers back to itself, directly or not, is
 //!   UNDEFINED (HTCondor 25.13+).
 
-use crate::ad::{AdRef, AdValue, Attribute, Symbol};
+use crate::ad::{AdBody, AdRef, AdValue, Attribute, Definition, Symbol};
 use crate::bytecode::{PACKED_MASK, Program, level, opcode, packed_nodes};
 use crate::ops;
 use crate::registry::{Function, StopTest};
 use crate::value::{LazyList, Value};
+use classad_syntax::Name;
 use classad_syntax::{BinaryOp, UnaryOp};
 use std::sync::Arc;
 
@@ -523,6 +524,157 @@ pub struct Vm {
     pub random_state: u64,
 }
 
+std::thread_local! {
+    /// HTCondor's MatchClassAd of the last match that needed it on this
+    /// thread (see [`Vm::match_ad`]), kept while the same pair is
+    /// evaluated. Not a field of the VM: a VM on the stack (the compiler's
+    /// constant folding makes one inside its recursion over the tree) stays
+    /// as small as it was, and so does the compiler's stack.
+    static MATCH_AD: std::cell::RefCell<Option<MatchAd>> = const { std::cell::RefCell::new(None) };
+}
+
+/// HTCondor's MatchClassAd made for one pair: the pair and the ad.
+struct MatchAd {
+    left: AdRef,
+    right: AdRef,
+    ad: AdRef,
+}
+
+/// The attributes of HTCondor's MatchClassAd (`classad::MatchClassAd`), in
+/// its order: the context ad of each side, the two ads (`LEFT` is the MY
+/// of the evaluation, `RIGHT` its TARGET; no text: the ads themselves),
+/// and what the negotiator reads.
+const MATCH_ATTRIBUTES: [(&str, &str); 9] = [
+    (
+        "lCtx",
+        "[ ad = .LEFT; my = .LEFT; other = .RIGHT; target = .RIGHT ]",
+    ),
+    ("LEFT", ""),
+    (
+        "rCtx",
+        "[ ad = .RIGHT; my = .RIGHT; other = .LEFT; target = .LEFT ]",
+    ),
+    ("RIGHT", ""),
+    ("leftRankValue", "LEFT.rank"),
+    ("rightRankValue", "RIGHT.rank"),
+    ("symmetricMatch", "RIGHT.requirements && LEFT.requirements"),
+    ("leftMatchesRight", "RIGHT.requirements"),
+    ("rightMatchesLeft", "LEFT.requirements"),
+];
+
+/// The definitions of the MatchClassAd the same in every match (`None`
+/// at `LEFT` and `RIGHT`), made once. Their programs are written here, as
+/// the compiler would make them (the VM cannot call the compiler).
+fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
+    static DEFINITIONS: std::sync::LazyLock<[Option<Arc<Definition>>; 9]> =
+        std::sync::LazyLock::new(|| {
+            use crate::bytecode::{Instr, Pools};
+            let program = |code: &[Instr], names: &[&str], ads: Vec<Arc<AdBody>>| {
+                let pools = Pools {
+                    names: names.iter().map(Symbol::new).collect(),
+                    ads,
+                    ..Pools::default()
+                };
+                Arc::new(Program::new(code, pools).expect("a valid program"))
+            };
+            let attribute = |name: &str, text: &str, program: Arc<Program>| Attribute {
+                name: Name::new(name),
+                source: Arc::new(classad_syntax::parse_expression(text).expect("valid text")),
+                program,
+            };
+            // `[ ad = .OWN; my = .OWN; other = .OTHER; target = .OTHER ]`
+            let context = |own: &str, other: &str| {
+                let mut body = AdBody::new();
+                for (name, side) in [
+                    ("ad", own),
+                    ("my", own),
+                    ("other", other),
+                    ("target", other),
+                ] {
+                    let load = program(&[Instr::LoadRoot(0), Instr::Return], &[side], Vec::new());
+                    body.insert(attribute(name, &format!(".{side}"), load));
+                }
+                Arc::new(body)
+            };
+            // `A.name`
+            let select = |base: &str, name: &str| {
+                let code = [
+                    Instr::EnterBase(3),
+                    Instr::LoadAttr(0),
+                    Instr::Select(1),
+                    Instr::Return,
+                ];
+                program(&code, &[base, name], Vec::new())
+            };
+            let both = {
+                let code = [
+                    Instr::EnterBase(3),
+                    Instr::LoadAttr(0),
+                    Instr::Select(1),
+                    Instr::AndTest(8),
+                    Instr::EnterBase(7),
+                    Instr::LoadAttr(2),
+                    Instr::Select(1),
+                    Instr::AndCombine,
+                    Instr::Return,
+                ];
+                program(&code, &["RIGHT", "requirements", "LEFT"], Vec::new())
+            };
+            let make_ad =
+                |body: Arc<AdBody>| program(&[Instr::MakeAd(0), Instr::Return], &[], vec![body]);
+            let programs = [
+                Some(make_ad(context("LEFT", "RIGHT"))),
+                None,
+                Some(make_ad(context("RIGHT", "LEFT"))),
+                None,
+                Some(select("LEFT", "rank")),
+                Some(select("RIGHT", "rank")),
+                Some(both),
+                Some(select("RIGHT", "requirements")),
+                Some(select("LEFT", "requirements")),
+            ];
+            let mut out: [Option<Arc<Definition>>; 9] = Default::default();
+            for ((slot, (name, text)), program) in
+                out.iter_mut().zip(MATCH_ATTRIBUTES).zip(programs)
+            {
+                *slot = program
+                    .map(|program| Arc::new(Definition::new(attribute(name, text, program))));
+            }
+            out
+        });
+    &DEFINITIONS
+}
+
+/// HTCondor's MatchClassAd around `left` (MY) and `right` (TARGET).
+/// Out of line: the recursive evaluation's frames stay small.
+#[cold]
+#[inline(never)]
+fn build_match_ad(left: &AdRef, right: &AdRef) -> AdRef {
+    let mut body = AdBody::new();
+    for (definition, (name, _)) in match_definitions().iter().zip(MATCH_ATTRIBUTES) {
+        match definition {
+            Some(definition) => body.insert_definition(definition.clone()),
+            None => {
+                let side = if name == "LEFT" { left } else { right };
+                // Printed as the ad is (HTCondor's `LEFT = [ ... ]`).
+                let mut source = classad_syntax::AdExpr::new();
+                for definition in side.body.attributes() {
+                    source.insert(definition.name.clone(), (*definition.source).clone());
+                }
+                body.insert(Attribute {
+                    name: Name::new(name),
+                    source: Arc::new(classad_syntax::Expr {
+                        kind: classad_syntax::ExprKind::Ad(Box::new(source)),
+                        span: classad_syntax::Span::default(),
+                    }),
+                    program: Arc::new(Program::constant(Value::Ad(side.clone()))),
+                });
+            }
+        }
+    }
+    AdValue::top_level(Arc::new(body))
+}
+
 /// What a function sees of the evaluation that calls it.
 pub struct CallContext<'a> {
     /// The VM, for functions that evaluate (`eval`, `ifThenElse`, ...).
@@ -770,8 +922,8 @@ impl CallContext<'_> {
     /// The root of the caller's evaluation state (what `root` and `.name`
     /// find there), or `None` in a state without one, where HTCondor's
     /// lookup of `root` fails (see `no_root_body`).
-    pub fn evaluation_root(&self) -> Option<AdRef> {
-        let root = self.vm.evaluation_root(self.scope);
+    pub fn evaluation_root(&mut self) -> Option<AdRef> {
+        let root = self.vm.evaluation_root(self.env, self.scope);
         (!is_no_root(&root)).then_some(root)
     }
 
@@ -1241,11 +1393,63 @@ impl Vm {
 
     /// HTCondor's root of the evaluation in `scope`: `root`, `toplevel`
     /// and the ad `.name` searches (see `state_root`).
-    fn evaluation_root(&self, scope: &AdRef) -> AdRef {
+    fn evaluation_root(&mut self, env: Env<'_>, scope: &AdRef) -> AdRef {
         match &self.state_root {
             Some(root) => root.clone(),
-            None => scope.root(),
+            None => self.chain_root(env, scope),
         }
+    }
+
+    /// The outermost ad of `scope`'s chain: in a match, for either ad of
+    /// the pair, HTCondor's MatchClassAd around them (the root of every
+    /// evaluation there).
+    /// `.name` selected in [`Vm::chain_root`]. Out of line, as the
+    /// interpreter's loop keeps its frame small.
+    #[inline(never)]
+    fn select_in_chain_root(&mut self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Value {
+        if env.pair.is_none() {
+            return self.select_in_ad(env, scope.root_ref(), name);
+        }
+        let root = self.chain_root(env, scope);
+        self.select_in_ad(env, &root, name)
+    }
+
+    #[inline(never)]
+    fn chain_root(&mut self, env: Env<'_>, scope: &AdRef) -> AdRef {
+        let root = scope.root_ref();
+        if env.target_of(root).is_some()
+            && let Some(ad) = self.match_ad(env)
+        {
+            return ad;
+        }
+        root.clone()
+    }
+
+    /// HTCondor's MatchClassAd of the match `env` describes (see
+    /// `MATCH_ATTRIBUTES`), made the first time an evaluation of the pair
+    /// needs it (`root`, `parent` at the top of either ad, one of its
+    /// attributes), which the matchmaker's own evaluations never do.
+    #[inline(never)]
+    fn match_ad(&mut self, env: Env<'_>) -> Option<AdRef> {
+        let (left, right) = env.pair?;
+        let made = MATCH_AD.with_borrow(|made| {
+            made.as_ref()
+                .filter(|made| Arc::ptr_eq(&made.left, left) && Arc::ptr_eq(&made.right, right))
+                .map(|made| made.ad.clone())
+        });
+        if made.is_some() {
+            return made;
+        }
+        let ad = build_match_ad(left, right);
+        // Replaced after building: the old pair is dropped outside the
+        // borrow.
+        let old = MATCH_AD.replace(Some(MatchAd {
+            left: left.clone(),
+            right: right.clone(),
+            ad: ad.clone(),
+        }));
+        drop(old);
+        Some(ad)
     }
 
     /// Runs `f` in a new evaluation state with a depth budget of its own,
@@ -1278,8 +1482,8 @@ impl Vm {
     /// `root` found by a lookup in `scope`: the root of the evaluation, or,
     /// in a state without one (see [`no_root_body`]), a failed evaluation
     /// that leaves UNDEFINED.
-    fn root_value(&mut self, scope: &AdRef) -> Value {
-        let root = self.evaluation_root(scope);
+    fn root_value(&mut self, env: Env<'_>, scope: &AdRef) -> Value {
+        let root = self.evaluation_root(env, scope);
         if is_no_root(&root) {
             self.depth_failures += 1;
             return Value::Undefined;
@@ -1444,8 +1648,10 @@ impl Vm {
         }
     }
 
-    /// The special meaning of `name` in `scope`, if it has one.
-    fn special_name(&self, scope: &AdRef, name: &Symbol) -> Option<Value> {
+    /// The special meaning of `name` in `scope`, if it has one. Out of
+    /// line: `resolve`'s frame, on the path of every recursion, stays small.
+    #[inline(never)]
+    fn special_name(&mut self, env: Env<'_>, scope: &AdRef, name: &Symbol) -> Option<Value> {
         Some(match name.as_bytes() {
             b"self" => Value::Ad(scope.clone()),
             // With old-ClassAd compatibility MY is the ad being evaluated; in
@@ -1455,7 +1661,7 @@ impl Vm {
             // The root of the evaluation, not of the ad's chain: from an ad
             // copied by a selection over a list, the root of the state that
             // reads it (`({[c = [y = root]]}.c)[0].y` is the context ad).
-            b"root" | b"toplevel" => Value::Ad(self.evaluation_root(scope)),
+            b"root" | b"toplevel" => Value::Ad(self.evaluation_root(env, scope)),
             // `target` is no special name: see `resolve`.
             _ => return None,
         })
@@ -1497,7 +1703,7 @@ impl Vm {
         if ad.parent.is_none() && Arc::ptr_eq(&ad.body, scopeless_body()) {
             return Value::Undefined;
         }
-        if let Some(special) = self.special_name(ad, name) {
+        if let Some(special) = self.special_name(env, ad, name) {
             // `root` in a state without one: HTCondor's lookup fails before
             // its depth check, leaving the value untouched.
             if matches!(&special, Value::Ad(root) if is_no_root(root)) {
@@ -1535,23 +1741,34 @@ impl Vm {
         {
             return value;
         }
-        // In a match `target` is an attribute of the context ad HTCondor's
-        // MatchClassAd puts around each ad (`target = .RIGHT`), so any ad
-        // of the chain that defines `target` comes first:
-        // `[TARGET = [x = 1]; r = [y = target.x].y]` reads its own.
-        // In strict mode `my` is such an attribute too (`my = .LEFT`): the
-        // match's own ad, not the ad written inside it that is evaluated.
-        let context = match name.as_bytes() {
-            b"target" => env.target_of(ad),
-            b"my" if self.options.strict && env.target_of(ad).is_some() => Some(ad.root_ref()),
-            _ => None,
-        };
-        if let Some(side) = context {
-            if self.depth >= self.options.limits.max_depth {
-                self.depth_failures += 1;
-                return Value::Error;
-            }
-            return Value::Ad(side.clone());
+        if env.pair.is_some() {
+            return self.resolve_in_match(env, ad, name, with_target);
+        }
+        Value::Undefined
+    }
+
+    /// The end of [`Vm::resolve`] in a match, out of line: `resolve` is on
+    /// the path of every recursion through references, so its frame stays
+    /// small.
+    #[inline(never)]
+    fn resolve_in_match(
+        &mut self,
+        env: Env<'_>,
+        ad: &AdRef,
+        name: &Symbol,
+        with_target: bool,
+    ) -> Value {
+        // In a match HTCondor's MatchClassAd puts a context ad around each
+        // ad (`[ ad = .LEFT; my = .LEFT; other = .RIGHT; target = .RIGHT
+        // ]`, the other way round for TARGET) and itself around those (see
+        // `MATCH_ATTRIBUTES`): a name no ad of the chain defines is looked
+        // up there next, before the old-ClassAd fallback to TARGET
+        // (`[y = target.x].y` reads the partner, `symmetricMatch` is the
+        // match ad's even where TARGET defines it). In strict mode `my` is
+        // such an attribute too: the match's own ad, not the ad written
+        // inside it that is evaluated.
+        if let Some(value) = self.match_context(env, ad, name) {
+            return value;
         }
         // Only from the ad of the match itself: HTCondor's fallback is the
         // alternate scope MatchClassAd gives each of its two ads, which an
@@ -1565,6 +1782,45 @@ impl Vm {
             return value;
         }
         Value::Undefined
+    }
+
+    /// `name` in the context ad and the match ad HTCondor puts around the
+    /// ad of a match that encloses `ad` (see `resolve`); `None` if they
+    /// lack it or `ad` is in no match.
+    fn match_context(&mut self, env: Env<'_>, ad: &AdRef, name: &Symbol) -> Option<Value> {
+        let (left, right) = env.pair?;
+        let root = ad.root_ref();
+        let (own, other, context) = if Arc::ptr_eq(root, left) {
+            (left, right, b"lctx".as_slice())
+        } else if Arc::ptr_eq(root, right) {
+            (right, left, b"rctx".as_slice())
+        } else {
+            return None;
+        };
+        let side = match name.as_bytes() {
+            b"ad" => own,
+            b"my" if self.options.strict => own,
+            b"other" | b"target" => other,
+            b"parent" | b"lctx" | b"rctx" | b"left" | b"right" | b"leftrankvalue"
+            | b"rightrankvalue" | b"symmetricmatch" | b"leftmatchesright" | b"rightmatchesleft" => {
+                // `parent` from the top of either ad is its context ad.
+                let name = match name.as_bytes() {
+                    b"parent" if ad.parent.is_none() => context,
+                    b"parent" => return None,
+                    name => name,
+                };
+                let match_ad = self.match_ad(env)?;
+                let slot = match_ad.body.slot(&Symbol::new(name))?;
+                return Some(self.attribute_value(env, &match_ad, slot));
+            }
+            _ => return None,
+        };
+        // Found as an attribute is (`.LEFT` in the context ad).
+        if self.depth >= self.options.limits.max_depth {
+            self.depth_failures += 1;
+            return Some(Value::Error);
+        }
+        Some(Value::Ad(side.clone()))
     }
 
     /// `base.name`, evaluated in `here`. Selecting over a list evaluates
@@ -1584,7 +1840,7 @@ impl Vm {
             // `[A = eval("[q = 1]"); z = 5]["A"].z` is 5, `.q` UNDEFINED,
             // `.parent` the ad around.
             Value::Ad(ad) if ad.detached && !self.options.corrections => match name.as_bytes() {
-                b"root" | b"toplevel" => self.root_value(here),
+                b"root" | b"toplevel" => self.root_value(env, here),
                 _ if ad.parent.is_some() => {
                     let freed = emptied_ad(ad.parent.clone(), false);
                     self.select_in_ad(env, &freed, name)
@@ -1600,7 +1856,7 @@ impl Vm {
                     && ad.body.slot(name).is_none()
                     && env.target_of(&ad).is_none() =>
             {
-                self.root_value(here)
+                self.root_value(env, here)
             }
             // An ad HTCondor copied without a parent scope (or written in
             // one) is read in the evaluation state that reads it: its
@@ -2011,7 +2267,7 @@ impl Vm {
                     // (`[b = [l = {.self}]]["l"][0]` is the context ad),
                     // while other references are UNDEFINED (no current ad).
                     let value = if list.scope.parent.is_none() && is_lost_scope(&list.scope) {
-                        let root = self.evaluation_root(here);
+                        let root = self.evaluation_root(env, here);
                         self.in_state(Some(root), |vm| vm.run_element(env, list, i, &list.scope))
                     } else {
                         self.run_element(env, list, i, &list.scope)
@@ -2244,7 +2500,7 @@ impl Vm {
                             Value::Undefined
                         }
                         Some(root) => self.select_in_ad(env, &root, name),
-                        None => self.select_in_ad(env, scope.root_ref(), name),
+                        None => self.select_in_chain_root(env, scope, name),
                     };
                     self.depth -= level;
                     self.stack.push(value);
