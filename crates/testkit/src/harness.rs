@@ -278,6 +278,69 @@ pub fn known_vm_bug(_expr: &Expr) -> Option<&'static str> {
     None
 }
 
+/// Whether a match case reaches what the reference evaluator does not
+/// model: HTCondor's MatchClassAd around the pair (the match ad as `root`,
+/// `toplevel` and the scope of `.name`, a context ad as each side's
+/// `parent`, and their attributes). The VM's model of it is checked
+/// against HTCondor itself instead (tests/corpus/match_context.txt, run by
+/// crates/cli/tests/match_context.rs). Read from the texts, so a string
+/// holding such a word sets the case aside too.
+pub fn reaches_match_ad(expr: &Expr, my: &AdExpr, target: &AdExpr) -> bool {
+    const MATCH_AD_NAMES: [&str; 14] = [
+        "root",
+        "toplevel",
+        "parent",
+        "symmetricmatch",
+        "leftmatchesright",
+        "rightmatchesleft",
+        "leftrankvalue",
+        "rightrankvalue",
+        "left",
+        "right",
+        "lctx",
+        "rctx",
+        "ad",
+        "other",
+    ];
+    let texts = [
+        classad_syntax::unparse(expr),
+        classad_syntax::unparse_ad(my),
+        classad_syntax::unparse_ad(target),
+    ];
+    texts.iter().any(|text| {
+        let bytes = text.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let mut i = 0;
+        while i < bytes.len() {
+            if word(bytes[i]) {
+                let start = i;
+                while i < bytes.len() && word(bytes[i]) {
+                    i += 1;
+                }
+                let name = text[start..i].to_ascii_lowercase();
+                if MATCH_AD_NAMES.contains(&name.as_str()) {
+                    return true;
+                }
+                continue;
+            }
+            // An absolute reference `.name` (a dot after no operand).
+            if bytes[i] == b'.' {
+                let before = text[..i].trim_end().bytes().last();
+                let after = text[i + 1..].trim_start().bytes().next();
+                let after_operand = before
+                    .is_some_and(|c| word(c) || matches!(c, b']' | b')' | b'}' | b'\'' | b'"'));
+                if !after_operand
+                    && after.is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'\'')
+                {
+                    return true;
+                }
+            }
+            i += 1;
+        }
+        false
+    })
+}
+
 /// [`known_vm_bug`] for `expr` evaluated in `my` against `target`.
 pub fn known_vm_bug_in_match(expr: &Expr, _my: &AdExpr, _target: &AdExpr) -> Option<&'static str> {
     known_vm_bug(expr)
