@@ -478,7 +478,19 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
             match (found, context.target().cloned()) {
                 (Found::Nothing, Some(target)) => {
                     let target_root = target.root();
-                    lookup_in_scope(&target, name.as_bytes(), Some(&target_root), specials)
+                    match lookup_in_scope(&target, name.as_bytes(), Some(&target_root), specials) {
+                        // Found nowhere: HTCondor's lookup walked the ad's
+                        // chain up to the match ad, which it leaves current
+                        // (the fallback to TARGET does not change it), so
+                        // `evalInEachContext(zz, {a})` reads `a` there:
+                        // UNDEFINED, not MY's `a`.
+                        (Found::Nothing, _) => (Found::Nothing, root.cloned().unwrap_or(current)),
+                        found => found,
+                    }
+                }
+                // The same in strict mode, which has no fallback.
+                (Found::Nothing, None) if context.in_match() => {
+                    (Found::Nothing, root.cloned().unwrap_or(current))
                 }
                 (found, _) => (found, current),
             }

@@ -935,6 +935,12 @@ impl CallContext<'_> {
             .filter(|_| !self.vm.options.strict)
     }
 
+    /// Whether the call is evaluated in a match (either mode), where
+    /// HTCondor's lookups walk on to the match ad.
+    pub fn in_match(&self) -> bool {
+        self.env.target_of(self.scope).is_some()
+    }
+
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
     pub fn evaluate_in(&mut self, program: &Program, scope: &AdRef) -> Value {
         if self.vm.depth >= self.vm.options.limits.max_depth {
