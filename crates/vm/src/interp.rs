@@ -1406,9 +1406,6 @@ impl Vm {
         }
     }
 
-    /// The outermost ad of `scope`'s chain: in a match, for either ad of
-    /// the pair, HTCondor's MatchClassAd around them (the root of every
-    /// evaluation there).
     /// `.name` selected in [`Vm::chain_root`]. Out of line, as the
     /// interpreter's loop keeps its frame small.
     #[inline(never)]
@@ -1420,6 +1417,9 @@ impl Vm {
         self.select_in_ad(env, &root, name)
     }
 
+    /// The outermost ad of `scope`'s chain: in a match, for either ad of
+    /// the pair, HTCondor's MatchClassAd around them (the root of every
+    /// evaluation there).
     #[inline(never)]
     fn chain_root(&mut self, env: Env<'_>, scope: &AdRef) -> AdRef {
         let root = scope.root_ref();
