@@ -1807,17 +1807,16 @@ impl Vm {
             b"ad" => own,
             b"my" if self.options.strict => own,
             b"other" | b"target" => other,
-            b"parent" | b"lctx" | b"rctx" | b"left" | b"right" | b"leftrankvalue"
-            | b"rightrankvalue" | b"symmetricmatch" | b"leftmatchesright" | b"rightmatchesleft" => {
-                // `parent` from the top of either ad is its context ad.
-                let name = match name.as_bytes() {
-                    b"parent" if ad.parent.is_none() => context,
-                    b"parent" => return None,
-                    name => name,
-                };
-                let match_ad = self.match_ad(env)?;
-                let slot = match_ad.body.slot(&Symbol::new(name))?;
-                return Some(self.attribute_value(env, &match_ad, slot));
+            // `parent` from the top of either ad is its context ad.
+            b"parent" if ad.parent.is_none() => return self.match_attribute(env, context),
+            b"parent" => return None,
+            // Checked against the names before the match ad is made: a
+            // name no ad defines does not make it.
+            name if MATCH_ATTRIBUTES
+                .iter()
+                .any(|(attribute, _)| attribute.as_bytes().eq_ignore_ascii_case(name)) =>
+            {
+                return self.match_attribute(env, name);
             }
             _ => return None,
         };
@@ -1827,6 +1826,14 @@ impl Vm {
             return Some(Value::Error);
         }
         Some(Value::Ad(side.clone()))
+    }
+
+    /// The attribute `name` (folded to lower case) of the match ad of the
+    /// match `env` describes, evaluated there.
+    fn match_attribute(&mut self, env: Env<'_>, name: &[u8]) -> Option<Value> {
+        let match_ad = self.match_ad(env)?;
+        let slot = match_ad.body.slot(&Symbol::new(name))?;
+        Some(self.attribute_value(env, &match_ad, slot))
     }
 
     /// `base.name`, evaluated in `here`. Selecting over a list evaluates
