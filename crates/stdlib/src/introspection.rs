@@ -475,25 +475,26 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     match &source.kind {
         ExprKind::Attribute(name) => {
             let (found, current) = lookup_in_scope(&here, name.as_bytes(), root, specials);
-            match (found, context.target().cloned()) {
-                (Found::Nothing, Some(target)) => {
-                    let target_root = target.root();
-                    match lookup_in_scope(&target, name.as_bytes(), Some(&target_root), specials) {
-                        // Found nowhere: HTCondor's lookup walked the ad's
-                        // chain up to the match ad, which it leaves current
-                        // (the fallback to TARGET does not change it), so
-                        // `evalInEachContext(zz, {a})` reads `a` there:
-                        // UNDEFINED, not MY's `a`.
-                        (Found::Nothing, _) => (Found::Nothing, root.cloned().unwrap_or(current)),
-                        found => found,
-                    }
-                }
-                // The same in strict mode, which has no fallback.
-                (Found::Nothing, None) if context.in_match() => {
-                    (Found::Nothing, root.cloned().unwrap_or(current))
-                }
-                (found, _) => (found, current),
+            if !matches!(found, Found::Nothing) {
+                return (found, current);
             }
+            if let Some(target) = context.target().cloned() {
+                let target_root = target.root();
+                let (found, in_target) =
+                    lookup_in_scope(&target, name.as_bytes(), Some(&target_root), specials);
+                if !matches!(found, Found::Nothing) {
+                    return (found, in_target);
+                }
+            }
+            // Found nowhere in a match (either mode): HTCondor's lookup
+            // walked the ad's chain up to the match ad, which it leaves
+            // current (the fallback to TARGET does not change it), so
+            // `evalInEachContext(zz, {a})` reads `a` there: UNDEFINED, not
+            // MY's `a`.
+            if context.in_match() {
+                return (Found::Nothing, root.cloned().unwrap_or(current));
+            }
+            (Found::Nothing, current)
         }
         ExprKind::RootAttribute(name) => match root {
             Some(root) => lookup_in_scope(root, name.as_bytes(), Some(root), specials),
