@@ -936,7 +936,7 @@ pub fn quote(text: &str) -> String {
 /// The text of a ClassAd string literal (`classad2.unquote`).
 pub fn unquote(literal: &str) -> Result<String, Error> {
     let expr = classad_syntax::parse_expression(literal)?;
-    match expr.kind {
+    match expr.into_kind() {
         ExprKind::Literal(Literal::String(bytes)) => String::from_utf8(bytes.into_vec())
             .map_err(|_| Error::Other("the string is not UTF-8".to_string())),
         _ => Err(Error::Other(format!("`{literal}` is not a string literal"))),
@@ -1265,13 +1265,14 @@ impl Flattener<'_> {
                 let split = |f: Flat| -> (Option<Value>, Option<Expr>) {
                     match f {
                         Flat::Value(v) => (Some(v), None),
-                        Flat::Tree(Expr {
-                            kind: ExprKind::Binary { op: o, lhs, rhs },
-                            ..
-                        }) if o == op && is_constant(&lhs) => {
-                            (Some(self.compute(&lhs)), Some(*rhs))
-                        }
-                        Flat::Tree(t) => (None, Some(t)),
+                        Flat::Tree(t) => match (t.span, t.into_kind()) {
+                            (_, ExprKind::Binary { op: o, lhs, rhs })
+                                if o == op && is_constant(&lhs) =>
+                            {
+                                (Some(self.compute(&lhs)), Some(*rhs))
+                            }
+                            (span, kind) => (None, Some(Expr { kind, span })),
+                        },
                     }
                 };
                 let ((lc, lt), (rc, rt)) = (split(l), split(r));

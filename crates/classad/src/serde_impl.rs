@@ -158,7 +158,7 @@ impl<'de> Deserialize<'de> for ExprSeed {
 impl<'de> Deserialize<'de> for ClassAd {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ClassAd, D::Error> {
         let expr = d.deserialize_map(ExprVisitor)?;
-        match expr.kind {
+        match expr.into_kind() {
             ExprKind::Ad(ad) => Ok(ClassAd::from_ast(*ad)),
             _ => Err(de::Error::custom("expected a map of attributes")),
         }
@@ -257,7 +257,7 @@ fn ad_to_json(ad: &ClassAd, depth: usize) -> serde_json::Value {
 /// ```
 pub fn to_ad<T: Serialize + ?Sized>(value: &T) -> Result<ClassAd, Error> {
     let json = serde_json::to_value(value).map_err(|e| Error::Other(e.to_string()))?;
-    match json_to_expr(json)?.kind {
+    match json_to_expr(json)?.into_kind() {
         ExprKind::Ad(ad) => Ok(ClassAd::from_ast(*ad)),
         _ => Err(Error::Other(
             "only a struct or a map becomes an ad".to_string(),

@@ -146,3 +146,49 @@ fn deepest_allowed_input_evaluates() {
     assert_eq!(eval(&format!("{}1", "- ".repeat(400))), "1");
     assert_eq!(eval(&format!("{}1", "- ".repeat(401))), "error");
 }
+
+/// A selection chain far longer than any depth bound (HTCondor's parser
+/// reads one in a loop; its evaluation makes a selection reached at the
+/// depth limit ERROR, without its base: `isError(x.y.y...)` with 60,000
+/// links is true there). Every pass over the tree walks such a chain in a
+/// loop: parse, compile, evaluate, unparse, print, clone, compare, drop,
+/// the ClassAd API's reference walks, on a 2 MiB stack (known_bugs.txt
+/// class 46).
+#[test]
+fn long_selection_chain_is_no_deeper_than_its_base() {
+    let n = 200_000;
+    let chain = format!("x{}", ".y".repeat(n));
+    let source = format!("isError({chain})");
+    assert_eq!(eval(&source), "true");
+    let source = format!("[a = {chain}; b = isError(a)].b");
+    assert_eq!(eval(&source), "true");
+    // Behind another operand too, and with MY at its root.
+    let source = format!("isError(1 + ({chain}))");
+    assert_eq!(eval(&source), "true");
+    let source = format!("isError(MY{})", ".y".repeat(n));
+    assert_eq!(eval(&source), "true");
+    let text = chain.clone();
+    on_small_stack(move || {
+        let expr = classad::syntax::parse_expression(&text).expect("parses");
+        // (No assert_eq!: a failure would print the whole chain.)
+        assert!(classad::syntax::unparse(&expr) == text, "unparse");
+        assert!(classad::syntax::unparse_old(&expr) == text, "unparse_old");
+        let copy = expr.clone();
+        assert!(copy == expr);
+        let ad_text = format!("[a = {text}; b = 1]");
+        let ad: classad::ClassAd = ad_text.parse().expect("ad parses");
+        let printed = ad.to_string();
+        assert!(printed.contains(&text), "printed ad keeps the chain");
+        assert!(ad.to_old().contains(&text));
+        assert!(ad.to_json().contains(&text));
+        assert!(ad.to_xml().contains(&text));
+        // HTCondor's external references name the whole chain.
+        let refs = ad.external_refs("a").expect("refs");
+        assert!(refs == vec![text.clone()], "external refs");
+        let flat = ad.flatten_expr(&expr);
+        assert!(classad::syntax::unparse(&flat) == text, "flatten");
+        let copy = ad.clone();
+        assert_eq!(copy.evaluate("b"), ad.evaluate("b"));
+        assert!(matches!(ad.evaluate("a"), classad::Value::Error));
+    });
+}

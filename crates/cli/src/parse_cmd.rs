@@ -87,10 +87,23 @@ fn plural(n: usize, one: &str) -> String {
     }
 }
 
+/// Nodes deeper than this are indented as deep, after their depth
+/// (`[150] `): a selection chain may be as long as its text, and indenting
+/// each link further would make its tree quadratic in the text.
+const MAX_INDENT: usize = 100;
+
+fn indent(depth: usize) -> String {
+    if depth <= MAX_INDENT {
+        "  ".repeat(depth)
+    } else {
+        format!("{}[{depth}] ", "  ".repeat(MAX_INDENT))
+    }
+}
+
 /// Appends `expr` and its children; `role` names the child's place in its
 /// parent where the parent's label alone does not say it.
 fn walk(expr: &Expr, depth: usize, role: Option<&str>, lines: &mut Vec<(String, String)>) {
-    let mut label = "  ".repeat(depth);
+    let mut label = indent(depth);
     if let Some(role) = role {
         label.push_str(role);
         label.push_str(": ");
@@ -109,10 +122,19 @@ fn walk(expr: &Expr, depth: usize, role: Option<&str>, lines: &mut Vec<(String, 
             let _ = write!(label, "root attribute .{}", name_text(name));
             lines.push((label, span(expr)));
         }
-        ExprKind::Select { base, name } => {
-            let _ = write!(label, "select .{}", name_text(name));
-            lines.push((label, span(expr)));
-            walk(base, next, None, lines);
+        ExprKind::Select { .. } => {
+            // A chain is as long as its text: its links in a loop, each a
+            // level deeper than the one before.
+            let mut link = expr;
+            let mut depth = depth;
+            while let ExprKind::Select { base, name } = &link.kind {
+                let _ = write!(label, "select .{}", name_text(name));
+                lines.push((std::mem::take(&mut label), span(link)));
+                depth += 1;
+                label = indent(depth);
+                link = base;
+            }
+            walk(link, depth, None, lines);
         }
         ExprKind::Subscript { base, index } => {
             label.push_str("subscript");

@@ -40,3 +40,26 @@ fn a_bad_expression_is_reported_with_its_position() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("<argument>:1:"));
     assert!(out.stdout.is_empty());
 }
+
+/// A selection chain is as long as its text (HTCondor's parser reads it in
+/// a loop): its tree is a line a link, indented no deeper than 100 levels,
+/// so the output stays linear in the text.
+#[test]
+fn a_long_selection_chain_prints_a_line_a_link() {
+    let n = 50_000;
+    let chain = format!("x{}", ".y".repeat(n));
+    let out = parse(&[&chain]);
+    let tree: Vec<&str> = out
+        .lines()
+        .take_while(|l| !l.starts_with("unparse:"))
+        .collect();
+    assert_eq!(tree.len(), n + 1, "one line a link and one for x");
+    assert!(tree[0].starts_with("select .y"));
+    assert!(
+        tree[n]
+            .trim_start()
+            .starts_with(&format!("[{n}] attribute x"))
+    );
+    let widest = tree.iter().map(|l| l.len()).max().unwrap_or(0);
+    assert!(widest < 300, "indentation is bounded: {widest}");
+}

@@ -652,25 +652,7 @@ impl<'r> Compiler<'r> {
                 let i = unit.name(name.as_bytes());
                 unit.emit(Instr::LoadRoot(i));
             }
-            ExprKind::Select { base, name } => {
-                let scope = match &base.kind {
-                    ExprKind::Attribute(b) if b.eq_ignore_case("my") => Some(true),
-                    ExprKind::Attribute(b) if b.eq_ignore_case("target") => Some(false),
-                    _ => None,
-                };
-                let i = unit.name(name.as_bytes());
-                match scope {
-                    Some(true) => unit.emit(Instr::LoadMy(i)),
-                    Some(false) => unit.emit(Instr::LoadTarget(i)),
-                    None => {
-                        // HTCondor evaluates the base one level deeper.
-                        let enter = unit.placeholder();
-                        unit.nested(|unit| self.expr(base, unit))?;
-                        unit.emit(Instr::Select(i));
-                        unit.patch(enter, Instr::EnterBase);
-                    }
-                }
-            }
+            ExprKind::Select { .. } => self.selection_chain(expr, unit)?,
             // Every operation (parentheses and subscripts too) is a level of
             // depth for its operands in HTCondor's evaluation.
             ExprKind::Subscript { base, index } => {
@@ -1155,6 +1137,56 @@ impl<'r> Compiler<'r> {
         unit.emit(Instr::Call { func, argc, noted });
         Ok(())
     }
+
+    /// A selection chain `base.n1.n2...`, compiled in a loop (a chain is as
+    /// long as its text). HTCondor evaluates each selection's base one
+    /// level deeper than the selection, and a selection reached at the
+    /// depth limit is ERROR without its base: each link is an `EnterBase`
+    /// that jumps past its `Select` then. `MY.x` and `TARGET.x` as the
+    /// innermost link are loads of their own.
+    fn selection_chain(&self, expr: &Expr, unit: &mut Unit) -> Result<(), CompileError> {
+        let Some((base, names)) = expr.selection_chain() else {
+            return self.expr(expr, unit);
+        };
+        let scope = match &base.kind {
+            ExprKind::Attribute(b) if b.eq_ignore_case("my") => Some(true),
+            ExprKind::Attribute(b) if b.eq_ignore_case("target") => Some(false),
+            _ => None,
+        };
+        let selected = if scope.is_some() {
+            &names[1..]
+        } else {
+            &names[..]
+        };
+        // Outermost link first: its `EnterBase` comes first, at the
+        // chain's level, each inner one a level deeper.
+        let saved = unit.nesting;
+        let mut links = Vec::with_capacity(selected.len());
+        for name in selected.iter().rev() {
+            let i = unit.name(name.as_bytes());
+            links.push((unit.placeholder(), unit.nesting, i));
+            unit.nesting = unit.nesting.saturating_add(1);
+        }
+        let compiled = match scope {
+            Some(my) => {
+                let i = unit.name(names[0].as_bytes());
+                unit.emit(if my {
+                    Instr::LoadMy(i)
+                } else {
+                    Instr::LoadTarget(i)
+                });
+                Ok(())
+            }
+            None => self.expr(base, unit),
+        };
+        for (enter, level, i) in links.into_iter().rev() {
+            unit.nesting = level;
+            unit.emit(Instr::Select(i));
+            unit.patch(enter, Instr::EnterBase);
+        }
+        unit.nesting = saved;
+        compiled
+    }
 }
 
 /// Refuses `absTime("...")`/`relTime("...")` of a literal string that is not
@@ -1162,30 +1194,12 @@ impl<'r> Compiler<'r> {
 /// reads these literals while parsing, so one bad literal refuses the whole
 /// expression.
 pub fn check_time_literals(expr: &Expr) -> Result<(), CompileError> {
-    if let ExprKind::Call { name, args } = &expr.kind
-        && let [arg] = args.as_slice()
-        && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
-    {
-        let valid = if name.eq_ignore_case("relTime") {
-            parse_rel_time(bytes).is_some()
-        } else if name.eq_ignore_case("absTime") {
-            parse_abs_time(bytes).is_some()
-        } else {
-            true
-        };
-        if !valid {
-            return Err(CompileError::InvalidTimeLiteral(
-                String::from_utf8_lossy(bytes).into_owned(),
-            ));
-        }
+    match classad_syntax::time::invalid_time_literal(expr) {
+        Some(bytes) => Err(CompileError::InvalidTimeLiteral(
+            String::from_utf8_lossy(bytes).into_owned(),
+        )),
+        None => Ok(()),
     }
-    let mut result = Ok(());
-    expr.for_each_child(|child| {
-        if result.is_ok() {
-            result = check_time_literals(child);
-        }
-    });
-    result
 }
 
 /// Attribute slots of an ad by name.

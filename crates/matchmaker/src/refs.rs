@@ -125,27 +125,38 @@ fn named(name: &str, strict: bool, out: &mut Refs) {
 }
 
 fn select(base: &Expr, name: &str, registry: &Registry, strict: bool, out: &mut Refs) {
-    if let ExprKind::Attribute(b) = &strip(base).kind
+    // A chain `x.a.b...` is walked in a loop (it is as long as its text):
+    // its names from the outermost in, down to its innermost base.
+    let mut names = vec![name.to_ascii_lowercase()];
+    let mut base = strip(base);
+    while let ExprKind::Select { base: inner, name } = &base.kind {
+        names.push(name.text().to_ascii_lowercase());
+        base = strip(inner);
+    }
+    let innermost = names.pop().unwrap_or_default();
+    if let ExprKind::Attribute(b) = &base.kind
         && let Some(which) = special(&b.text())
     {
-        let folded = name.to_ascii_lowercase();
         match which {
-            "target" => out.target.push(folded),
-            "my" | "self" | "root" | "toplevel" => out.own.push(folded),
+            "target" => out.target.push(innermost),
+            "my" | "self" | "root" | "toplevel" => out.own.push(innermost),
             // `parent` of a top-level ad: read conservatively as either.
             _ => {
-                out.own.push(folded.clone());
-                out.target.push(folded);
+                out.own.push(innermost.clone());
+                out.target.push(innermost);
             }
         }
-        return;
+    } else {
+        // `a.b` on a nested ad falls back to the ads enclosing it, which
+        // may be either ad of the match.
+        collect(base, registry, strict, out);
+        out.own.push(innermost.clone());
+        out.target.push(innermost);
     }
-    // `a.b` on a nested ad falls back to the ads enclosing it, which may be
-    // either ad of the match.
-    collect(base, registry, strict, out);
-    let folded = name.to_ascii_lowercase();
-    out.own.push(folded.clone());
-    out.target.push(folded);
+    for folded in names.into_iter().rev() {
+        out.own.push(folded.clone());
+        out.target.push(folded);
+    }
 }
 
 /// The top-level `&&` operands of `expr`, parentheses stripped.

@@ -358,7 +358,10 @@ pub const CONDITIONAL_PRECEDENCE: u8 = 1;
 pub const UNARY_PRECEDENCE: u8 = 13;
 
 /// An expression node with its source span.
-#[derive(Clone, Debug)]
+///
+/// `Clone`, `PartialEq` and `Drop` walk a selection chain in a loop (see
+/// [`Expr::selection_chain`]).
+#[derive(Debug)]
 pub struct Expr {
     /// What the node is.
     pub kind: ExprKind,
@@ -366,9 +369,74 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// A selection chain (`x.y.y.y...`) is as long as its text: HTCondor's
+/// parser reads it in a loop, so it may be far deeper than any other tree.
+/// Dropping it link by link keeps the stack flat; every other kind of
+/// node is bounded in depth by the parser and dropped as usual.
+impl Drop for Expr {
+    // Inlined into the drop glue: a test of the kind for every node, the
+    // walk only for a chain.
+    #[inline]
+    fn drop(&mut self) {
+        if let ExprKind::Select { base, .. } = &self.kind
+            && matches!(base.kind, ExprKind::Select { .. })
+        {
+            self.drop_chain();
+        }
+    }
+}
+
+impl Expr {
+    /// Takes a selection chain apart link by link, each link's kind taken
+    /// out whole and a leaf left in its place to drop.
+    #[cold]
+    #[inline(never)]
+    fn drop_chain(&mut self) {
+        let leaf = || ExprKind::Literal(Literal::Undefined);
+        let mut kind = std::mem::replace(&mut self.kind, leaf());
+        while let ExprKind::Select { mut base, .. } = kind {
+            kind = std::mem::replace(&mut base.kind, leaf());
+        }
+    }
+}
+
+impl Clone for Expr {
+    fn clone(&self) -> Expr {
+        let mut links = Vec::new();
+        let mut base = self;
+        while let ExprKind::Select { base: inner, name } = &base.kind {
+            links.push((name, base.span));
+            base = inner;
+        }
+        let mut copy = Expr {
+            kind: base.kind.clone(),
+            span: base.span,
+        };
+        for (name, span) in links.into_iter().rev() {
+            copy = Expr {
+                kind: ExprKind::Select {
+                    base: Box::new(copy),
+                    name: name.clone(),
+                },
+                span,
+            };
+        }
+        copy
+    }
+}
+
 impl PartialEq for Expr {
     fn eq(&self, other: &Expr) -> bool {
-        self.kind == other.kind
+        let (mut left, mut right) = (self, other);
+        while let (ExprKind::Select { base: l, name: m }, ExprKind::Select { base: r, name: n }) =
+            (&left.kind, &right.kind)
+        {
+            if m != n {
+                return false;
+            }
+            (left, right) = (l, r);
+        }
+        left.kind == right.kind
     }
 }
 
@@ -599,6 +667,12 @@ impl Expr {
         }
     }
 
+    /// The node's kind, taken out of it (an `Expr` cannot be destructured
+    /// by value: it has a `Drop` for long selection chains).
+    pub fn into_kind(mut self) -> ExprKind {
+        std::mem::replace(&mut self.kind, ExprKind::Literal(Literal::Undefined))
+    }
+
     /// A literal node.
     pub fn literal(lit: Literal) -> Expr {
         Expr::new(ExprKind::Literal(lit))
@@ -615,6 +689,24 @@ impl Expr {
             e.for_each_child(|c| stack.push((c, d + 1)));
         }
         max
+    }
+
+    /// A selection chain `base.n1.n2...nk` taken apart: the innermost base
+    /// that is not a selection, and the names in source order (`n1`
+    /// first). `None` for any other node. Passes over the tree walk a
+    /// chain with this, in a loop: a chain is as long as its text.
+    pub fn selection_chain(&self) -> Option<(&Expr, Vec<&Name>)> {
+        let mut names = Vec::new();
+        let mut base = self;
+        while let ExprKind::Select { base: inner, name } = &base.kind {
+            names.push(name);
+            base = inner;
+        }
+        if names.is_empty() {
+            return None;
+        }
+        names.reverse();
+        Some((base, names))
     }
 
     /// Calls `f` on each direct child, in source order.

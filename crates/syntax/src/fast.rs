@@ -109,6 +109,8 @@ pub fn ad_at(parser: &Parser, source: &str, base: usize) -> Option<AdExpr> {
 /// A subtree with its depth (a leaf is 1), as the grammar's builder counts it.
 struct Built {
     expr: Expr,
+    /// Depth of the tree, selection links not counted (as the grammar's
+    /// `Built::depth`).
     depth: usize,
 }
 
@@ -253,6 +255,7 @@ impl<'p, 's> Scanner<'p, 's> {
         Span::new(self.base + start, self.base + end)
     }
 
+    #[inline]
     fn node(&self, kind: ExprKind, span: Span, depth: usize) -> Option<Built> {
         (depth <= self.max_depth).then_some(Built {
             expr: Expr { kind, span },
@@ -513,7 +516,7 @@ impl<'p, 's> Scanner<'p, 's> {
                     self.skip_space()?;
                     let name = self.attribute_name()?;
                     let span = built.expr.span.join(self.span(dot, self.pos));
-                    let depth = built.depth + 1;
+                    let depth = built.depth;
                     let kind = ExprKind::Select {
                         base: Box::new(built.expr),
                         name,

@@ -89,14 +89,21 @@ impl Walk {
 
     /// A postfix expression (a primary with its selections, subscripts
     /// and `?:` fallback) at `level`.
-    fn postfix(&self, expr: &Expr, level: usize) -> Option<Span> {
+    fn postfix(&self, mut expr: &Expr, level: usize) -> Option<Span> {
         if level > self.limit {
             return Some(expr.span);
         }
         let inner = level + 1;
+        // A selection chain is read in a loop: no level, however long.
+        while let ExprKind::Select { base, .. } = &expr.kind {
+            expr = base;
+        }
         match &expr.kind {
-            ExprKind::Literal(_) | ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => None,
-            ExprKind::Select { base, .. } => self.postfix(base, level),
+            // (A selection is walked above.)
+            ExprKind::Literal(_)
+            | ExprKind::Attribute(_)
+            | ExprKind::RootAttribute(_)
+            | ExprKind::Select { .. } => None,
             ExprKind::Subscript { base, index } => self
                 .postfix(base, level)
                 .or_else(|| self.expression(index, inner)),

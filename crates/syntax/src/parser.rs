@@ -53,7 +53,10 @@ pub enum StringRules {
 pub struct ParseOptions {
     /// The language variant.
     pub dialect: Dialect,
-    /// Deepest tree accepted (a leaf has depth 1).
+    /// Deepest tree accepted (a leaf has depth 1). A selection link is no
+    /// level: HTCondor's parser reads a chain `x.y.y...` in a loop, and
+    /// every pass over the tree walks one in a loop, so a chain is read
+    /// whatever its length.
     pub max_depth: usize,
     /// Deepest nesting of brackets `( [ {` accepted.
     pub max_nesting: usize,
@@ -242,6 +245,10 @@ impl AdBuilder {
 /// A subtree being built, with its depth.
 struct Built {
     expr: Expr,
+    /// Depth of the tree, not counting selection links: a chain
+    /// `x.y.y...` is as long as HTCondor's parser reads it (a loop there),
+    /// and every pass over the tree walks such a chain in a loop
+    /// (`Expr::selection_chain`), so only the other nodes bound the stack.
     depth: usize,
 }
 
@@ -647,8 +654,8 @@ impl Parser {
 
     /// Refuses, before pest reads them, texts with a run of operators the
     /// tree could not hold within [`ParseOptions::max_depth`]: prefix
-    /// operators (`- - - ... 1`), selections and subscripts on one operand
-    /// (`a.b.c...`, `x[0][0]...`) and binary operators of one precedence
+    /// operators (`- - - ... 1`), subscripts on one operand (`x[0][0]...`,
+    /// selections between them counting nothing) and binary operators of one precedence
     /// between operators of lower precedence (`x || x || ...`, which nests
     /// to the left). Each such run is a lower bound on the tree's depth, so
     /// nothing the tree builder would accept is refused; what is refused
@@ -715,14 +722,8 @@ impl Parser {
                 b'.' if bytes.get(i + 1).is_some_and(u8::is_ascii_digit) && !after_operand => {
                     // `.5`: a number.
                 }
+                // A selection is no level of depth (see `Built::depth`).
                 b'.' => {
-                    let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
-                    if next.is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_' || n == b'\'') {
-                        level.postfix += 1;
-                        if level.postfix > max {
-                            return too_deep(i);
-                        }
-                    }
                     i += 1;
                     continue;
                 }
@@ -1136,7 +1137,7 @@ impl<'p, 's> Builder<'p, 's> {
                 Rule::selection => {
                     let name =
                         self.attribute_name(part.into_inner().next().expect("grammar: name"))?;
-                    let depth = built.depth + 1;
+                    let depth = built.depth;
                     let kind = ExprKind::Select {
                         base: Box::new(built.expr),
                         name,
@@ -1853,13 +1854,13 @@ mod tests {
     /// the empty name.
     #[test]
     fn adjacent_texts_join_before_their_escapes() {
-        let string = |text: &str| match parse_expression(text).map(|e| e.kind) {
+        let string = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
             Ok(ExprKind::Literal(Literal::String(bytes))) => bytes.to_vec(),
             other => panic!("{text}: {other:?}"),
         };
         assert_eq!(string(r#""\1" "2""#), b"\n");
         assert_eq!(string(r#""\0" "1""#), b"\x01");
-        let name = |text: &str| match parse_expression(text).map(|e| e.kind) {
+        let name = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
             Ok(ExprKind::Attribute(name)) => name.as_bytes().to_vec(),
             other => panic!("{text}: {other:?}"),
         };
@@ -1875,7 +1876,7 @@ mod tests {
     /// in the round-trip form when it is no plain identifier.
     #[test]
     fn quoted_names_call_functions() {
-        let call = |text: &str| match parse_expression(text).map(|e| e.kind) {
+        let call = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
             Ok(ExprKind::Call { name, args }) => (name.to_string_lossy().to_string(), args.len()),
             other => panic!("{text}: {other:?}"),
         };
@@ -1892,7 +1893,7 @@ mod tests {
     /// the letter.
     #[test]
     fn quoted_names_are_bytes() {
-        let name = |text: &str| match parse_expression(text).map(|e| e.kind) {
+        let name = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
             Ok(ExprKind::Attribute(name)) => name.as_bytes().to_vec(),
             other => panic!("{text}: {other:?}"),
         };

@@ -445,28 +445,31 @@ pub fn canonical_time_reads_back(name: &str, text: &[u8]) -> bool {
 /// one of the same name replaces (`[A = relTime("x"); a = 1]`).
 pub fn invalid_time_literal(expr: &crate::Expr) -> Option<&[u8]> {
     use crate::{ExprKind, Literal};
-    if let ExprKind::Call { name, args } = &expr.kind
-        && let [arg] = args.as_slice()
-        && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
-    {
-        let valid = if name.eq_ignore_case("relTime") {
-            read_rel_time(bytes).is_some()
-        } else if name.eq_ignore_case("absTime") {
-            read_abs_time(bytes).is_some()
-        } else {
-            true
-        };
-        if !valid {
-            return Some(bytes);
+    // Iterative: a selection chain may be as long as its text.
+    let mut stack = vec![expr];
+    while let Some(expr) = stack.pop() {
+        if let ExprKind::Call { name, args } = &expr.kind
+            && let [arg] = args.as_slice()
+            && let ExprKind::Literal(Literal::String(bytes)) = &arg.kind
+        {
+            let valid = if name.eq_ignore_case("relTime") {
+                read_rel_time(bytes).is_some()
+            } else if name.eq_ignore_case("absTime") {
+                read_abs_time(bytes).is_some()
+            } else {
+                true
+            };
+            if !valid {
+                return Some(bytes);
+            }
         }
+        // Children pushed last first, so the first in source order is
+        // found first.
+        let start = stack.len();
+        expr.for_each_child(|child| stack.push(child));
+        stack[start..].reverse();
     }
-    let mut found = None;
-    expr.for_each_child(|child| {
-        if found.is_none() {
-            found = invalid_time_literal(child);
-        }
-    });
-    found
+    None
 }
 
 #[cfg(test)]

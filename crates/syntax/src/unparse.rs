@@ -414,18 +414,21 @@ impl Unparser {
                 out.push('.');
                 write_name(name, out);
             }
-            ExprKind::Select { base, name } => {
+            ExprKind::Select { .. } => {
+                let (base, names) = expr.selection_chain().expect("a selection");
                 self.expr_at(base, indent, out);
                 // `1.a` would read as a bad number (HTCondor's lexer wants a
                 // digit after the point); `1 .a` reads back as written.
                 if matches!(base.kind, ExprKind::Literal(Literal::Integer(_))) {
                     out.push(' ');
                 }
-                out.push('.');
-                if self.htcondor {
-                    write_raw_name(name, out);
-                } else {
-                    write_selected_name(name, out);
+                for name in names {
+                    out.push('.');
+                    if self.htcondor {
+                        write_raw_name(name, out);
+                    } else {
+                        write_selected_name(name, out);
+                    }
                 }
             }
             ExprKind::Subscript { base, index } => {
@@ -623,20 +626,20 @@ fn is_postfix_elvis(value: &Expr, fallback: &Expr) -> bool {
 
 /// Whether an expression is written as a postfix expression: a primary
 /// followed by selections, subscripts and `?:` parts.
-fn is_postfix_expression(expr: &Expr) -> bool {
-    match &expr.kind {
-        ExprKind::Literal(_)
-        | ExprKind::Attribute(_)
-        | ExprKind::RootAttribute(_)
-        | ExprKind::Call { .. }
-        | ExprKind::Paren(_)
-        | ExprKind::List(_)
-        | ExprKind::Ad(_) => true,
-        ExprKind::Select { base, .. } | ExprKind::Subscript { base, .. } => {
-            is_postfix_expression(base)
+fn is_postfix_expression(mut expr: &Expr) -> bool {
+    loop {
+        match &expr.kind {
+            ExprKind::Literal(_)
+            | ExprKind::Attribute(_)
+            | ExprKind::RootAttribute(_)
+            | ExprKind::Call { .. }
+            | ExprKind::Paren(_)
+            | ExprKind::List(_)
+            | ExprKind::Ad(_) => return true,
+            ExprKind::Select { base, .. } | ExprKind::Subscript { base, .. } => expr = base,
+            ExprKind::Elvis { value, fallback } => return is_postfix_elvis(value, fallback),
+            _ => return false,
         }
-        ExprKind::Elvis { value, fallback } => is_postfix_elvis(value, fallback),
-        _ => false,
     }
 }
 

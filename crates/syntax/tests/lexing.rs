@@ -25,7 +25,7 @@ fn literal(source: &str, strict: bool) -> Literal {
         parse(source)
     }
     .unwrap_or_else(|e| panic!("{source}: {e}"));
-    match e.kind {
+    match e.into_kind() {
         ExprKind::Literal(lit) => lit,
         other => panic!("{source}: not a literal: {other:?}"),
     }

@@ -263,8 +263,8 @@ fn needs_paren_as_base(e: &Expr) -> bool {
 /// A negative number needs nothing as a base: `-5.a` is the selection
 /// from `-5`.
 fn normalize(e: Expr) -> Expr {
-    let kind = match e.kind {
-        ExprKind::Literal(_) | ExprKind::Attribute(_) | ExprKind::RootAttribute(_) => e.kind,
+    let kind = match e.into_kind() {
+        kind @ (ExprKind::Literal(_) | ExprKind::Attribute(_) | ExprKind::RootAttribute(_)) => kind,
         ExprKind::Select { base, name } => {
             let base = normalize(*base);
             let needed = needs_paren_as_base(&base);
