@@ -539,6 +539,13 @@ std::thread_local! {
     static MATCH_AD: std::cell::RefCell<Option<MatchAd>> = const { std::cell::RefCell::new(None) };
 }
 
+/// Whether `ad` is the MatchClassAd this thread made last (see
+/// [`Vm::match_ad`]).
+fn is_match_ad(ad: &AdRef) -> bool {
+    ad.parent.is_none()
+        && MATCH_AD.with_borrow(|made| made.as_ref().is_some_and(|made| Arc::ptr_eq(&made.ad, ad)))
+}
+
 /// HTCondor's MatchClassAd made for one pair: the pair and the ad.
 struct MatchAd {
     left: AdRef,
@@ -679,6 +686,14 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
 #[cold]
 #[inline(never)]
 fn build_match_ad(left: &AdRef, right: &AdRef) -> AdRef {
+    AdValue::top_level(match_ad_body(left, right, false))
+}
+
+/// The attributes of the MatchClassAd around `left` and `right`. In a
+/// `copy` (HTCondor's `ClassAd::Copy`, see [`Vm::orphan`]) `LEFT` and
+/// `RIGHT` are copies of the two ads written in it: their parent is the
+/// copy, and they are no longer the ads of a match.
+fn match_ad_body(left: &AdRef, right: &AdRef, copy: bool) -> Arc<AdBody> {
     let mut body = AdBody::new();
     for (definition, (name, _)) in match_definitions().iter().zip(MATCH_ATTRIBUTES) {
         match definition {
@@ -696,12 +711,23 @@ fn build_match_ad(left: &AdRef, right: &AdRef) -> AdRef {
                         kind: classad_syntax::ExprKind::Ad(Box::new(source)),
                         span: classad_syntax::Span::default(),
                     }),
-                    program: Arc::new(Program::constant(Value::Ad(side.clone()))),
+                    program: if copy {
+                        match_program(
+                            &[
+                                crate::bytecode::Instr::MakeAd(0),
+                                crate::bytecode::Instr::Return,
+                            ],
+                            &[],
+                            vec![side.body.clone()],
+                        )
+                    } else {
+                        Arc::new(Program::constant(Value::Ad(side.clone())))
+                    },
                 });
             }
         }
     }
-    AdValue::top_level(Arc::new(body))
+    Arc::new(body)
 }
 
 /// What a function sees of the evaluation that calls it.
@@ -1910,12 +1936,7 @@ impl Vm {
             return Some(left.clone());
         }
         // The match ad, above both: MY's chain is looked at first.
-        let is_match_ad = parent.parent.is_none()
-            && MATCH_AD.with_borrow(|made| {
-                made.as_ref()
-                    .is_some_and(|made| Arc::ptr_eq(&made.ad, parent))
-            });
-        is_match_ad.then(|| right.clone())
+        is_match_ad(parent).then(|| right.clone())
     }
 
     /// `name` in the context ad and the match ad HTCondor puts around the
@@ -2009,7 +2030,8 @@ impl Vm {
                     && ad.parent.is_some()
                     && written_in_lost_scope(&ad) =>
             {
-                let root = here.root();
+                // (In a match the match ad: `{[b = MY]}.b[0].root`.)
+                let root = self.chain_root(env, here);
                 self.in_state(Some(root), |vm| vm.select_in_ad(env, &ad, name))
             }
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
@@ -2056,7 +2078,7 @@ impl Vm {
                         self.map_nesting -= 1;
                         return Value::Undefined;
                     }
-                    selected.push(self.orphan(selected_literal(value)));
+                    selected.push(self.orphan(env, selected_literal(value)));
                 }
                 self.map_nesting -= 1;
                 Value::List(selected.into())
@@ -2090,7 +2112,7 @@ impl Vm {
                         self.map_nesting -= 1;
                         return Value::Undefined;
                     }
-                    selected.push(self.orphan(selected_literal(value)));
+                    selected.push(self.orphan(env, selected_literal(value)));
                 }
                 self.map_nesting -= 1;
                 Value::List(selected.into())
@@ -2106,17 +2128,32 @@ impl Vm {
     /// is UNDEFINED); a list's references are all UNDEFINED. A list among
     /// the elements, made by an inner selection, was made so already (so
     /// this need not look inside it).
-    fn orphan(&self, value: Value) -> Value {
+    fn orphan(&self, env: Env<'_>, value: Value) -> Value {
         if self.options.corrections {
             return value;
         }
         match value {
             // HTCondor copies each element: an ad taken by `ad["name"]`
             // (whose attributes were not found from it) is an ad again.
-            Value::Ad(ad) if ad.parent.is_some() || ad.detached => Value::Ad(AdValue::copied(
-                ad.body.clone(),
-                Some(AdValue::top_level(empty_root_body().clone())),
-            )),
+            // Either ad of a match has a parent there (its context ad):
+            // its copy is no ad of the match (`{[b = MY]}.b[0].x`, with
+            // `x` only in TARGET, is UNDEFINED).
+            Value::Ad(ad) if ad.parent.is_some() || ad.detached || env.target_of(&ad).is_some() => {
+                Value::Ad(AdValue::copied(
+                    ad.body.clone(),
+                    Some(AdValue::top_level(empty_root_body().clone())),
+                ))
+            }
+            // The match ad has no parent, but its copy holds copies of the
+            // two ads, written in it (`{[b = root]}.b[0].LEFT.parent` is
+            // the copy).
+            Value::Ad(ad) if env.pair.is_some() && is_match_ad(&ad) => {
+                let (left, right) = env.pair.expect("a match");
+                Value::Ad(AdValue::copied(
+                    match_ad_body(left, right, true),
+                    Some(AdValue::top_level(empty_root_body().clone())),
+                ))
+            }
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
                 scope: AdValue::top_level(scopeless_body().clone()),
