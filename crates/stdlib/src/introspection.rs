@@ -166,7 +166,9 @@ fn unresolved(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         return Value::Error;
     }
     let mut names = BTreeMap::new();
-    let root = context.scope.root();
+    let root = context
+        .evaluation_root()
+        .unwrap_or_else(|| context.scope.root());
     let complete = match found {
         Found::Definition(_, found_in, source) => external_references(
             context,
@@ -250,9 +252,11 @@ fn external_references(
     };
     let (found, current) = match &expr.kind {
         ExprKind::Literal(_) => return true,
-        ExprKind::Attribute(name) => lookup_in_scope(ad, name.as_bytes(), Some(root), specials),
+        ExprKind::Attribute(name) => {
+            lookup_in_scope(context, ad, name.as_bytes(), Some(root), specials)
+        }
         ExprKind::RootAttribute(name) => {
-            lookup_in_scope(root, name.as_bytes(), Some(root), specials)
+            lookup_in_scope(context, root, name.as_bytes(), Some(root), specials)
         }
         // A base that names nothing (`[a = 1]`, `{[a = 1]}[0]`) is made of
         // literals whose parent is the ad the expression is written in
@@ -271,7 +275,7 @@ fn external_references(
                     return true;
                 }
                 Value::Ad(selected) => {
-                    lookup_in_scope(&selected, name.as_bytes(), Some(root), specials)
+                    lookup_in_scope(context, &selected, name.as_bytes(), Some(root), specials)
                 }
                 _ => return false,
             }
@@ -413,6 +417,7 @@ enum Found {
 /// (`None`), `root` and `toplevel` are not found (HTCondor's lookup fails,
 /// and the argument itself is evaluated in each ad).
 fn lookup_in_scope(
+    context: &mut CallContext<'_>,
     start: &AdRef,
     name: &[u8],
     root: Option<&AdRef>,
@@ -426,11 +431,14 @@ fn lookup_in_scope(
             let (program, source) = (attribute.program.clone(), attribute.source.clone());
             return (Found::Definition(program, current.clone(), source), current);
         }
-        // Not the stand-in for a scope HTCondor's copy of a value lost.
+        // Not the stand-in for a scope HTCondor's copy of a value lost; at
+        // the top of either ad of a match, its context ad, then the match
+        // ad (`unresolved(symmetricMatch)` searches the match ad's
+        // expression, `parent` there is the context ad).
         let parent = if root.is_some_and(|root| Arc::ptr_eq(&current, root)) {
             None
         } else {
-            classad_vm::interp::parent_scope(&current).cloned()
+            context.scope_above(&current)
         };
         match (
             special_name(&symbol, &current, parent.as_ref(), root, specials),
@@ -474,30 +482,27 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     let root = root.as_ref();
     match &source.kind {
         ExprKind::Attribute(name) => {
-            let (found, current) = lookup_in_scope(&here, name.as_bytes(), root, specials);
+            // In a match the walk goes on from the top of either ad to its
+            // context ad and the match ad, where it ends when nothing
+            // defines the name: HTCondor leaves the match ad current (the
+            // fallback to TARGET below does not change it), so
+            // `evalInEachContext(zz, {a})` reads `a` there: UNDEFINED, not
+            // MY's `a`.
+            let (found, current) = lookup_in_scope(context, &here, name.as_bytes(), root, specials);
             if !matches!(found, Found::Nothing) {
                 return (found, current);
             }
-            if let Some(target) = context.target().cloned() {
-                let target_root = target.root();
+            if let Some(target) = context.alternate_scope() {
                 let (found, in_target) =
-                    lookup_in_scope(&target, name.as_bytes(), Some(&target_root), specials);
+                    lookup_in_scope(context, &target, name.as_bytes(), root, specials);
                 if !matches!(found, Found::Nothing) {
                     return (found, in_target);
                 }
             }
-            // Found nowhere in a match (either mode): HTCondor's lookup
-            // walked the ad's chain up to the match ad, which it leaves
-            // current (the fallback to TARGET does not change it), so
-            // `evalInEachContext(zz, {a})` reads `a` there: UNDEFINED, not
-            // MY's `a`.
-            if context.in_match() {
-                return (Found::Nothing, root.cloned().unwrap_or(current));
-            }
             (Found::Nothing, current)
         }
         ExprKind::RootAttribute(name) => match root {
-            Some(root) => lookup_in_scope(root, name.as_bytes(), Some(root), specials),
+            Some(root) => lookup_in_scope(context, root, name.as_bytes(), Some(root), specials),
             // `.name` without a root: HTCondor's lookup fails.
             None => (Found::Nothing, here),
         },
@@ -534,12 +539,12 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
                     ) {
                         (Some(Some(value)), _) => (Found::Value(value), ad),
                         (None, Some(parent)) => {
-                            lookup_in_scope(&parent, name.as_bytes(), root, specials)
+                            lookup_in_scope(context, &parent, name.as_bytes(), root, specials)
                         }
                         _ => (Found::Nothing, here),
                     }
                 }
-                Value::Ad(ad) => lookup_in_scope(&ad, name.as_bytes(), root, specials),
+                Value::Ad(ad) => lookup_in_scope(context, &ad, name.as_bytes(), root, specials),
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {

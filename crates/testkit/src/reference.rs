@@ -873,7 +873,11 @@ impl<'a> Reference<'a> {
         match value {
             // No parent scope: `root` is an empty ad, `parent` UNDEFINED;
             // an ad taken by `ad["name"]` is an ad again, as the copy is.
-            RValue::Ad(ad) if ad.parent.is_some() || ad.detached => {
+            // Either ad of a match has a parent in HTCondor (its context
+            // ad): its copy is no ad of the match.
+            RValue::Ad(ad)
+                if ad.parent.is_some() || ad.detached || self.target_of(&ad).is_some() =>
+            {
                 self.copies.set(self.copies.get() + 1);
                 RValue::Ad(Rc::new(AdNode {
                     expr: ad.expr,

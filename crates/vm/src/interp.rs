@@ -520,6 +520,12 @@ pub struct Vm {
     /// their addresses stay theirs) until `ad["name"]` takes them over or
     /// the evaluation ends: see [`Vm::note_eval_made`].
     eval_made: Vec<Value>,
+    /// The ads `evalInEachContext` and `countMatches` are evaluating in
+    /// within a match, each with the alternate scope HTCondor's
+    /// `evaluateInContext` gives it for the time (see
+    /// [`Vm::alternate_scope_of`]): an unscoped name no enclosing ad
+    /// defines is looked up there, as from the ads of the match.
+    alternate_scopes: Vec<(AdRef, AdRef)>,
     /// Seed of the pseudo-random generator behind `random()`.
     pub random_state: u64,
 }
@@ -531,6 +537,13 @@ std::thread_local! {
     /// constant folding makes one inside its recursion over the tree) stays
     /// as small as it was, and so does the compiler's stack.
     static MATCH_AD: std::cell::RefCell<Option<MatchAd>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether `ad` is the MatchClassAd this thread made last (see
+/// [`Vm::match_ad`]).
+fn is_match_ad(ad: &AdRef) -> bool {
+    ad.parent.is_none()
+        && MATCH_AD.with_borrow(|made| made.as_ref().is_some_and(|made| Arc::ptr_eq(&made.ad, ad)))
 }
 
 /// HTCondor's MatchClassAd made for one pair: the pair and the ad.
@@ -562,40 +575,63 @@ const MATCH_ATTRIBUTES: [(&str, &str); 9] = [
     ("rightMatchesLeft", "LEFT.requirements"),
 ];
 
+/// A program of the MatchClassAd's definitions, written as the compiler
+/// would make it (the VM cannot call the compiler).
+fn match_program(
+    code: &[crate::bytecode::Instr],
+    names: &[&str],
+    ads: Vec<Arc<AdBody>>,
+) -> Arc<Program> {
+    let pools = crate::bytecode::Pools {
+        names: names.iter().map(Symbol::new).collect(),
+        ads,
+        ..crate::bytecode::Pools::default()
+    };
+    Arc::new(Program::new(code, pools).expect("a valid program"))
+}
+
+/// An attribute of the MatchClassAd's definitions.
+fn match_definition(name: &str, text: &str, program: Arc<Program>) -> Attribute {
+    Attribute {
+        name: Name::new(name),
+        source: Arc::new(classad_syntax::parse_expression(text).expect("valid text")),
+        program,
+    }
+}
+
+/// The bodies of the two context ads of the MatchClassAd, `lCtx` and
+/// `rCtx` (`[ ad = .OWN; my = .OWN; other = .OTHER; target = .OTHER ]`),
+/// made once: every `lCtx` ad has the first as its body, which tells the
+/// context ads apart from other ads (see [`Vm::alternate_scope_of`]).
+fn context_bodies() -> &'static [Arc<AdBody>; 2] {
+    static BODIES: std::sync::LazyLock<[Arc<AdBody>; 2]> = std::sync::LazyLock::new(|| {
+        use crate::bytecode::Instr;
+        let context = |own: &str, other: &str| {
+            let mut body = AdBody::new();
+            for (name, side) in [
+                ("ad", own),
+                ("my", own),
+                ("other", other),
+                ("target", other),
+            ] {
+                let load = match_program(&[Instr::LoadRoot(0), Instr::Return], &[side], Vec::new());
+                body.insert(match_definition(name, &format!(".{side}"), load));
+            }
+            Arc::new(body)
+        };
+        [context("LEFT", "RIGHT"), context("RIGHT", "LEFT")]
+    });
+    &BODIES
+}
+
 /// The definitions of the MatchClassAd the same in every match (`None`
-/// at `LEFT` and `RIGHT`), made once. Their programs are written here, as
-/// the compiler would make them (the VM cannot call the compiler).
+/// at `LEFT` and `RIGHT`), made once.
 fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
     static DEFINITIONS: std::sync::LazyLock<[Option<Arc<Definition>>; 9]> =
         std::sync::LazyLock::new(|| {
-            use crate::bytecode::{Instr, Pools};
-            let program = |code: &[Instr], names: &[&str], ads: Vec<Arc<AdBody>>| {
-                let pools = Pools {
-                    names: names.iter().map(Symbol::new).collect(),
-                    ads,
-                    ..Pools::default()
-                };
-                Arc::new(Program::new(code, pools).expect("a valid program"))
-            };
-            let attribute = |name: &str, text: &str, program: Arc<Program>| Attribute {
-                name: Name::new(name),
-                source: Arc::new(classad_syntax::parse_expression(text).expect("valid text")),
-                program,
-            };
-            // `[ ad = .OWN; my = .OWN; other = .OTHER; target = .OTHER ]`
-            let context = |own: &str, other: &str| {
-                let mut body = AdBody::new();
-                for (name, side) in [
-                    ("ad", own),
-                    ("my", own),
-                    ("other", other),
-                    ("target", other),
-                ] {
-                    let load = program(&[Instr::LoadRoot(0), Instr::Return], &[side], Vec::new());
-                    body.insert(attribute(name, &format!(".{side}"), load));
-                }
-                Arc::new(body)
-            };
+            use crate::bytecode::Instr;
+            let program = match_program;
+            let attribute = match_definition;
             // `A.name`
             let select = |base: &str, name: &str| {
                 let code = [
@@ -623,9 +659,9 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
             let make_ad =
                 |body: Arc<AdBody>| program(&[Instr::MakeAd(0), Instr::Return], &[], vec![body]);
             let programs = [
-                Some(make_ad(context("LEFT", "RIGHT"))),
+                Some(make_ad(context_bodies()[0].clone())),
                 None,
-                Some(make_ad(context("RIGHT", "LEFT"))),
+                Some(make_ad(context_bodies()[1].clone())),
                 None,
                 Some(select("LEFT", "rank")),
                 Some(select("RIGHT", "rank")),
@@ -650,6 +686,14 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
 #[cold]
 #[inline(never)]
 fn build_match_ad(left: &AdRef, right: &AdRef) -> AdRef {
+    AdValue::top_level(match_ad_body(left, right, false))
+}
+
+/// The attributes of the MatchClassAd around `left` and `right`. In a
+/// `copy` (HTCondor's `ClassAd::Copy`, see [`Vm::orphan`]) `LEFT` and
+/// `RIGHT` are copies of the two ads written in it: their parent is the
+/// copy, and they are no longer the ads of a match.
+fn match_ad_body(left: &AdRef, right: &AdRef, copy: bool) -> Arc<AdBody> {
     let mut body = AdBody::new();
     for (definition, (name, _)) in match_definitions().iter().zip(MATCH_ATTRIBUTES) {
         match definition {
@@ -667,12 +711,23 @@ fn build_match_ad(left: &AdRef, right: &AdRef) -> AdRef {
                         kind: classad_syntax::ExprKind::Ad(Box::new(source)),
                         span: classad_syntax::Span::default(),
                     }),
-                    program: Arc::new(Program::constant(Value::Ad(side.clone()))),
+                    program: if copy {
+                        match_program(
+                            &[
+                                crate::bytecode::Instr::MakeAd(0),
+                                crate::bytecode::Instr::Return,
+                            ],
+                            &[],
+                            vec![side.body.clone()],
+                        )
+                    } else {
+                        Arc::new(Program::constant(Value::Ad(side.clone())))
+                    },
                 });
             }
         }
     }
-    AdValue::top_level(Arc::new(body))
+    Arc::new(body)
 }
 
 /// What a function sees of the evaluation that calls it.
@@ -927,18 +982,50 @@ impl CallContext<'_> {
         (!is_no_root(&root)).then_some(root)
     }
 
-    /// The ad an unscoped name falls back to when no enclosing ad has it:
-    /// the other ad of the match, except in strict mode.
-    pub fn target(&self) -> Option<&AdRef> {
-        self.env
-            .target_of(self.scope)
-            .filter(|_| !self.vm.options.strict)
+    /// The ad an unscoped name looked up from the call's ad falls back to
+    /// when no enclosing ad has it (HTCondor's alternate scope, none in
+    /// strict mode): from either ad of a match the other, from an ad
+    /// `evalInEachContext` evaluates in the one it gave it
+    /// (`Vm::alternate_scope_of`); none from an ad written inside them.
+    pub fn alternate_scope(&self) -> Option<AdRef> {
+        if self.vm.options.strict {
+            return None;
+        }
+        if self.scope.parent.is_none() {
+            return self.env.target_of(self.scope).cloned();
+        }
+        self.vm.alternate_scope(self.scope)
     }
 
     /// Whether the call is evaluated in a match (either mode), where
     /// HTCondor's lookups walk on to the match ad.
     pub fn in_match(&self) -> bool {
         self.env.target_of(self.scope).is_some()
+    }
+
+    /// The ad HTCondor's lookup goes on to from `ad` when `ad` lacks a
+    /// name: its parent scope ([`parent_scope`]), and at the top of
+    /// either ad of a match the context ad HTCondor's MatchClassAd puts
+    /// there (`lCtx` above MY, `rCtx` above TARGET), whose parent is the
+    /// match ad (see `MATCH_ATTRIBUTES`). Only the introspection functions
+    /// walk this way; the VM's own lookup answers the context ad's names
+    /// without making it (`Vm::match_context`).
+    pub fn scope_above(&mut self, ad: &AdRef) -> Option<AdRef> {
+        if let Some(parent) = parent_scope(ad) {
+            return Some(parent.clone());
+        }
+        let (left, right) = self.env.pair?;
+        let name: &[u8] = if Arc::ptr_eq(ad, left) {
+            b"lctx"
+        } else if Arc::ptr_eq(ad, right) {
+            b"rctx"
+        } else {
+            return None;
+        };
+        match self.vm.match_attribute(self.env, name)? {
+            Value::Ad(context) => Some(context),
+            _ => None,
+        }
     }
 
     /// Evaluates `program` in another ad (as `evalInEachContext` does).
@@ -1156,9 +1243,17 @@ impl CallContext<'_> {
         // `evaluateInContext`).
         let env = self.env;
         let left = self.vm.left_scope.take();
+        let alternate = self.vm.alternate_scope_of(env, ad);
+        let pushed = alternate.is_some();
+        if let Some(alternate) = alternate {
+            self.vm.alternate_scopes.push((ad.clone(), alternate));
+        }
         let value = self
             .vm
             .in_state(new_state_root(ad), |vm| vm.run(env, program, ad));
+        if pushed {
+            self.vm.alternate_scopes.pop();
+        }
         self.vm.left_scope = left;
         self.vm.literal_parent = saved;
         // HTCondor's evaluateInContext makes a failed evaluation ERROR
@@ -1217,6 +1312,7 @@ impl Vm {
             outer_depth: 0,
             left_scope: None,
             eval_made: Vec::new(),
+            alternate_scopes: Vec::new(),
             random_state: 0x853c_49e6_748f_ea9b,
         }
     }
@@ -1395,6 +1491,7 @@ impl Vm {
         self.state_root = None;
         self.outer_depth = 0;
         self.eval_made.clear();
+        self.alternate_scopes.clear();
     }
 
     /// HTCondor's root of the evaluation in `scope`: `root`, `toplevel`
@@ -1779,15 +1876,67 @@ impl Vm {
         // Only from the ad of the match itself: HTCondor's fallback is the
         // alternate scope MatchClassAd gives each of its two ads, which an
         // ad written inside them lacks (`[y = Memory].y` with Memory only
-        // in TARGET is UNDEFINED).
-        if with_target
-            && ad.parent.is_none()
-            && let Some(target) = env.target_of(ad)
-            && let Some(value) = self.lookup_outward(env, target, name)
+        // in TARGET is UNDEFINED), and `evalInEachContext` gives the ad it
+        // evaluates in for the time (`alternate_scopes`).
+        if !with_target {
+            return Value::Undefined;
+        }
+        if ad.parent.is_none() {
+            if let Some(target) = env.target_of(ad)
+                && let Some(value) = self.lookup_outward(env, target, name)
+            {
+                return value;
+            }
+        } else if let Some(alternate) = self.alternate_scope(ad)
+            && let Some(value) = self.lookup_outward(env, &alternate, name)
         {
             return value;
         }
         Value::Undefined
+    }
+
+    /// The alternate scope `evalInEachContext` gave `ad` while it
+    /// evaluates there, if any.
+    fn alternate_scope(&self, ad: &AdRef) -> Option<AdRef> {
+        self.alternate_scopes
+            .iter()
+            .rev()
+            .find(|(scoped, _)| Arc::ptr_eq(scoped, ad))
+            .map(|(_, alternate)| alternate.clone())
+    }
+
+    /// The alternate scope HTCondor's `evaluateInContext` (behind
+    /// `evalInEachContext` and `countMatches`) gives the ad `ad` it
+    /// evaluates in, in a match with old-ClassAd semantics (not strict):
+    /// the alternate scope of the ad of the match whose chain of enclosing
+    /// ads (the ad, its context ad, the match ad; MY's first) holds `ad`'s
+    /// parent: TARGET for an ad written in MY (`{[q = 1]}` written in MY's
+    /// expression), for MY, `lCtx`, `rCtx` (whose parent is the match ad);
+    /// MY for an ad written in TARGET, for TARGET. Any other ad (one
+    /// written deeper, one a function made) has none. So
+    /// `evalInEachContext(Memory + 0, {[q = 1]})` reads TARGET's `Memory`.
+    fn alternate_scope_of(&self, env: Env<'_>, ad: &AdRef) -> Option<AdRef> {
+        let (left, right) = env.pair?;
+        if self.options.strict {
+            return None;
+        }
+        // MY's parent is `lCtx`, in MY's chain; TARGET's `rCtx`, in
+        // TARGET's only.
+        if Arc::ptr_eq(ad, left) {
+            return Some(right.clone());
+        }
+        if Arc::ptr_eq(ad, right) {
+            return Some(left.clone());
+        }
+        let parent = parent_scope(ad)?;
+        if Arc::ptr_eq(parent, left) || Arc::ptr_eq(&parent.body, &context_bodies()[0]) {
+            return Some(right.clone());
+        }
+        if Arc::ptr_eq(parent, right) || Arc::ptr_eq(&parent.body, &context_bodies()[1]) {
+            return Some(left.clone());
+        }
+        // The match ad, above both: MY's chain is looked at first.
+        is_match_ad(parent).then(|| right.clone())
     }
 
     /// `name` in the context ad and the match ad HTCondor puts around the
@@ -1881,7 +2030,8 @@ impl Vm {
                     && ad.parent.is_some()
                     && written_in_lost_scope(&ad) =>
             {
-                let root = here.root();
+                // (In a match the match ad: `{[b = MY]}.b[0].root`.)
+                let root = self.chain_root(env, here);
                 self.in_state(Some(root), |vm| vm.select_in_ad(env, &ad, name))
             }
             Value::Ad(ad) => self.select_in_ad(env, &ad, name),
@@ -1928,7 +2078,7 @@ impl Vm {
                         self.map_nesting -= 1;
                         return Value::Undefined;
                     }
-                    selected.push(self.orphan(selected_literal(value)));
+                    selected.push(self.orphan(env, selected_literal(value)));
                 }
                 self.map_nesting -= 1;
                 Value::List(selected.into())
@@ -1962,7 +2112,7 @@ impl Vm {
                         self.map_nesting -= 1;
                         return Value::Undefined;
                     }
-                    selected.push(self.orphan(selected_literal(value)));
+                    selected.push(self.orphan(env, selected_literal(value)));
                 }
                 self.map_nesting -= 1;
                 Value::List(selected.into())
@@ -1978,17 +2128,32 @@ impl Vm {
     /// is UNDEFINED); a list's references are all UNDEFINED. A list among
     /// the elements, made by an inner selection, was made so already (so
     /// this need not look inside it).
-    fn orphan(&self, value: Value) -> Value {
+    fn orphan(&self, env: Env<'_>, value: Value) -> Value {
         if self.options.corrections {
             return value;
         }
         match value {
             // HTCondor copies each element: an ad taken by `ad["name"]`
             // (whose attributes were not found from it) is an ad again.
-            Value::Ad(ad) if ad.parent.is_some() || ad.detached => Value::Ad(AdValue::copied(
-                ad.body.clone(),
-                Some(AdValue::top_level(empty_root_body().clone())),
-            )),
+            // Either ad of a match has a parent there (its context ad):
+            // its copy is no ad of the match (`{[b = MY]}.b[0].x`, with
+            // `x` only in TARGET, is UNDEFINED).
+            Value::Ad(ad) if ad.parent.is_some() || ad.detached || env.target_of(&ad).is_some() => {
+                Value::Ad(AdValue::copied(
+                    ad.body.clone(),
+                    Some(AdValue::top_level(empty_root_body().clone())),
+                ))
+            }
+            // The match ad has no parent, but its copy holds copies of the
+            // two ads, written in it (`{[b = root]}.b[0].LEFT.parent` is
+            // the copy).
+            Value::Ad(ad) if env.pair.is_some() && is_match_ad(&ad) => {
+                let (left, right) = env.pair.expect("a match");
+                Value::Ad(AdValue::copied(
+                    match_ad_body(left, right, true),
+                    Some(AdValue::top_level(empty_root_body().clone())),
+                ))
+            }
             Value::LazyList(list) => Value::LazyList(Arc::new(LazyList {
                 items: list.items.clone(),
                 scope: AdValue::top_level(scopeless_body().clone()),
