@@ -116,7 +116,10 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 ///   ad when nothing defines it) stays current for the pattern and for
 ///   the rest of the caller's expression, until the attribute being
 ///   evaluated is done, as HTCondor's `Deref` leaves it in the caller's
-///   state: `[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED;
+///   state: `[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED; a
+///   selection whose base the call is in puts the ad current before it
+///   back when done, as HTCondor's `base.name` does, so
+///   `[v = 1; r = unresolved(A).x ?: v].r` is 1;
 /// - a name is looked up from the ad being searched outwards: defined, its
 ///   expression is searched in turn from the ad that defines it; not
 ///   defined, it is listed (`CurrentTime` is found, outside strict mode).

@@ -1868,11 +1868,24 @@ mod tests {
     #[test]
     fn evaluated_text_ignores_what_follows_a_top_conditional() {
         let parser = Parser::new(ParseOptions::default());
-        for text in ["1 ? 2 : 3 4", "1?2:3)", "x ? 2 : 3 \"open", "1 ? 2 : 3 /* open", "1?2:12:1"] {
+        for text in [
+            "1 ? 2 : 3 4",
+            "1?2:3)",
+            "x ? 2 : 3 \"open",
+            "1 ? 2 : 3 /* open",
+            "1?2:12:1",
+        ] {
             let expr = parser.parse_evaluated_text(text).expect(text);
             assert!(matches!(expr.kind, ExprKind::Conditional { .. }), "{text}");
         }
-        for text in ["(1 ? 2 : 3) 4", "1 ?: 2 3", "1 ? 2 : 3 +", "1 ? 2 : 3 .", "1 ? 2 : 3 is", "1 2"] {
+        for text in [
+            "(1 ? 2 : 3) 4",
+            "1 ?: 2 3",
+            "1 ? 2 : 3 +",
+            "1 ? 2 : 3 .",
+            "1 ? 2 : 3 is",
+            "1 2",
+        ] {
             assert!(parser.parse_evaluated_text(text).is_err(), "{text}");
         }
         assert!(parser.parse_expression("1 ? 2 : 3 4").is_err());
