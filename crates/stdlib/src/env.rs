@@ -224,12 +224,17 @@ fn merge_environment(context: &mut CallContext<'_>, args: &[Value]) -> Value {
     env_v2_text(&env)
 }
 
-/// The optional syntax version argument: 1 or 2 (default 2).
+/// The optional syntax version argument: 1 or 2 (default 2). HTCondor
+/// reads it into a C `int`, keeping the low 32 bits of the integer:
+/// `4294967297` and `-9223372036854775807` are 1 there.
 fn version(args: &[Value]) -> Option<u8> {
     match args.get(1) {
         None => Some(2),
-        Some(Value::Int(1)) => Some(1),
-        Some(Value::Int(2)) => Some(2),
+        Some(Value::Int(n)) => match *n as i32 {
+            1 => Some(1),
+            2 => Some(2),
+            _ => None,
+        },
         Some(_) => None,
     }
 }

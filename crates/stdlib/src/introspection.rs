@@ -36,7 +36,10 @@ const CONTEXT_STEPS: u64 = 64;
 /// `string()` does (HTCondor's eval converts its argument so), then read
 /// back: `eval(relTime(-1.5))` reads `"-01"`, the integer -1, and
 /// `eval(absTime(0))` reads text that does not parse. The text is read as
-/// the mode reads (strict mode lexes `010` as 10). UNDEFINED, ERROR and
+/// the mode reads (strict mode lexes `010` as 10), and as HTCondor's parser
+/// reads it whole: what follows a conditional at the top is ignored unless
+/// it continues it (`eval("1 ? 2 : 3 4")` is 2;
+/// `classad_syntax::Parser::parse_evaluated_text`). UNDEFINED, ERROR and
 /// text that does not parse are ERROR.
 fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
     // HTCondor's `eval`: the argument in the caller's state at the call's
@@ -60,7 +63,7 @@ fn eval(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
         strict: context.vm.options().strict,
         ..classad_syntax::ParseOptions::default()
     });
-    let Ok(expr) = parser.parse_expression(&String::from_utf8_lossy(&text)) else {
+    let Ok(expr) = parser.parse_evaluated_text(&String::from_utf8_lossy(&text)) else {
         return Value::Error;
     };
     let registry = crate::shared_registry();
@@ -113,7 +116,10 @@ fn unparse(context: &mut CallContext<'_>, args: &[LazyArg]) -> Value {
 ///   ad when nothing defines it) stays current for the pattern and for
 ///   the rest of the caller's expression, until the attribute being
 ///   evaluated is done, as HTCondor's `Deref` leaves it in the caller's
-///   state: `[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED;
+///   state: `[y = {unresolved(A) ?: z}; z = 3].y[0]` is UNDEFINED; a
+///   selection whose base the call is in puts the ad current before it
+///   back when done, as HTCondor's `base.name` does, so
+///   `[v = 1; r = unresolved(A).x ?: v].r` is 1;
 /// - a name is looked up from the ad being searched outwards: defined, its
 ///   expression is searched in turn from the ad that defines it; not
 ///   defined, it is listed (`CurrentTime` is found, outside strict mode).

@@ -711,20 +711,34 @@ fn iso_week_days(yday: i64, wday: i64) -> i64 {
     .wrapping_add(4 - 1)
 }
 
+/// glibc computes the week-based year in a C `int` (`tm_year + 1900`, one
+/// more or less): past the ends of `int` it wraps, so the ISO year of
+/// 1 January -2147483648 is 2147483647 (the oracle's answer).
 fn iso_year_and_days(tm: &Tm) -> (i64, i64) {
-    let mut year = tm.year;
+    let mut year = c_year(tm);
     let mut days = iso_week_days(tm.yday, tm.wday);
     if days < 0 {
-        year -= 1;
-        days = iso_week_days(tm.yday + 365 + i64::from(is_leap(year)), tm.wday);
+        year = year.wrapping_sub(1);
+        days = iso_week_days(tm.yday + 365 + i64::from(is_leap(year.into())), tm.wday);
     } else {
-        let d = iso_week_days(tm.yday - 365 - i64::from(is_leap(year)), tm.wday);
+        let d = iso_week_days(tm.yday - 365 - i64::from(is_leap(year.into())), tm.wday);
         if d >= 0 {
-            year += 1;
+            year = year.wrapping_add(1);
             days = d;
         }
     }
-    (year, days)
+    (year.into(), days)
+}
+
+/// glibc's `tm_year` (years since 1900, a C `int`, wrapping as the
+/// `struct tm` HTCondor fills holds it).
+fn c_tm_year(tm: &Tm) -> i32 {
+    tm.year.wrapping_sub(1900) as i32
+}
+
+/// The year as glibc computes it in an `int`: `tm_year + 1900`, wrapping.
+fn c_year(tm: &Tm) -> i32 {
+    c_tm_year(tm).wrapping_add(1900)
 }
 
 /// The piece for conversion `c`, or `None` when glibc does not know it
@@ -794,7 +808,9 @@ fn convert(c: u8, modifier: Option<u8>, tm: &Tm) -> Option<Piece> {
         b'V' => number(iso_year_and_days(tm).1 / 7 + 1, 2),
         b'w' => number(tm.wday, 1),
         b'W' => number((tm.yday - (tm.wday - 1 + 7) % 7 + 7) / 7, 2),
-        b'y' => number(tm.year.rem_euclid(100), 2),
+        // glibc: `(tm_year % 100 + 100) % 100`, from the `int` tm_year
+        // (so -2147483648, whose tm_year wraps to 2147481748, is `48`).
+        b'y' => number(i64::from(c_tm_year(tm)).rem_euclid(100), 2),
         b'Y' => number(tm.year, 1),
         b'z' => Piece::ZoneOffset,
         b'Z' => Piece::LowerableText(zone::local().standard_name().as_bytes().to_vec()),

@@ -343,6 +343,43 @@ impl Parser {
         self.parse_expression_with_grammar(source, rules)
     }
 
+    /// Parses a text as HTCondor's `eval` reads a string at run time (its
+    /// parser's full parse): one expression in new syntax, as
+    /// [`Parser::parse_expression`], except that HTCondor's parser returns
+    /// from a conditional `c ? a : b` at the top without checking that the
+    /// text ends there, so what follows it is ignored unless it continues
+    /// the expression, as in an old-syntax line: `eval("1 ? 2 : 3 4")` and
+    /// `eval("1 ? 2 : 3 )")` are 2 there, `eval("(1 ? 2 : 3) 4")`,
+    /// `eval("1 ?: 2 3")` and `eval("1 ? 2 : 3 +")` ERROR.
+    pub fn parse_evaluated_text(&self, source: &str) -> Result<Expr> {
+        let error = match self.parse_expression(source) {
+            Ok(expr) => return Ok(expr),
+            Err(error) => error,
+        };
+        let prefix = || -> Result<Option<Expr>> {
+            self.check_nesting(source)?;
+            self.check_chains(source)?;
+            let mut pairs = self.grammar_shown(Rule::expression_prefix, source, source)?;
+            let input = pairs.next().expect("grammar: expression_prefix matched");
+            let expr = input.into_inner().next().expect("grammar: expression");
+            let end = expr.as_span().end();
+            let expr = Builder::new(self, source, StringRules::New)
+                .expression(expr)?
+                .expr;
+            if !matches!(expr.kind, ExprKind::Conditional { .. })
+                || continues_expression(source, end)
+            {
+                return Ok(None);
+            }
+            self.check_parse_depth(source, &expr, 0)?;
+            Ok(Some(expr))
+        };
+        match prefix() {
+            Ok(Some(expr)) => Ok(expr),
+            _ => Err(error),
+        }
+    }
+
     /// Refuses a tree HTCondor's parser would not have finished (see
     /// [`ParseOptions::max_parse_depth`]): `expr` parsed from `source`,
     /// whose spans start `offset` bytes before the text's.
@@ -1825,6 +1862,35 @@ fn ends_with_name(text: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Class: a text read by `eval` may go on after a conditional at the
+    /// top (HTCondor's full parse returns from it without looking for the
+    /// end), unless what follows continues the expression.
+    #[test]
+    fn evaluated_text_ignores_what_follows_a_top_conditional() {
+        let parser = Parser::new(ParseOptions::default());
+        for text in [
+            "1 ? 2 : 3 4",
+            "1?2:3)",
+            "x ? 2 : 3 \"open",
+            "1 ? 2 : 3 /* open",
+            "1?2:12:1",
+        ] {
+            let expr = parser.parse_evaluated_text(text).expect(text);
+            assert!(matches!(expr.kind, ExprKind::Conditional { .. }), "{text}");
+        }
+        for text in [
+            "(1 ? 2 : 3) 4",
+            "1 ?: 2 3",
+            "1 ? 2 : 3 +",
+            "1 ? 2 : 3 .",
+            "1 ? 2 : 3 is",
+            "1 2",
+        ] {
+            assert!(parser.parse_evaluated_text(text).is_err(), "{text}");
+        }
+        assert!(parser.parse_expression("1 ? 2 : 3 4").is_err());
+    }
 
     /// Class: a point after hex digits makes a hexadecimal float, as C's
     /// strtod reads HTCondor's token (correctly rounded, the `e` of an

@@ -516,6 +516,11 @@ pub struct Vm {
     /// The ad a lazy function's lookup left current (see
     /// [`CallContext::leave_scope`]), taken by the caller's loop.
     left_scope: Option<AdRef>,
+    /// The ad current before each selection's base under way (the
+    /// program's `left` at `EnterBase`), put back by `Select`: HTCondor's
+    /// `base.name` restores its state's current ad when done, so an ad a
+    /// call in the base left current (`unresolved(A).a`) ends with it.
+    select_lefts: Vec<Option<AdRef>>,
     /// Lists and ads `eval` made from the literal it parsed, held (so that
     /// their addresses stay theirs) until `ad["name"]` takes them over or
     /// the evaluation ends: see [`Vm::note_eval_made`].
@@ -1311,6 +1316,7 @@ impl Vm {
             state_root: None,
             outer_depth: 0,
             left_scope: None,
+            select_lefts: Vec::new(),
             eval_made: Vec::new(),
             alternate_scopes: Vec::new(),
             random_state: 0x853c_49e6_748f_ea9b,
@@ -2573,6 +2579,7 @@ impl Vm {
     ) -> Value {
         let base = self.stack.len();
         let notes_base = self.failure_notes.len();
+        let select_lefts_base = self.select_lefts.len();
         self.stack.reserve(program.max_stack as usize);
         let code = &program.code;
         let mut pc = 0usize;
@@ -2824,9 +2831,18 @@ impl Vm {
                         pc = instr.arg as usize;
                     } else {
                         self.stack.push(Value::Int(self.depth_failures as i64));
+                        self.select_lefts.push(left.clone());
                     }
                 }
                 opcode::SELECT => {
+                    // The ad current before the base, put back once the
+                    // selection is done (a selection over a list maps in
+                    // the ad the base left current, as HTCondor does).
+                    let before = if self.select_lefts.len() > select_lefts_base {
+                        self.select_lefts.pop()
+                    } else {
+                        None
+                    };
                     let base_value = self.pop();
                     let mark = self.pop();
                     let value = if matches!(mark, Value::Int(m) if self.depth_failures > m as u64) {
@@ -2842,6 +2858,9 @@ impl Vm {
                         value
                     };
                     self.stack.push(value);
+                    if let Some(before) = before {
+                        left = before;
+                    }
                 }
                 opcode::SUBSCRIPT => {
                     let index = self.pop();
@@ -3141,6 +3160,7 @@ impl Vm {
                     let value = self.pop();
                     self.stack.truncate(base);
                     self.failure_notes.truncate(notes_base);
+                    self.select_lefts.truncate(select_lefts_base);
                     if HAND_ON && left.is_some() {
                         self.left_scope = left;
                     }
