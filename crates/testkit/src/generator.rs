@@ -1958,7 +1958,7 @@ impl Generator {
 
     /// The forms of [`GenOptions::odd`].
     fn odd_form(&mut self, d: u32) -> Expr {
-        match self.rng.below(8) {
+        match self.rng.below(9) {
             0..=2 => {
                 let function = *self.rng.pick(&BUILTINS);
                 let mut n = self.rng.below(5);
@@ -2052,6 +2052,7 @@ impl Generator {
                     vec![lit(Literal::String(text.into_bytes().into()))],
                 )
             }
+            7 => self.selection_chain(),
             _ => {
                 // Far years, within the 32-bit years HTCondor computes
                 // (beyond them its dates are garbage: docs/differences.md).
@@ -2069,6 +2070,31 @@ impl Generator {
                     ],
                 )
             }
+        }
+    }
+
+    /// A selection chain `base.y.y...` of a length around HTCondor's
+    /// depth limit (400 levels), or far past it or its own parser's old
+    /// bound of 2000 (known_bugs.txt class 46), over bases that name
+    /// nothing, that select themselves again, MY, self, or an ad literal.
+    fn selection_chain(&mut self) -> Expr {
+        let links = match self.rng.below(4) {
+            0 => 1 + self.rng.below(5),
+            1 => 195 + self.rng.below(10),
+            2 => 395 + self.rng.below(10),
+            _ => *self.rng.pick(&[1000, 2001, 2500]),
+        };
+        let base =
+            self.rng
+                .pick_str(&["x", "MY", "self", "[y = 1]", "[a = [y = a]].a", "{[y = 1]}"]);
+        let link = self.rng.pick_str(&[".y", ".Y", ".z"]);
+        let text = format!("{base}{}", link.repeat(links));
+        let chain = classad_syntax::parse_expression(&text).unwrap_or_else(|_| lit(Literal::Error));
+        match self.rng.below(4) {
+            0 => call("isError", vec![chain]),
+            1 => call("isUndefined", vec![chain]),
+            2 => chain,
+            _ => binary(BinaryOp::Add, lit(Literal::Integer(1)), chain),
         }
     }
 
