@@ -1920,13 +1920,13 @@ mod tests {
     /// the empty name.
     #[test]
     fn adjacent_texts_join_before_their_escapes() {
-        let string = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
+        let string = |text: &str| match parse_expression(text).map(Expr::into_kind) {
             Ok(ExprKind::Literal(Literal::String(bytes))) => bytes.to_vec(),
             other => panic!("{text}: {other:?}"),
         };
         assert_eq!(string(r#""\1" "2""#), b"\n");
         assert_eq!(string(r#""\0" "1""#), b"\x01");
-        let name = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
+        let name = |text: &str| match parse_expression(text).map(Expr::into_kind) {
             Ok(ExprKind::Attribute(name)) => name.as_bytes().to_vec(),
             other => panic!("{text}: {other:?}"),
         };
@@ -1942,7 +1942,7 @@ mod tests {
     /// in the round-trip form when it is no plain identifier.
     #[test]
     fn quoted_names_call_functions() {
-        let call = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
+        let call = |text: &str| match parse_expression(text).map(Expr::into_kind) {
             Ok(ExprKind::Call { name, args }) => (name.to_string_lossy().to_string(), args.len()),
             other => panic!("{text}: {other:?}"),
         };
@@ -1959,7 +1959,7 @@ mod tests {
     /// the letter.
     #[test]
     fn quoted_names_are_bytes() {
-        let name = |text: &str| match parse_expression(text).map(|e| e.kind.clone()) {
+        let name = |text: &str| match parse_expression(text).map(Expr::into_kind) {
             Ok(ExprKind::Attribute(name)) => name.as_bytes().to_vec(),
             other => panic!("{text}: {other:?}"),
         };

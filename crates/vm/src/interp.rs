@@ -635,8 +635,6 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
     static DEFINITIONS: std::sync::LazyLock<[Option<Arc<Definition>>; 9]> =
         std::sync::LazyLock::new(|| {
             use crate::bytecode::Instr;
-            let program = match_program;
-            let attribute = match_definition;
             // `A.name`
             let select = |base: &str, name: &str| {
                 let code = [
@@ -645,7 +643,7 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
                     Instr::Select(1),
                     Instr::Return,
                 ];
-                program(&code, &[base, name], Vec::new())
+                match_program(&code, &[base, name], Vec::new())
             };
             let both = {
                 let code = [
@@ -659,10 +657,11 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
                     Instr::AndCombine,
                     Instr::Return,
                 ];
-                program(&code, &["RIGHT", "requirements", "LEFT"], Vec::new())
+                match_program(&code, &["RIGHT", "requirements", "LEFT"], Vec::new())
             };
-            let make_ad =
-                |body: Arc<AdBody>| program(&[Instr::MakeAd(0), Instr::Return], &[], vec![body]);
+            let make_ad = |body: Arc<AdBody>| {
+                match_program(&[Instr::MakeAd(0), Instr::Return], &[], vec![body])
+            };
             let programs = [
                 Some(make_ad(context_bodies()[0].clone())),
                 None,
@@ -678,8 +677,9 @@ fn match_definitions() -> &'static [Option<Arc<Definition>>; 9] {
             for ((slot, (name, text)), program) in
                 out.iter_mut().zip(MATCH_ATTRIBUTES).zip(programs)
             {
-                *slot = program
-                    .map(|program| Arc::new(Definition::new(attribute(name, text, program))));
+                *slot = program.map(|program| {
+                    Arc::new(Definition::new(match_definition(name, text, program)))
+                });
             }
             out
         });
