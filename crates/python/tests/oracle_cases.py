@@ -99,6 +99,19 @@ def canon(v):
     raise TypeError("no canonical form for %r" % (v,))
 
 
+def label(item, index):
+    """An item's index, with the leading strings of the item when it is a
+    row such as [input, parser, answer], so a difference names its input."""
+    names = []
+    if isinstance(item, list) and len(item) == 2 and item[0] in ("list", "tuple") and isinstance(item[1], list):
+        for x in item[1][:3]:
+            if isinstance(x, list) and len(x) == 2 and x[0] == "str":
+                names.append(x[1])
+            else:
+                break
+    return "%d %s" % (index, "/".join(names)) if names and len(names) < len(item[1]) else str(index)
+
+
 def differences(expected, actual, path="answer"):
     """Where `actual` differs from `expected`, as readable lines. An
     expected SystemError (classad2 leaves one where its C++ code fails to
@@ -109,7 +122,7 @@ def differences(expected, actual, path="answer"):
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         out = []
         for i, (e, a) in enumerate(zip(expected, actual)):
-            out.extend(differences(e, a, "%s[%d]" % (path, i)))
+            out.extend(differences(e, a, "%s[%s]" % (path, label(e, i))))
         return out
     if expected == actual:
         return []
@@ -633,7 +646,15 @@ def exprtree_construct_other(c):
 
 @case
 def exprtree_bad_text(c):
-    return each(c.ca.ExprTree, ["1 +", "(", "a b", "[ a = ", '"unterminated', "", "a = 1", "1 + 2 ]; x = [ y = 3", "{ 1, 2"])
+    return each(c.ca.ExprTree, ["1 +", "(", "a b", "[ a = ", '"unterminated', "", "a = 1", "{ 1, 2"])
+
+
+@case
+def exprtree_text_closing_the_wrapper_ad(c):
+    """classad2's ExprTree(text) parses `[expression = TEXT]`, so a text
+    that closes that ad and opens another is accepted (as its first
+    part). An odd answer, kept apart so it can be judged on its own."""
+    return each(c.ca.ExprTree, ["1 + 2 ]; x = [ y = 3", "1 ] [ b = 2"])
 
 
 @case
@@ -895,6 +916,12 @@ PYTHON_OPERATOR = {
 }
 
 
+def has_method(cls, name):
+    """Whether instances of `cls` have method `name`. Not hasattr: that
+    also finds the metaclass's (`type.__or__` builds typing unions)."""
+    return any(name in vars(k) for k in cls.__mro__ if k is not object)
+
+
 def build(ca, left, symbol, method, right):
     """`left <symbol> right` as an ExprTree: through the Python operator
     when ExprTree has it (a str operand in OPERANDS is an ExprTree of that
@@ -904,7 +931,7 @@ def build(ca, left, symbol, method, right):
     def operand(v):
         return E(v) if isinstance(v, str) and v in OPERANDS else v
 
-    if hasattr(E, method):
+    if has_method(E, method):
         if method in PYTHON_OPERATOR:
             return PYTHON_OPERATOR[method](operand(left), operand(right))
         return getattr(operand(left), method)(operand(right))
@@ -937,7 +964,8 @@ def operators_with_python_operands(c):
     for symbol, method, reflected in BINARY_OPERATORS:
         for py in PYTHON_OPERANDS:
             out.append(["x", symbol, repr(py), attempt(lambda: build(ca, "x", symbol, method, py).eval(scope))])
-            if reflected:
+            # "s" % x is str formatting in Python, before any __rmod__
+            if reflected and not (isinstance(py, str) and symbol == "%"):
                 out.append([repr(py), symbol, "x", attempt(lambda: build(ca, py, symbol, method, "x").eval(scope))])
     return out
 
@@ -949,7 +977,7 @@ def unary_operators(c):
     out = []
     for symbol, method in [("-", "__neg__"), ("+", "__pos__"), ("~", "__invert__")]:
         for operand in OPERANDS:
-            if hasattr(ca.ExprTree, method):
+            if has_method(ca.ExprTree, method):
                 answer = attempt(lambda: getattr(ca.ExprTree(operand), method)().eval(scope))
             else:
                 answer = attempt(lambda: ca.ExprTree("%s(%s)" % (symbol, operand)).eval(scope))
@@ -978,5 +1006,5 @@ SAME_AS_PAIRS = [
 def same_as(c):
     """sameAs where ExprTree has it; classad2's `==` is the same test."""
     E = c.ca.ExprTree
-    same = (lambda x, y: E(x).sameAs(E(y))) if hasattr(E, "sameAs") else (lambda x, y: E(x) == E(y))
+    same = (lambda x, y: E(x).sameAs(E(y))) if has_method(E, "sameAs") else (lambda x, y: E(x) == E(y))
     return [[x, y, attempt(lambda x=x, y=y: same(x, y))] for x, y in SAME_AS_PAIRS]
