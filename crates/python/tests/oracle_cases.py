@@ -1008,3 +1008,56 @@ def same_as(c):
     E = c.ca.ExprTree
     same = (lambda x, y: E(x).sameAs(E(y))) if has_method(E, "sameAs") else (lambda x, y: E(x) == E(y))
     return [[x, y, attempt(lambda x=x, y=y: same(x, y))] for x, y in SAME_AS_PAIRS]
+
+
+# ---------------------------------------------------------------------------
+# Python protocols: what code written against classad2 leans on without
+# calling the API by name.
+
+
+@case
+def truth_values(c):
+    """bool() of an ExprTree: classad2 defines no __bool__, so every tree is
+    true; `if ad.lookup("x"):` must not start evaluating."""
+    E = c.ca.ExprTree
+    return [[t, attempt(lambda t=t: bool(E(t)))] for t in ["true", "false", "0", "1", "undefined", "error", '""', "x"]] + [
+        attempt(lambda: bool(c.ca.ClassAd())),
+        attempt(lambda: bool(c.ca.ClassAd("[ a = 0 ]"))),
+    ]
+
+
+@case
+def hashing(c):
+    ca = c.ca
+    return [attempt(lambda: type(hash(ca.ClassAd()))), attempt(lambda: type(hash(ca.ExprTree("1"))))]
+
+
+@case
+def mapping_protocol(c):
+    import collections.abc
+    import copy
+
+    ca = c.ca
+    ad = ca.ClassAd("[ a = 1; b = { 1, 2 }; c = [ d = 1 ] ]")
+    return [
+        isinstance(ad, collections.abc.MutableMapping),
+        isinstance(ad, collections.abc.Mapping),
+        attempt(lambda: 1 in ad),
+        attempt(lambda: None in ad),
+        attempt(lambda: copy.copy(ad)),
+        attempt(lambda: copy.deepcopy(ad)),
+        attempt(lambda: copy.copy(ca.ExprTree("a + 1"))),
+        attempt(lambda: sorted(dict(ad))),
+        attempt(lambda: ad.eval(5)),
+        attempt(lambda: ad.get(5)),
+    ]
+
+
+@case
+def parser_given_as_int_and_file_auto(c):
+    ca = c.ca
+    out = []
+    for parser in [3, 0, -1, ca.ParserType.FileAuto]:
+        out.append(attempt(lambda parser=parser: drain(ca.parseAds(NEW_TWO, parser))))
+        out.append(attempt(lambda parser=parser: drain(ca.parseAds(OLD_TWO, parser))))
+    return out
