@@ -257,9 +257,7 @@ impl ClassAd {
         let Ok(other) = other.cast::<ClassAd>() else {
             return Ok(py.NotImplemented());
         };
-        // Names ignoring case, expressions as trees (`classad2` compares with
-        // `sameAs`).
-        let equal = self.ad == other.borrow().ad;
+        let equal = same_ads(self.ast(), other.borrow().ast());
         match op {
             CompareOp::Eq => Ok(equal.into_pyobject(py)?.to_owned().into_any().unbind()),
             CompareOp::Ne => Ok((!equal).into_pyobject(py)?.to_owned().into_any().unbind()),
@@ -440,11 +438,17 @@ impl ClassAd {
 
     /// Partially evaluates `expr` in this ad: attributes the ad defines are
     /// replaced by their values, constant parts computed, the rest kept.
-    fn flatten(&self, expr: &Bound<'_, PyAny>) -> PyResult<ExprTree> {
+    /// A flattening that leaves a value gives the value, as `classad2`.
+    fn flatten<'py>(&self, expr: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = expr.py();
         let expr = expr
             .cast::<ExprTree>()
             .map_err(|_| PyTypeError::new_err("expr must be an ExprTree"))?;
-        Ok(ExprTree::new(self.ad.flatten_expr(expr.get().expr())))
+        let flat = self.ad.flatten_expr(expr.get().expr());
+        if matches!(flat.kind, ExprKind::Literal(_)) {
+            return expr_to_py(py, &flat);
+        }
+        Ok(Bound::new(py, ExprTree::new(flat))?.into_any())
     }
 
     /// The attributes `expr` references that this ad does not define.
@@ -510,13 +514,17 @@ impl ClassAd {
     /// The ad in old syntax, one `Name = expr` line each.
     #[pyo3(name = "printOld")]
     fn print_old(&self) -> String {
+        // classad2 prints an empty ad as one empty line.
+        if self.ast().is_empty() {
+            return "\n".to_string();
+        }
         self.ad.to_old()
     }
 
     /// The ad in old syntax (`printOld`).
     #[pyo3(name = "formatOld")]
     fn format_old(&self) -> String {
-        self.ad.to_old()
+        self.print_old()
     }
 
     /// The ad in HTCondor's XML form.
@@ -524,6 +532,21 @@ impl ClassAd {
     fn print_xml(&self) -> String {
         self.ad.to_xml()
     }
+}
+
+/// Whether two ads are the same (`classad2`'s `==`): the same names
+/// (ignoring case) in the same order, bound to the same expressions, two
+/// trees that print the same being the same (`absTime("...Z")` and the
+/// `absTime("...-00:00")` it prints as are one time).
+pub(crate) fn same_ads(a: &AdExpr, b: &AdExpr) -> bool {
+    a.len() == b.len()
+        && a.attributes
+            .iter()
+            .zip(&b.attributes)
+            .all(|((n, x), (m, y))| {
+                n.eq_ignore_case(m.as_bytes())
+                    && (x == y || classad::syntax::unparse(x) == classad::syntax::unparse(y))
+            })
 }
 
 /// `classad2` joins the names with commas and splits them again, so no
@@ -542,14 +565,17 @@ impl ClassAd {
     }
 }
 
-/// Reads one ad from text: new syntax when it starts with `[`, old
-/// syntax otherwise.
+/// Reads one ad of new syntax from text, as `classad2.ClassAd(str)`: the
+/// first ad, what follows it ignored. (Old syntax is `parseOne`'s.)
 pub(crate) fn parse_one_ad(text: &str) -> PyResult<classad::ClassAd> {
-    let trimmed = text.trim_start();
-    let result = if trimmed.starts_with('[') || trimmed.is_empty() {
-        text.parse::<classad::ClassAd>()
-    } else {
-        classad::ClassAd::parse_old(text)
-    };
-    result.map_err(|e| parse_failure(&e))
+    use classad::syntax::{AdReader, Format, ParseOptions, Parser};
+    let parser = Parser::new(ParseOptions::default());
+    let mut reader = AdReader::new(text.as_bytes(), Format::New, &parser);
+    match reader.next() {
+        Some(Ok(ad)) => Ok(classad::ClassAd::from_ast(ad)),
+        Some(Err(e)) => Err(parse_failure(&classad::Error::Read(e))),
+        None => Err(parse_failure(&classad::Error::Other(
+            "no ad in the text".to_string(),
+        ))),
+    }
 }

@@ -149,7 +149,15 @@ impl ExprTree {
             Ok(text) => text.to_cow()?.to_string(),
             Err(_) => expr.str()?.to_cow()?.to_string(),
         };
-        Ok(ExprTree::new(parse_expression(&text)?))
+        // As classad2: the text is read as the value of an attribute of an
+        // ad (`[expression = TEXT]`), so what closes that ad ends it.
+        let ad = crate::ad::parse_one_ad(&format!("[expression = {text}]"))?;
+        match ad.lookup("expression") {
+            Some(expr) => Ok(ExprTree::new(expr.clone())),
+            None => Err(ClassAdException::new_err(
+                "Unable to parse string into a ClassAd: no expression",
+            )),
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -368,16 +376,6 @@ impl ExprTree {
     ) -> PyResult<ExprTree> {
         let value = self.value(scope, target)?;
         Ok(ExprTree::new(classad::value_to_expr(&value)))
-    }
-
-    fn __int__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let value = self.value(None, None)?;
-        Ok(value_to_py(py, &value)?.call_method0("__int__")?.unbind())
-    }
-
-    fn __float__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let value = self.value(None, None)?;
-        Ok(value_to_py(py, &value)?.call_method0("__float__")?.unbind())
     }
 }
 

@@ -32,8 +32,14 @@ pyo3::create_exception!(
 
 /// `classad2.quote`: a ClassAd string literal for `input`, quotes included.
 #[pyfunction]
-fn quote(input: &str) -> String {
-    classad::quote(input)
+fn quote(input: &str) -> PyResult<String> {
+    // classad2 passes the text as a C string.
+    if input.contains('\0') {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "embedded null character",
+        ));
+    }
+    Ok(classad::quote(input))
 }
 
 /// `classad2.unquote`: the text of a ClassAd string literal.
@@ -89,7 +95,6 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(last_error, m)?)?;
     m.add_function(wrap_pyfunction!(parse::parse_ads_text, m)?)?;
-    m.add_function(wrap_pyfunction!(parse::parse_next_text, m)?)?;
     m.add_function(wrap_pyfunction!(parse::read_ads, m)?)?;
     m.add_function(wrap_pyfunction!(functions::register, m)?)?;
     m.add_function(wrap_pyfunction!(batch::match_ads, m)?)?;

@@ -69,61 +69,204 @@ fn into_list<'py>(py: Python<'py>, ads: Vec<AdExpr>) -> PyResult<Bound<'py, PyLi
     Ok(list)
 }
 
-/// The ads of a string, as `classad2.parseAds` reads them: up to the first
-/// ad that cannot be read, whose error (with its position) becomes
-/// `lastError()`.
+/// How `classad2` ends a reading: no more ads, or a `ValueError`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// No (more) ads: the input is spent, or what is left is not read.
+    Stop,
+    /// `classad2` raises `ValueError("Unable to parse input stream into a
+    /// ClassAd.")` here.
+    Raise,
+}
+
+/// Whether `text` holds nothing but white space.
+fn blank(text: &[u8]) -> bool {
+    text.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Reads ads from `text` one after another as `classad2`'s parser does
+/// (`_classad_parse_next` called again from where the last ad ended), at
+/// most `limit`: each ad with the bytes it took, and how the reading ends.
+///
+/// `Auto` reads new syntax where the text (from the current position)
+/// starts with `[` or `/`, old syntax otherwise; old syntax stops at a
+/// first line it cannot read, keeping an ad's lines before a bad one; new
+/// syntax stops at a truncated ad and raises at text that is no ad; JSON
+/// raises at what is not an object (the rest of an array after its first
+/// element, as `classad2`); XML stops at what it cannot read.
+fn read_like_classad2(text: &[u8], parser: i64, limit: usize) -> (Vec<(AdExpr, usize)>, End) {
+    let options = Parser::new(ParseOptions::default());
+    let mut ads = Vec::new();
+    let mut at = 0;
+    while ads.len() < limit {
+        let rest = &text[at..];
+        if blank(rest) {
+            return (ads, End::Stop);
+        }
+        let first = rest.iter().copied().find(|b| !b.is_ascii_whitespace());
+        let format = match parser {
+            -1 | 4 if matches!(first, Some(b'[' | b'/')) => Format::New,
+            1 => Format::Xml,
+            2 => Format::Json,
+            3 => Format::New,
+            _ => Format::Old,
+        };
+        if format == Format::Json && first == Some(b'[') && !ads.is_empty() {
+            return (ads, End::Raise);
+        }
+        let json_array = format == Format::Json && first == Some(b'[');
+        let mut reader = AdReader::new(rest, format, &options);
+        let result = reader.next();
+        let consumed = match format {
+            // An ad of new syntax ends at its closing bracket, where
+            // HTCondor's parser stops.
+            Format::New => new_ad_end(rest).unwrap_or(reader.bytes_read()),
+            // An XML ad ends at its `</c>`.
+            Format::Xml => memchr_find(rest, b"</c>").map_or(reader.bytes_read(), |at| at + 4),
+            _ => reader.bytes_read(),
+        };
+        match result {
+            Some(Ok(ad)) => {
+                let consumed = if json_array {
+                    json_first_element_end(rest).unwrap_or(consumed)
+                } else {
+                    consumed
+                };
+                ads.push((in_htcondor_order(ad), consumed.max(1)));
+                if json_array {
+                    return (ads, End::Raise);
+                }
+                at += consumed.max(1);
+            }
+            Some(Err(e)) => {
+                engine::set_last_error(describe(&e, "<input>"));
+                let end = match format {
+                    Format::Old | Format::Xml => End::Stop,
+                    Format::New if e.error.span.start as usize >= trimmed_len(rest) => End::Stop,
+                    _ => End::Raise,
+                };
+                return (ads, end);
+            }
+            None => return (ads, End::Stop),
+        }
+    }
+    (ads, End::Stop)
+}
+
+fn memchr_find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn trimmed_len(text: &[u8]) -> usize {
+    text.len()
+        - text
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()
+}
+
+/// The byte after the `]` that closes the first ad of new syntax in
+/// `text`: brackets counted outside strings and comments.
+fn new_ad_end(text: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' | b'\'' => {
+                let quote = text[i];
+                i += 1;
+                while i < text.len() && text[i] != quote {
+                    if text[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if text.get(i + 1) == Some(&b'/') => {
+                while i < text.len() && text[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if text.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < text.len() && !(text[i] == b'*' && text[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The byte after the first element (`{...}`) of a JSON array.
+fn json_first_element_end(text: &[u8]) -> Option<usize> {
+    let open = text.iter().position(|&b| b == b'{')?;
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    if text[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Characters that start in `bytes` (Python counts offsets in
+/// characters; a cut inside a character counts it where it starts).
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+/// The ads of a string as `classad2`'s `parseAds` reads them, at most
+/// `limit`: the ads, the characters each took, and whether the reading
+/// ends in a `ValueError` (after the ads).
 #[pyfunction]
-#[pyo3(name = "_parse_ads", signature = (text, parser = -1))]
+#[pyo3(name = "_parse_ads", signature = (text, parser = -1, limit = usize::MAX))]
 pub(crate) fn parse_ads_text<'py>(
     py: Python<'py>,
     text: &str,
     parser: i64,
-) -> PyResult<Bound<'py, PyList>> {
-    let format = format_of(parser)?;
-    let (ads, error) = py.detach(|| read_text(text.as_bytes(), format));
-    if let Some(error) = error {
-        engine::set_last_error(describe(&error, "<string>"));
+    limit: usize,
+) -> PyResult<(Bound<'py, PyList>, Vec<usize>, bool)> {
+    let (ads, end) = py.detach(|| read_like_classad2(text.as_bytes(), parser, limit));
+    let mut consumed = Vec::with_capacity(ads.len());
+    let mut at = 0;
+    let list = PyList::empty(py);
+    for (ad, bytes) in ads {
+        let end = (at + bytes).min(text.len());
+        consumed.push(chars_in(&text.as_bytes()[at.min(end)..end]));
+        at = end;
+        list.append(Bound::new(py, ClassAd::from_ast(ad))?)?;
     }
-    into_list(py, ads)
-}
-
-/// The first ad of a string and the number of characters it took, or
-/// `None` when there is none.
-#[pyfunction]
-#[pyo3(name = "_parse_next", signature = (text, parser = -1))]
-pub(crate) fn parse_next_text(
-    py: Python<'_>,
-    text: &str,
-    parser: i64,
-) -> PyResult<(Option<Py<ClassAd>>, usize)> {
-    let format = format_of(parser)?;
-    let options = Parser::new(ParseOptions::default());
-    let bytes = text.as_bytes();
-    let result = match format {
-        None => match AdReader::auto(bytes, &options) {
-            Ok(mut reader) => reader.next().map(|ad| (ad, reader.bytes_read())),
-            Err(e) => return Err(ClassAdException::new_err(format!("cannot read: {e}"))),
-        },
-        Some(format) => {
-            let mut reader = AdReader::new(bytes, format, &options);
-            reader.next().map(|ad| (ad, reader.bytes_read()))
-        }
-    };
-    match result {
-        Some((Ok(ad), consumed)) => {
-            let consumed = consumed.min(bytes.len());
-            let chars = text
-                .get(..consumed)
-                .map_or(text.chars().count(), |t| t.chars().count());
-            let ad = Py::new(py, ClassAd::from_ast(in_htcondor_order(ad)))?;
-            Ok((Some(ad), chars))
-        }
-        Some((Err(e), _)) => {
-            engine::set_last_error(describe(&e, "<string>"));
-            Ok((None, 0))
-        }
-        None => Ok((None, 0)),
-    }
+    Ok((list, consumed, end == End::Raise))
 }
 
 /// Reads every ad of a file (old or new syntax, JSON or XML) into a list,

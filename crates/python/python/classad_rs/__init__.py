@@ -30,7 +30,6 @@ from ._classad_rs import (
     query,
     readAds,
     _parse_ads,
-    _parse_next,
 )
 
 # For compatibility with version 1 of the bindings.
@@ -61,73 +60,107 @@ __all__ = [
 ]
 
 
-def _text_of(input):
-    """The text of a string, or the rest of a file (``classad2`` joins the
-    lines of a file the same way), and where the file was."""
-    if isinstance(input, str):
-        return input, None
-    offset = None
-    try:
-        offset = input.tell()
-    except (AttributeError, OSError, _io.UnsupportedOperation):
-        pass
+_PARSE_FAILURE = "Unable to parse input stream into a ClassAd."
+
+
+def _parse_ads_generator(input, parser):
+    file_offset = 0
+    if not isinstance(input, str):
+        file_offset = input.tell()
     text = "".join(input)
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
-    return text, offset
+    ads, consumed, failed = _parse_ads(text, int(parser))
+    for ad, taken in zip(ads, consumed):
+        if not isinstance(input, str):
+            file_offset += taken
+            input.seek(file_offset, 0)
+        yield ad
+    if failed:
+        raise ValueError(_PARSE_FAILURE)
+    if not isinstance(input, str):
+        # classad2 seeks after its last, empty, read too.
+        input.seek(file_offset, 0)
 
 
 def parseAds(input, parser=ParserType.Auto):
     """
-    Returns an iterator over the ads in *input* (a string, or a file).
+    Returns a generator which will parse each ad in the input (a string or
+    an open file).
 
     Ads in old syntax are separated by blank lines; ads in new syntax may
-    be. The format (old, new, JSON, XML) is found from the input unless
-    *parser* names it. Reading stops at the first ad that cannot be read;
-    ``lastError()`` then says which and where.
+    be. With ``ParserType.Auto`` the format is new syntax where the input
+    starts with ``[``, old otherwise; ``JSON`` and ``XML`` must be named.
+    Reading stops quietly where the input is not an ad (``lastError()``
+    says why and where) and raises ``ValueError`` where ``classad2`` does.
+    A file is left after the last ad read. ``readAds`` reads a whole file
+    faster.
     """
-    text, _ = _text_of(input)
-    return iter(_parse_ads(text, int(parser)))
+    return _parse_ads_generator(input, parser)
 
 
 def parseOne(input, parser=ParserType.Auto):
     """
     Parses all of the ads in *input*, merges them into one, and returns it.
     """
-    text, _ = _text_of(input)
+    total_offset = 0
+    if not isinstance(input, str):
+        total_offset = input.tell()
     result = ClassAd()
-    for ad in _parse_ads(text, int(parser)):
+    text = "".join(input)
+    ads, consumed, failed = _parse_ads(text, int(parser))
+    for ad, taken in zip(ads, consumed):
         result.update(ad)
+        if not isinstance(input, str):
+            total_offset += taken
+            input.seek(total_offset, 0)
+    if failed:
+        raise ValueError(_PARSE_FAILURE)
     return result
 
 
 def parseNext(input, parser=ParserType.Auto):
     """
-    Parses the first ad in *input* and returns it (``None`` when there is
-    none). A file is left just after the ad read.
+    Parses the first ad in *input* (a string or an open file) and returns
+    it, or ``None`` when there is none. A file is left just after the ad.
 
     :raises ClassAdException: If *input* is a file that cannot be rewound
         and *parser* is ``Auto``.
     """
     if isinstance(input, str):
-        ad, _ = _parse_next(input, int(parser))
-        return ad
-    try:
-        location = input.tell()
-    except (AttributeError, OSError, _io.UnsupportedOperation) as e:
-        if parser == ParserType.Auto:
+        ads, _, failed = _parse_ads(input, int(parser), 1)
+        if ads:
+            return ads[0]
+        if failed:
+            raise ValueError(_PARSE_FAILURE)
+        return None
+    look_ahead = parser is ParserType.Auto
+    if look_ahead:
+        try:
+            parser = ParserType.New
+            location = input.tell()
+            while True:
+                c = input.read(1)
+                if c == "/" or c == "[":
+                    break
+                if not c.isspace():
+                    parser = ParserType.Old
+                    break
+                if len(c) == 0:
+                    break
+            input.seek(location)
+        except _io.UnsupportedOperation as e:
             raise ClassAdException(
                 "Can not look ahead in stream; you must explicitly specify a parser."
             ) from e
-        location = None
+    location = input.tell()
     text = input.read()
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
-    ad, consumed = _parse_next(text, int(parser))
-    if location is not None:
-        try:
-            input.seek(location)
-            input.read(consumed)
-        except (OSError, _io.UnsupportedOperation):
-            pass
-    return ad
+    if text and text.isspace() and (look_ahead or parser == ParserType.Old):
+        # classad2's reader of a file descriptor fails on white space alone.
+        raise ValueError(_PARSE_FAILURE)
+    ads, consumed, failed = _parse_ads(text, int(parser), 1)
+    if ads:
+        input.seek(location)
+        input.read(consumed[0])
+        return ads[0]
+    if failed:
+        raise ValueError(_PARSE_FAILURE)
+    return None
