@@ -106,7 +106,7 @@ def label(item, index):
     if isinstance(item, list) and len(item) == 2 and item[0] in ("list", "tuple") and isinstance(item[1], list):
         for x in item[1][:3]:
             if isinstance(x, list) and len(x) == 2 and x[0] == "str":
-                names.append(x[1])
+                names.append(x[1].replace("\n", "\\n"))
             else:
                 break
     return "%d %s" % (index, "/".join(names)) if names and len(names) < len(item[1]) else str(index)
@@ -196,6 +196,7 @@ def construct_bad_inputs(c):
             "a = 1",  # old syntax is not the constructor's
             "",
             "[ a = 1 ] [ b = 2 ]",
+            "[ a = 1 ] junk",
             "[ a = 1; a = 2 ]",
             5,
             1.5,
@@ -1060,4 +1061,30 @@ def parser_given_as_int_and_file_auto(c):
     for parser in [3, 0, -1, ca.ParserType.FileAuto]:
         out.append(attempt(lambda parser=parser: drain(ca.parseAds(NEW_TWO, parser))))
         out.append(attempt(lambda parser=parser: drain(ca.parseAds(OLD_TWO, parser))))
+    return out
+
+
+def _pipe_with(text):
+    """A file object reading `text` from a pipe: it cannot seek, so the
+    parser must be given (classad2 reads it through fileno())."""
+    r, w = os.pipe()
+    with open(w, "w") as wf:
+        wf.write(text)
+    return open(r)
+
+
+@case
+def parse_from_pipes(c):
+    ca = c.ca
+    out = []
+    for text in ["[ foo = 1 ]", "foo = 1\n", "[ a = 1 ]\n[ b = 2 ]\n", "a = 1\n\nb = 2\n"]:
+        for pname, parser in parser_types(ca)[:4]:
+            for fn_name in ["parseNext", "parseOne", "parseAds"]:
+
+                def run(fn_name=fn_name, parser=parser):
+                    with _pipe_with(text) as f:
+                        result = _with_parser(getattr(ca, fn_name), f, parser)
+                        return drain(result) if hasattr(result, "__next__") else result
+
+                out.append([text, pname, fn_name, attempt(run)])
     return out
