@@ -314,3 +314,110 @@ def test_read_ads_accepts_path_objects(ours, tmp_path, job_texts):
     path = tmp_path / "jobs.ads"
     path.write_text(small_pool.as_file_text(job_texts))
     assert len(ours.readAds(path)) == len(ours.readAds(os.fspath(path))) == N_JOBS
+
+
+# ---------------------------------------------------------------------------
+# The GIL: the engine runs without it; Python functions it calls take it back
+
+
+REGISTERED_IN_MATCH = r"""
+import sys, threading
+sys.path.insert(0, %(here)r)
+import classad_rs as ca
+import small_pool
+
+calls = []
+def fitsMemory(slot_memory, request):
+    calls.append(1)
+    return slot_memory >= request
+
+ca.register(fitsMemory)
+jobs = [ca.parseOne(t, ca.ParserType.Old) for t in small_pool.job_ads(30)]
+for j in jobs:
+    j["Requirements"] = ca.ExprTree("fitsMemory(TARGET.Memory, RequestMemory)")
+slots = [ca.parseOne(t, ca.ParserType.Old) for t in small_pool.slot_ads(20)]
+
+# Python threads evaluate while the engine matches on its own threads.
+stop = threading.Event()
+evaluated = []
+def busy():
+    e = ca.ExprTree("fitsMemory(4096, 1024) && 1 + 1 == 2")
+    while not stop.is_set():
+        evaluated.append(e.eval())
+workers = [threading.Thread(target=busy) for _ in range(2)]
+for w in workers:
+    w.start()
+got = [tuple(p) for p in ca.match(jobs, slots, all_pairs=True, threads=3)]
+stop.set()
+for w in workers:
+    w.join()
+expected = [(j, s) for j, job in enumerate(jobs) for s, slot in enumerate(slots) if job.symmetricMatch(slot)]
+assert got == expected, (len(got), len(expected))
+assert calls and evaluated and all(v is True for v in evaluated)
+print("ok", len(got))
+"""
+
+
+MATCH_IGNORES_REGISTERED = (
+    "match() does not see functions given to register(): no pair matches where symmetricMatch, "
+    "query and analyze call the function (a0b2902)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=MATCH_IGNORES_REGISTERED)
+@pytest.mark.parametrize("all_pairs", [True, False])
+def test_registered_function_in_match(ours, all_pairs):
+    name = "fitsMemoryIn%s" % ("AllPairs" if all_pairs else "Negotiation")
+    ours.register(lambda memory, request: memory >= request, name)
+    job = ours.ClassAd("[ ClusterId = 1; ProcId = 0; RequestMemory = 10; Requirements = %s(TARGET.Memory, RequestMemory) ]" % name)
+    slot = ours.ClassAd('[ Name = "s"; State = "Unclaimed"; Memory = 100; Requirements = true ]')
+    assert job.symmetricMatch(slot)
+    expected = [(0, 0)] if all_pairs else [0]
+    got = ours.match([job], [slot], all_pairs=all_pairs, threads=1)
+    assert [tuple(x) if isinstance(x, (list, tuple)) else x for x in got] == expected
+
+
+@pytest.mark.xfail(strict=True, reason=MATCH_IGNORES_REGISTERED)
+def test_registered_function_inside_match_with_python_threads(ours):
+    """match() releases the GIL; a registered Python function its
+    Requirements call must take it back (no deadlock, no crash) while other
+    Python threads evaluate. In a child interpreter, with a timeout, so a
+    deadlock or crash fails this test alone."""
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.run(
+        [sys.executable, "-c", REGISTERED_IN_MATCH % {"here": here}],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stdout[-2000:] + proc.stderr[-3000:]
+
+
+# ---------------------------------------------------------------------------
+# Bad ads in a batch are refused with their index
+
+
+def test_job_without_cluster_id_is_named(ours):
+    job = ours.ClassAd("[ Requirements = true ]")
+    good = ours.ClassAd("[ ClusterId = 1; ProcId = 0; Requirements = true ]")
+    slot = ours.ClassAd('[ Name = "s"; State = "Unclaimed"; Requirements = true ]')
+    with pytest.raises(ours.ClassAdException, match=r"jobs\[1\]"):
+        ours.match([good, job], [slot])
+
+
+def test_slot_without_name_is_named(ours):
+    job = ours.ClassAd("[ ClusterId = 1; ProcId = 0; Requirements = true ]")
+    slot = ours.ClassAd('[ State = "Unclaimed"; Requirements = true ]')
+    with pytest.raises(ours.ClassAdException, match=r"slots\[0\]"):
+        ours.match([job], [slot], all_pairs=True)
+
+
+def test_non_ad_in_a_batch_is_named(ours):
+    with pytest.raises(TypeError, match=r"slots\[1\]"):
+        ours.match([], [ours.ClassAd(), "not an ad"])
+    with pytest.raises(TypeError, match=r"ads\[0\]"):
+        ours.query([5], "true")
