@@ -1088,3 +1088,76 @@ def parse_from_pipes(c):
 
                 out.append([text, pname, fn_name, attempt(run)])
     return out
+
+
+# ---------------------------------------------------------------------------
+# Printing of odd values, and datetimes in and out
+
+
+ODD_VALUES = {
+    "inf": float("inf"),
+    "ninf": float("-inf"),
+    "nan": float("nan"),
+    "negzero": -0.0,
+    "tiny": 5e-324,
+    "third": 1 / 3,
+    "bigint": 2**63 - 1,
+    "smallint": -(2**63),
+    "ctrl": "bell\x07 esc\x1b del\x7f",
+    "quotes": "it's \"quoted\" \\ back",
+    "unicode": "snow \u2603 and \U0001f600",
+    "emptylist": [],
+    "nested": [[[]], {"a": [1, {"b": None}]}],
+}
+
+
+@case
+def print_odd_values(c):
+    ad = c.ca.ClassAd(ODD_VALUES)
+    return [str(ad), repr(ad), ad.printOld(), ad.printJson(), [[k, attempt(lambda k=k: ad[k])] for k in ad]]
+
+
+@case
+def print_odd_literals(c):
+    ad = c.ca.ClassAd(
+        '[ inf = real("INF"); nan = real("NaN"); e = 1e-300 * 1e-300; big = 1.7976931348623157e308; '
+        'r = relTime("-1+00:00:01.5"); s = "\\101\\t\\u00e9"; l = { error, undefined, [ ] }; '
+        'x = 0x10; o = 010; b = !true; c = -(-1) ]'
+    )
+    return [str(ad), repr(ad), ad.printOld(), ad.printJson(), [[k, attempt(lambda k=k: ad[k])] for k in ad]]
+
+
+DATETIMES = [
+    datetime.datetime(2020, 1, 2, 3, 4, 5, 678901, tzinfo=datetime.timezone.utc),
+    datetime.datetime(1960, 6, 1, 12, 0, 0, tzinfo=datetime.timezone.utc),
+    datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc),
+    datetime.datetime(2100, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc),
+    datetime.datetime(2020, 6, 1, 12, 0, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=-7, minutes=-30))),
+    datetime.datetime(2020, 6, 1, 12, 0, 0),
+]
+
+
+@case
+def datetimes_in_and_out(c):
+    def through(dt):
+        ad = c.ca.ClassAd()
+        ad["t"] = dt
+        return [ad["t"], str(ad.lookup("t")), ad.printOld(), c.ca.ClassAd({"t": dt})["t"]]
+
+    return each(through, DATETIMES)
+
+
+@case
+def abstime_literals_out(c):
+    texts = [
+        'absTime("2013-11-12T07:50:23")',
+        'absTime("2013-11-12T07:50:23+0530")',
+        'absTime("2013-11-12T07:50:23-08:00")',
+        'absTime("1969-12-31T23:59:59Z")',
+        "absTime(0)",
+        "absTime(1700000000)",
+        'absTime("2013-11-12T07:50:23Z") + 3600',
+        'absTime("2013-11-12T07:50:23Z") - absTime("2013-11-11T07:50:23Z")',
+        'absTime("not a time")',
+    ]
+    return [[t, attempt(lambda t=t: c.ca.ExprTree(t).eval()), attempt(lambda t=t: str(c.ca.ExprTree(t)))] for t in texts]
