@@ -1161,3 +1161,88 @@ def abstime_literals_out(c):
         'absTime("not a time")',
     ]
     return [[t, attempt(lambda t=t: c.ca.ExprTree(t).eval()), attempt(lambda t=t: str(c.ca.ExprTree(t)))] for t in texts]
+
+
+# ---------------------------------------------------------------------------
+# Seeded random expressions and ads: breadth for the printer (str, repr,
+# printOld, printJson must be classad2's to the byte) and for conversion.
+# The seed fixes the texts, so the recorded answers stay valid.
+
+import random as _random
+
+_LEAVES = ["0", "7", "-3", "2.5", "1e3", "0.1", '"abc"', '""', "true", "false", "undefined", "error", "a", "b", "s", "l", "n", "MY.a", "TARGET.b", "TARGET.t", "nope"]
+_BINARY = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "=?=", "=!=", "&&", "||", "&", "|", "^", "<<", ">>", ">>>"]
+_FUNCTIONS = [("strcat", 2), ("size", 1), ("ifThenElse", 3), ("isUndefined", 1), ("int", 1), ("real", 1), ("floor", 1), ("toUpper", 1), ("member", 2), ("substr", 2), ("string", 1), ("isError", 1), ("min", 2)]
+
+
+def random_expression(rng, depth):
+    if depth <= 0 or rng.random() < 0.25:
+        return rng.choice(_LEAVES)
+    kind = rng.random()
+    sub = lambda: random_expression(rng, depth - 1)  # noqa: E731
+    if kind < 0.45:
+        return "%s %s %s" % (sub(), rng.choice(_BINARY), sub())
+    if kind < 0.55:
+        return "%s%s" % (rng.choice(["-", "!", "~", "+"]), sub())
+    if kind < 0.62:
+        return "(%s)" % sub()
+    if kind < 0.68:
+        return "%s ? %s : %s" % (sub(), sub(), sub())
+    if kind < 0.80:
+        name, arity = rng.choice(_FUNCTIONS)
+        return "%s(%s)" % (name, ", ".join(sub() for _ in range(arity)))
+    if kind < 0.86:
+        return "{ %s }" % ", ".join(sub() for _ in range(rng.randint(0, 3)))
+    if kind < 0.92:
+        return "[ x = %s; y = %s ].%s" % (sub(), sub(), rng.choice(["x", "y", "z"]))
+    return "%s[%s]" % (rng.choice(["l", "{ 1, 2, 3 }", "n"]), sub())
+
+
+RANDOM_SCOPE = '[ a = 3; b = 2.5; s = "str"; l = { 1, "two", 3.0 }; n = [ x = 1 ]; t = undefined ]'
+RANDOM_TARGET = '[ b = 10; t = "target" ]'
+
+
+def random_expressions(n, seed):
+    rng = _random.Random(seed)
+    return [random_expression(rng, 4) for _ in range(n)]
+
+
+@case
+def random_expressions_print_and_eval(c):
+    ca = c.ca
+    my, target = ca.ClassAd(RANDOM_SCOPE), ca.ClassAd(RANDOM_TARGET)
+    out = []
+    for text in random_expressions(300, 20261128):
+
+        def run(text=text):
+            e = ca.ExprTree(text)
+            return [str(e), repr(e), attempt(lambda: e.eval(my, target))]
+
+        out.append([text, attempt(run)])
+    return out
+
+
+@case
+def random_ads_print(c):
+    """Ads whose attributes are random expressions, through every printer
+    and back through the parser of each."""
+    ca = c.ca
+    texts = random_expressions(120, 42)
+    out = []
+    for i in range(0, len(texts), 6):
+        body = "; ".join("A%d = %s" % (k, t) for k, t in enumerate(texts[i : i + 6]))
+
+        def run(body=body):
+            ad = ca.ClassAd("[ %s ]" % body)
+            old = ad.printOld()
+            return [
+                str(ad),
+                repr(ad),
+                old,
+                ad.printJson(),
+                attempt(lambda: ca.parseOne(old, ca.ParserType.Old) == ad),
+                attempt(lambda: ca.ClassAd(repr(ad)) == ad),
+            ]
+
+        out.append([body, attempt(run)])
+    return out
