@@ -163,3 +163,9 @@ def test_registered_function_in_matching(ours):
 def test_register_rejects_non_callables(ours):
     with pytest.raises(TypeError):
         ours.register(5)
+
+
+@pytest.mark.parametrize("name", ["", "1abc", "a b", "f(x)", "a.b", "ünï"])
+def test_register_refuses_names_an_expression_cannot_call(ours, name):
+    with pytest.raises((ValueError, TypeError, ours.ClassAdException)):
+        ours.register(lambda: 1, name)
