@@ -52,8 +52,7 @@ def test_last_error_after_parse_error(ours):
 
 
 # Each line is one operation that has crashed a ClassAd binding (classad2
-# 25.14.1 segfaults on `quote(5)`, `unquote(None)` and a 100,000-deep
-# list) or could: unbounded recursion, bytes that are not UTF-8, cycles.
+# 25.14.1 segfaults on `unquote(None)` and on a 100,000-deep list) or could: unbounded recursion, bytes that are not UTF-8, cycles.
 # They run in a child interpreter so that a crash is a failed test with
 # the operation named, not a dead test run.
 NASTY = r"""
@@ -141,7 +140,7 @@ def test_never_crashes(ours, tmp_path):
 
 @pytest.mark.parametrize("arg", [5, None, b"x", ["a"]])
 def test_quote_and_unquote_reject_non_strings(ours, arg):
-    """classad2 segfaults here; a TypeError is Python's answer."""
+    """classad2 segfaults on unquote(None); a TypeError is Python's answer."""
     with pytest.raises(TypeError):
         ours.quote(arg)
     with pytest.raises(TypeError):
