@@ -52,7 +52,8 @@ def test_last_error_after_parse_error(ours):
 
 
 # Each line is one operation that has crashed a ClassAd binding (classad2
-# 25.14.1 segfaults on `unquote(None)` and on a 100,000-deep list) or could: unbounded recursion, bytes that are not UTF-8, cycles.
+# 25.14.1 segfaults on `unquote(None)` and on a 100,000-deep list) or
+# could: unbounded recursion, bytes that are not UTF-8, cycles.
 # They run in a child interpreter so that a crash is a failed test with
 # the operation named, not a dead test run.
 NASTY = r"""
