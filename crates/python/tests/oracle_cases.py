@@ -1246,3 +1246,22 @@ def random_ads_print(c):
 
         out.append([body, attempt(run)])
     return out
+
+
+@case
+def values_are_copies(c):
+    """What __getitem__ and __setitem__ give and take are copies: changing
+    them leaves the ad as it was (as in classad2)."""
+    ca = c.ca
+    ad = ca.ClassAd("[ n = [ q = 1 ]; l = { 1, 2 } ]")
+    inner = ad["n"]
+    inner["q"] = 5
+    inner["new"] = 1
+    ad["l"].append(3)
+    other = ca.ClassAd()
+    other["x"] = ad
+    ad["later"] = 1
+    source = {"d": 1}
+    from_dict = ca.ClassAd({"k": source})
+    source["e"] = 2
+    return [canon(ad), canon(inner), canon(other), canon(from_dict)]
