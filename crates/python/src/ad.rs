@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
 
 /// A ClassAd: a mutable mapping from attribute names (case-insensitive
 /// strings) to ClassAd expressions, as HTCondor's `classad2.ClassAd`.
@@ -26,8 +27,43 @@ use std::cmp::Ordering;
 /// alphabetically ignoring case), the order `classad2` iterates and prints.
 #[pyclass(name = "ClassAd", module = "classad_rs", mapping)]
 pub struct ClassAd {
-    ad: classad::ClassAd,
+    /// The ad, parsed when first needed for an ad read lazily.
+    ad: OnceLock<classad::ClassAd>,
+    /// Where a lazily read ad's text is (old syntax, its first line
+    /// already checked), until it is parsed.
+    source: Option<LazySource>,
     compiled: Compiled<AdRef>,
+}
+
+/// The text of an old-syntax ad not parsed yet: a range of a text shared
+/// by the ads read from it.
+pub(crate) struct LazySource {
+    /// The whole text read.
+    pub(crate) text: Arc<[u8]>,
+    /// The ad's first and last byte.
+    pub(crate) range: std::ops::Range<usize>,
+}
+
+impl LazySource {
+    /// The ad, parsed as the reader of the whole text would have (an ad
+    /// whose first line reads is an ad, perhaps only its lines before one
+    /// that does not, as HTCondor keeps them).
+    fn parse(&self) -> classad::ClassAd {
+        use classad::syntax::{AdReader, Format, ParseOptions, Parser};
+        thread_local! {
+            // One parser per thread: its name table is made once.
+            static PARSER: Parser = Parser::new(ParseOptions::default());
+        }
+        let text = &self.text[self.range.clone()];
+        let ast = PARSER.with(
+            |parser| match AdReader::new(text, Format::Old, parser).next() {
+                Some(Ok(ad)) => ad,
+                // The reader checked the first line; nothing else is an error.
+                _ => AdExpr::new(),
+            },
+        );
+        classad::ClassAd::from_ast(in_htcondor_order(ast))
+    }
 }
 
 /// HTCondor's order of attribute names: by length, then ignoring ASCII case.
@@ -96,28 +132,48 @@ impl ClassAd {
     /// An ad of a tree, put in HTCondor's order.
     pub(crate) fn from_ast(ast: AdExpr) -> ClassAd {
         ClassAd {
-            ad: classad::ClassAd::from_ast(in_htcondor_order(ast)),
+            ad: OnceLock::from(classad::ClassAd::from_ast(in_htcondor_order(ast))),
+            source: None,
             compiled: Compiled::default(),
         }
     }
 
+    /// An ad read lazily: parsed when first used.
+    pub(crate) fn lazy(source: LazySource) -> ClassAd {
+        ClassAd {
+            ad: OnceLock::new(),
+            source: Some(source),
+            compiled: Compiled::default(),
+        }
+    }
+
+    /// The ad (parsed now if it was read lazily).
+    fn facade(&self) -> &classad::ClassAd {
+        self.ad.get_or_init(|| match &self.source {
+            Some(source) => source.parse(),
+            None => classad::ClassAd::new(),
+        })
+    }
+
     /// The tree.
     pub(crate) fn ast(&self) -> &AdExpr {
-        self.ad.as_ast()
+        self.facade().as_ast()
     }
 
     /// The compiled ad, with the functions registered so far.
     pub(crate) fn compiled(&self) -> PyResult<AdRef> {
-        let ast = self.ad.as_ast();
+        let ast = self.facade().as_ast();
         self.compiled
             .get_or_compile(|registry| engine::compile_ad(registry, ast))
             .map_err(|e| ClassAdException::new_err(format!("the ad cannot be compiled: {e}")))
     }
 
     fn edit(&mut self, change: impl FnOnce(&mut AdExpr)) {
-        let mut ast = std::mem::take(&mut self.ad).into_ast();
+        self.facade();
+        self.source = None;
+        let mut ast = self.ad.take().unwrap_or_default().into_ast();
         change(&mut ast);
-        self.ad = classad::ClassAd::from_ast(ast);
+        self.ad = OnceLock::from(classad::ClassAd::from_ast(ast));
         self.compiled.clear();
     }
 
@@ -129,7 +185,7 @@ impl ClassAd {
     }
 
     fn get_expr(&self, key: &str) -> Option<&Expr> {
-        self.ad.lookup(key)
+        self.facade().lookup(key)
     }
 
     fn set(&mut self, key: &str, expr: Expr) {
@@ -185,7 +241,7 @@ impl ClassAd {
     }
 
     fn __repr__(&self) -> String {
-        self.ad.to_string()
+        self.facade().to_string()
     }
 
     fn __str__(&self) -> String {
@@ -444,7 +500,7 @@ impl ClassAd {
         let expr = expr
             .cast::<ExprTree>()
             .map_err(|_| PyTypeError::new_err("expr must be an ExprTree"))?;
-        let flat = self.ad.flatten_expr(expr.get().expr());
+        let flat = self.facade().flatten_expr(expr.get().expr());
         if matches!(flat.kind, ExprKind::Literal(_)) {
             return expr_to_py(py, &flat);
         }
@@ -459,7 +515,7 @@ impl ClassAd {
             .map_err(|_| PyTypeError::new_err("expr must be an ExprTree"))?;
         let text = classad::syntax::unparse(expr.get().expr());
         let names = self
-            .ad
+            .facade()
             .external_refs(&text)
             .map_err(|e| parse_failure(&e))?;
         Ok(as_classad2_list(names))
@@ -474,7 +530,7 @@ impl ClassAd {
             .map_err(|_| PyTypeError::new_err("expr must be an ExprTree"))?;
         let text = classad::syntax::unparse(expr.get().expr());
         let names = self
-            .ad
+            .facade()
             .internal_refs(&text)
             .map_err(|e| parse_failure(&e))?;
         Ok(as_classad2_list(names))
@@ -502,13 +558,13 @@ impl ClassAd {
     /// The ad in HTCondor's JSON form.
     #[pyo3(name = "printJson")]
     fn print_json(&self) -> String {
-        self.ad.to_json()
+        self.facade().to_json()
     }
 
     /// The ad in HTCondor's JSON form (`printJson`).
     #[pyo3(name = "formatJson")]
     fn format_json(&self) -> String {
-        self.ad.to_json()
+        self.facade().to_json()
     }
 
     /// The ad in old syntax, one `Name = expr` line each.
@@ -518,7 +574,7 @@ impl ClassAd {
         if self.ast().is_empty() {
             return "\n".to_string();
         }
-        self.ad.to_old()
+        self.facade().to_old()
     }
 
     /// The ad in old syntax (`printOld`).
@@ -530,7 +586,7 @@ impl ClassAd {
     /// The ad in HTCondor's XML form.
     #[pyo3(name = "printXml")]
     fn print_xml(&self) -> String {
-        self.ad.to_xml()
+        self.facade().to_xml()
     }
 }
 

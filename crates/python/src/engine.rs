@@ -53,12 +53,14 @@ impl<T: Clone> Compiled<T> {
         &self,
         compile: impl FnOnce(&Registry) -> Result<T, E>,
     ) -> Result<T, E> {
-        let (registry, generation) = registry();
+        // The generation alone first: the registry is only needed to compile.
+        let current = GENERATION.load(Ordering::Acquire);
         if let Some((g, value)) = &*self.cell.lock().unwrap_or_else(|e| e.into_inner())
-            && *g == generation
+            && *g == current
         {
             return Ok(value.clone());
         }
+        let (registry, generation) = registry();
         let value = compile(&registry)?;
         *self.cell.lock().unwrap_or_else(|e| e.into_inner()) = Some((generation, value.clone()));
         Ok(value)

@@ -3,11 +3,12 @@
 //! `readAds`.
 
 use crate::ClassAdException;
-use crate::ad::{ClassAd, in_htcondor_order};
+use crate::ad::{ClassAd, LazySource, in_htcondor_order};
 use crate::engine;
 use classad::syntax::{AdError, AdExpr, AdReader, Format, ParseOptions, Parser};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use std::sync::Arc;
 
 /// The format a `ParserType` value names; `None` to find it from the text
 /// (`Auto`, `FileAuto`).
@@ -245,6 +246,76 @@ fn chars_in(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 
+/// What the lazy reader makes of an ad: its text's range (the first line
+/// read, the rest left for when the ad is used), or the tree of an ad it
+/// had to parse.
+enum Item {
+    Lazy(std::ops::Range<usize>),
+    Parsed,
+}
+
+/// The byte after the blank line that ends an old-syntax ad whose last
+/// line ends at `from` (the end of the text if none does).
+fn after_blank_line(text: &[u8], from: usize) -> usize {
+    let line_end = |at: usize| {
+        text[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |n| at + n + 1)
+    };
+    let mut at = line_end(from.min(text.len()));
+    while at < text.len() {
+        let end = line_end(at);
+        if blank(&text[at..end]) {
+            return end;
+        }
+        at = end;
+    }
+    text.len()
+}
+
+/// Reads an old-syntax text lazily: each ad's first line is parsed (an
+/// ad whose first line does not read ends the reading, as in `classad2`),
+/// the rest when the ad is first used. The ranges of the ads and the
+/// bytes each took (up to and with the blank line after it), and how the
+/// reading ends; `None` where the text is not old syntax, or an ad needed
+/// the parser, for the eager reader to do.
+type LazyAds = (Vec<(std::ops::Range<usize>, usize)>, Option<AdError>);
+
+fn read_old_lazily(text: &[u8]) -> Option<LazyAds> {
+    let base = text.as_ptr() as usize;
+    let read = classad::syntax::lines::read_old_ads(
+        text,
+        ParseOptions::default(),
+        &|| Parser::new(ParseOptions::default()),
+        &move |parser: &mut Parser, lines: &[&[u8]]| {
+            let first = lines.first()?;
+            parser
+                .parse_old_line(std::str::from_utf8(first).ok()?)
+                .ok()?;
+            let last = lines.last()?;
+            let start = first.as_ptr() as usize - base;
+            let end = last.as_ptr() as usize - base + last.len();
+            Some(Item::Lazy(start..end))
+        },
+        &|_| Item::Parsed,
+    )?;
+    let mut ads = Vec::with_capacity(read.ads.len());
+    let mut taken_to = 0;
+    for item in read.ads {
+        match item {
+            Ok(Item::Lazy(range)) => {
+                let end = after_blank_line(text, range.end);
+                ads.push((range, end - taken_to));
+                taken_to = end;
+            }
+            Ok(Item::Parsed) => return None,
+            Err(e) => return Some((ads, Some(*e))),
+        }
+    }
+    Some((ads, None))
+}
+
 /// The ads of a string as `classad2`'s `parseAds` reads them, at most
 /// `limit`: the ads, the characters each took, and whether the reading
 /// ends in a `ValueError` (after the ads).
@@ -256,7 +327,31 @@ pub(crate) fn parse_ads_text<'py>(
     parser: i64,
     limit: usize,
 ) -> PyResult<(Bound<'py, PyList>, Vec<usize>, bool)> {
-    let (ads, end) = py.detach(|| read_like_classad2(text.as_bytes(), parser, limit));
+    let bytes = text.as_bytes();
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    let old = matches!(parser, -1 | 4) && !matches!(first, Some(b'[' | b'/')) || parser == 0;
+    if old && limit == usize::MAX && first.is_some() {
+        let shared: Arc<[u8]> = Arc::from(bytes);
+        if let Some((ads, error)) = py.detach(|| read_old_lazily(&shared)) {
+            if let Some(error) = error {
+                engine::set_last_error(describe(&error, "<input>"));
+            }
+            let mut consumed = Vec::with_capacity(ads.len());
+            let mut at = 0;
+            let list = PyList::empty(py);
+            for (range, taken) in ads {
+                consumed.push(chars_in(&bytes[at..at + taken]));
+                at += taken;
+                let source = LazySource {
+                    text: shared.clone(),
+                    range,
+                };
+                list.append(Bound::new(py, ClassAd::lazy(source))?)?;
+            }
+            return Ok((list, consumed, false));
+        }
+    }
+    let (ads, end) = py.detach(|| read_like_classad2(bytes, parser, limit));
     let mut consumed = Vec::with_capacity(ads.len());
     let mut at = 0;
     let list = PyList::empty(py);
@@ -282,12 +377,38 @@ pub(crate) fn read_ads<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let format = format_of(parser)?;
     let origin = path.display().to_string();
-    let (ads, error) = py.detach(|| -> PyResult<_> {
-        let text = classad::syntax::read::read_file_within(&path).map_err(|e| {
-            pyo3::exceptions::PyOSError::new_err(format!("cannot read `{origin}`: {e}"))
-        })?;
-        Ok(read_text(&text, format))
+    let read = py.detach(|| -> PyResult<_> {
+        let text: Arc<[u8]> = classad::syntax::read::read_file_within(&path)
+            .map_err(|e| {
+                pyo3::exceptions::PyOSError::new_err(format!("cannot read `{origin}`: {e}"))
+            })?
+            .into();
+        if matches!(format, None | Some(Format::Old))
+            && let Some(lazy) = read_old_lazily(&text)
+        {
+            return Ok(Err((text, lazy)));
+        }
+        Ok(Ok(read_text(&text, format)))
     })?;
+    let (ads, error) = match read {
+        Ok(eager) => eager,
+        Err((text, (ranges, error))) => {
+            if let Some(error) = error {
+                let message = describe(&error, &origin);
+                engine::set_last_error(message.clone());
+                return Err(ClassAdException::new_err(message));
+            }
+            let list = PyList::empty(py);
+            for (range, _) in ranges {
+                let source = LazySource {
+                    text: text.clone(),
+                    range,
+                };
+                list.append(Bound::new(py, ClassAd::lazy(source))?)?;
+            }
+            return Ok(list);
+        }
+    };
     if let Some(error) = error {
         let message = describe(&error, &origin);
         engine::set_last_error(message.clone());

@@ -67,7 +67,8 @@ def _parse_ads_generator(input, parser):
     file_offset = 0
     if not isinstance(input, str):
         file_offset = input.tell()
-    text = "".join(input)
+    # classad2 joins a str too, character by character: the same text.
+    text = input if isinstance(input, str) else "".join(input)
     ads, consumed, failed = _parse_ads(text, int(parser))
     for ad, taken in zip(ads, consumed):
         if not isinstance(input, str):
@@ -105,7 +106,7 @@ def parseOne(input, parser=ParserType.Auto):
     if not isinstance(input, str):
         total_offset = input.tell()
     result = ClassAd()
-    text = "".join(input)
+    text = input if isinstance(input, str) else "".join(input)
     ads, consumed, failed = _parse_ads(text, int(parser))
     for ad, taken in zip(ads, consumed):
         result.update(ad)
