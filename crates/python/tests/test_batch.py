@@ -467,3 +467,17 @@ def test_read_ads_of_each_parse_input_is_parse_ads(ours, ref, tmp_path, name):
         assert re.search(r"line \d+", str(e)), str(e)
         return
     assert got == expected[: len(got)]
+
+
+def test_batch_operations_over_read_ads(ours, ref, tmp_path, job_texts, slot_texts):
+    """Ads straight from readAds and parseAds (read lazily) match and query
+    as ads built one by one do."""
+    jobs_path, slots_path = tmp_path / "jobs.ads", tmp_path / "slots.ads"
+    jobs_path.write_text(small_pool.as_file_text(job_texts))
+    slots_path.write_text(small_pool.as_file_text(slot_texts))
+    jobs, slots = ours.readAds(str(jobs_path)), list(ours.parseAds(open(slots_path)))
+    assert [tuple(p) for p in ours.match(jobs, slots, all_pairs=True)] == all_pairs_loop(ref, job_texts, slot_texts)
+    assert list(ours.match(jobs, slots)) == negotiation_loop(ref, job_texts, slot_texts)
+    got = ours.query(jobs, "RequestMemory > 1024", ["Owner", "RequestMemory"])
+    ref_jobs = ads(ref, job_texts)
+    assert [list(r) for r in got] == [[j["Owner"], j["RequestMemory"]] for j in ref_jobs if j["RequestMemory"] > 1024]
