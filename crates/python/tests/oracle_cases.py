@@ -1265,3 +1265,23 @@ def values_are_copies(c):
     from_dict = ca.ClassAd({"k": source})
     source["e"] = 2
     return [canon(ad), canon(inner), canon(other), canon(from_dict)]
+
+
+@case
+def parsed_ads_changed_before_use(c):
+    """Ads from the parsers, changed before anything is read from them
+    (classad_rs reads old syntax lazily: a change must not be lost or
+    overwritten when the rest of the ad is read)."""
+    ca = c.ca
+    out = []
+    for text in [OLD_TWO, NEW_TWO, PARSE_INPUTS["old_bad_line"]]:
+        ads = list(ca.parseAds(text))
+        first = ads[0]
+        first["foo"] = "changed"
+        first["added"] = 1
+        if "x" in first:
+            del first["x"]
+        out.append([canon(a) for a in ads])
+        second = ads[-1]
+        out.append([len(second), sorted(second), canon(second)])
+    return out

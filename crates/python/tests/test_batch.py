@@ -475,7 +475,9 @@ def test_batch_operations_over_read_ads(ours, ref, tmp_path, job_texts, slot_tex
     jobs_path, slots_path = tmp_path / "jobs.ads", tmp_path / "slots.ads"
     jobs_path.write_text(small_pool.as_file_text(job_texts))
     slots_path.write_text(small_pool.as_file_text(slot_texts))
-    jobs, slots = ours.readAds(str(jobs_path)), list(ours.parseAds(open(slots_path)))
+    with open(slots_path) as f:
+        slots = list(ours.parseAds(f))
+    jobs = ours.readAds(str(jobs_path))
     assert [tuple(p) for p in ours.match(jobs, slots, all_pairs=True)] == all_pairs_loop(ref, job_texts, slot_texts)
     assert list(ours.match(jobs, slots)) == negotiation_loop(ref, job_texts, slot_texts)
     got = ours.query(jobs, "RequestMemory > 1024", ["Owner", "RequestMemory"])
