@@ -426,7 +426,7 @@ def test_non_ad_in_a_batch_is_named(ours):
         ours.query([5], "true")
 
 
-MALFORMED = {"old_bad_line", "new_truncated", "new_garbage_between"}
+MALFORMED = {"old_bad_line", "new_truncated", "new_garbage_between", "old_bad_first_line", "old_bad_last_line", "old_garbage_line"}
 
 
 READ_ADS_KNOWN = {
