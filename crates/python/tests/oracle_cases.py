@@ -96,7 +96,9 @@ def canon(v):
         return Canon(["ExprTree", str(v)])
     if hasattr(v, "__next__"):
         return Canon(["iterator", drain(v)])
-    raise TypeError("no canonical form for %r" % (v,))
+    # Anything else by its type's name: raising here would turn it into a
+    # TypeError on both sides and hide a difference.
+    return Canon(["object", name])
 
 
 def label(item, index):
@@ -1034,7 +1036,7 @@ def truth_values(c):
 @case
 def hashing(c):
     ca = c.ca
-    return [attempt(lambda: type(hash(ca.ClassAd()))), attempt(lambda: type(hash(ca.ExprTree("1"))))]
+    return [attempt(lambda: type(hash(ca.ClassAd())).__name__), attempt(lambda: type(hash(ca.ExprTree("1"))).__name__)]
 
 
 @case
