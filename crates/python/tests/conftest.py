@@ -43,11 +43,7 @@ def oracle():
     # (the recorded answers) even where classad2 imports.
     if os.environ.get("CLASSAD_RS_NO_ORACLE") == "1":
         return None
-    try:
-        import classad2
-    except ImportError:
-        return None
-    return classad2
+    return record_oracle.import_oracle()
 
 
 @pytest.fixture(scope="session")

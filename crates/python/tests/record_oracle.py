@@ -28,6 +28,24 @@ def fix_time_zone():
     time.tzset()
 
 
+def import_oracle():
+    """HTCondor's classad2 as HTCondor runs it, or None when it is not
+    installed. Importing htcondor2 beside it turns on what HTCondor turns on
+    (its own functions, old-ClassAd compatibility: MY. is the enclosing ad,
+    010 and 0x10 do not parse); without it classad2 switches to that mode
+    only when something loads htcondor2 internally (reading a nested ad out
+    of a ClassAd does), so its answers would depend on what ran before (as
+    ../shared/oracle/canon.py found). No machine's HTCondor configuration
+    may change the answers: CONDOR_CONFIG is /dev/null."""
+    os.environ["CONDOR_CONFIG"] = "/dev/null"
+    try:
+        import classad2
+        import htcondor2  # noqa: F401 (imported for its effect)
+    except ImportError:
+        return None
+    return classad2
+
+
 def run_case(module, name):
     """The canonical answer of case `name` run on `module`."""
     sys.path.insert(0, HERE)
@@ -37,41 +55,18 @@ def run_case(module, name):
         return oracle_cases.attempt(lambda: oracle_cases.CASES[name](oracle_cases.Case(module, scratch)))
 
 
-def run_case_fresh(module_name, name):
-    """The canonical answer of case `name` run on the module named
-    `module_name` in a new interpreter, for the cases whose answer depends
-    on what the process did before (oracle_cases.FRESH_PROCESS_CASES)."""
-    import subprocess
-
-    code = (
-        "import sys, json, importlib; sys.path.insert(0, %r)\n"
-        "import record_oracle; record_oracle.fix_time_zone()\n"
-        "print(json.dumps(record_oracle.run_case(importlib.import_module(%r), %r)))" % (HERE, module_name, name)
-    )
-    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True, text=True).stdout
-    return json.loads(out)
-
-
-def answer(module, name):
-    """run_case, or run_case_fresh for the cases that need a fresh process."""
-    sys.path.insert(0, HERE)
-    import oracle_cases
-
-    if name in oracle_cases.FRESH_PROCESS_CASES:
-        return run_case_fresh(module.__name__, name)
-    return run_case(module, name)
-
-
 def record():
     fix_time_zone()
-    import classad2
+    classad2 = import_oracle()
+    if classad2 is None:
+        raise SystemExit("record_oracle.py needs HTCondor's classad2: pip install htcondor==25.14.1")
 
     sys.path.insert(0, HERE)
     import oracle_cases
 
     answers = {
         "classad2_version": classad2.version(),
-        "answers": {name: answer(classad2, name) for name in sorted(oracle_cases.CASES)},
+        "answers": {name: run_case(classad2, name) for name in sorted(oracle_cases.CASES)},
     }
     # one case a line: small diffs when a case changes
     lines = ['{"classad2_version": %s, "answers": {' % json.dumps(answers["classad2_version"])]
