@@ -1130,9 +1130,15 @@ def print_odd_literals(c):
     ad = c.ca.ClassAd(
         '[ inf = real("INF"); nan = real("NaN"); e = 1e-300 * 1e-300; big = 1.7976931348623157e308; '
         'r = relTime("-1+00:00:01.5"); s = "\\101\\t\\u00e9"; l = { error, undefined, [ ] }; '
-        'x = 0x10; o = 010; b = !true; c = -(-1) ]'
+        "b = !true; c = -(-1) ]"
     )
     return [str(ad), repr(ad), ad.printOld(), ad.printJson(), [[k, attempt(lambda k=k: ad[k])] for k in ad]]
+
+
+@case
+def number_literal_forms(c):
+    # HTCondor reads neither hexadecimal nor octal-looking literals
+    return each(c.ca.ClassAd, ["[ x = 0x10 ]", "[ o = 010 ]", "[ e = 1E3 ]", "[ r = .5 ]", "[ r = 5. ]", "[ i = 007 ]", "[ i = 0 ]"])
 
 
 DATETIMES = [
