@@ -84,9 +84,9 @@ def where(difference):
 
 
 @pytest.mark.parametrize("name", sorted(oracle_cases.CASES))
-def test_same_answer_as_classad2(name, ours, oracle, recorded):
-    if oracle is not None:
-        expected = record_oracle.run_case(oracle, name)
+def test_same_answer_as_classad2(name, ours, same_oracle, recorded):
+    if same_oracle is not None:
+        expected = record_oracle.run_case(same_oracle, name)
     else:
         assert name in recorded, "no recorded answer: run CLASSAD_RS_RECORD=1 pytest with classad2 installed"
         expected = recorded[name]
@@ -104,9 +104,9 @@ def test_same_answer_as_classad2(name, ours, oracle, recorded):
 
 
 @pytest.mark.parametrize("name", sorted(oracle_cases.CASES))
-def test_recorded_answer_is_current(name, oracle, recorded):
+def test_recorded_answer_is_current(name, same_oracle, recorded):
     """The file the oracle-less runs trust still holds classad2's answer."""
-    if oracle is None:
-        pytest.skip("classad2 is not installed: nothing to check the recording against")
-    live = json.loads(json.dumps(record_oracle.run_case(oracle, name)))
+    if same_oracle is None:
+        pytest.skip("classad2 of the recorded version is not installed: nothing to check the recording against")
+    live = json.loads(json.dumps(record_oracle.run_case(same_oracle, name)))
     assert recorded.get(name) == live, "stale oracle_answers.json: re-record with CLASSAD_RS_RECORD=1"
