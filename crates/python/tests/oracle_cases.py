@@ -1311,3 +1311,21 @@ def my_scoped_refs(c):
     ad = ca.ClassAd("[ a = 1; b = a + q ]")
     exprs = ["MY.a", "MY.q + TARGET.q", "TARGET.x + MY.a + b", "MY.b"]
     return [[e, attempt(lambda e=e: sorted(ad.externalRefs(ca.ExprTree(e)))), attempt(lambda e=e: sorted(ad.internalRefs(ca.ExprTree(e))))] for e in exprs]
+
+
+@case
+def scoping_in_eval(c):
+    """Names resolved through nested ads, parent, root, MY and TARGET, by
+    ClassAd.eval and by ExprTree.eval(scope, target)."""
+    ca = c.ca
+    ad = ca.ClassAd(
+        "[ x = 1; inner = [ x = 2; y = parent.x; z = x; w = root.x; deep = [ v = parent.parent.x ] ]; "
+        "a = inner.y; b = inner.z; c = inner.deep.v; d = inner.w; e = TARGET.t; f = t; g = MY.x + self.x ]"
+    )
+    target = ca.ClassAd("[ t = 10; x = 100 ]")
+    names = ["a", "b", "c", "d", "e", "f", "g"]
+    exprs = ["x", "inner.x", "inner.deep.v", "TARGET.x", "MY.x", "t", "inner.y + TARGET.t", "[ q = x ].q", "{ x, TARGET.x }"]
+    return [
+        [[n, attempt(lambda n=n: ad.eval(n))] for n in names],
+        [[e, attempt(lambda e=e: ca.ExprTree(e).eval(ad)), attempt(lambda e=e: ca.ExprTree(e).eval(ad, target))] for e in exprs],
+    ]
