@@ -43,14 +43,25 @@ def oracle():
     # (the recorded answers) even where classad2 imports.
     if os.environ.get("CLASSAD_RS_NO_ORACLE") == "1":
         return None
-    try:
-        import classad2
-    except ImportError:
-        return None
-    return classad2
+    return record_oracle.import_oracle()
 
 
 @pytest.fixture(scope="session")
-def recorded():
+def recording():
     with open(record_oracle.ANSWERS) as f:
-        return json.load(f)["answers"]
+        return json.load(f)
+
+
+@pytest.fixture(scope="session")
+def recorded(recording):
+    return recording["answers"]
+
+
+@pytest.fixture(scope="session")
+def same_oracle(oracle, recording):
+    """classad2 when it is the version the answers were recorded from, else
+    None: another version may answer otherwise, and the recording is the
+    reference then."""
+    if oracle is not None and oracle.version() == recording["classad2_version"]:
+        return oracle
+    return None

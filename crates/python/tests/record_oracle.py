@@ -28,6 +28,24 @@ def fix_time_zone():
     time.tzset()
 
 
+def import_oracle():
+    """HTCondor's classad2 as HTCondor runs it, or None when it is not
+    installed. Importing htcondor2 beside it turns on what HTCondor turns on
+    (its own functions, old-ClassAd compatibility: MY. is the enclosing ad,
+    010 and 0x10 do not parse); without it classad2 switches to that mode
+    only when something loads htcondor2 internally (reading a nested ad out
+    of a ClassAd does), so its answers would depend on what ran before (as
+    ../shared/oracle/canon.py found). No machine's HTCondor configuration
+    may change the answers: CONDOR_CONFIG is /dev/null."""
+    os.environ["CONDOR_CONFIG"] = "/dev/null"
+    try:
+        import classad2
+        import htcondor2  # noqa: F401 (imported for its effect)
+    except ImportError:
+        return None
+    return classad2
+
+
 def run_case(module, name):
     """The canonical answer of case `name` run on `module`."""
     sys.path.insert(0, HERE)
@@ -39,7 +57,9 @@ def run_case(module, name):
 
 def record():
     fix_time_zone()
-    import classad2
+    classad2 = import_oracle()
+    if classad2 is None:
+        raise SystemExit("record_oracle.py needs HTCondor's classad2: pip install htcondor==25.14.1")
 
     sys.path.insert(0, HERE)
     import oracle_cases

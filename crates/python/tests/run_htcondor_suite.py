@@ -175,6 +175,11 @@ def main():
         print("\nPassing on HTCondor's package, not on classad_rs:")
         for n, (outcome, reason) in regressions:
             print("  %s: %s: %s" % (n, outcome, reason[:300]))
+    others = [(n, o) for n, o in sorted(ours.items()) if o[0] in ("failed", "error") and theirs.get(n, ("",))[0] != "passed"]
+    if others:
+        print("\nFailing on classad_rs, not passing on HTCondor's package either:")
+        for n, (outcome, reason) in others:
+            print("  %s: %s: %s (HTCondor's: %s: %s)" % (n, outcome, reason[:300], theirs.get(n, ("absent", ""))[0], theirs.get(n, ("", ""))[1][:200]))
     return 1 if regressions or not theirs else 0
 
 
