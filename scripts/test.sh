@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the Rust workspace's, then the Python bindings' (pytest over
-# crates/python/tests) against the package built from this tree.
+# crates/python/tests and crates/python/selftest) against the package
+# built from this tree.
 #
 # The Python side needs nothing preinstalled but python3 (3.9 or later)
 # with its venv module: a virtual environment under target/ gets maturin
@@ -22,10 +23,13 @@ fi
 PATH="$PWD/$venv/bin:$PATH" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-build-isolation --force-reinstall --no-deps ./crates/python
 
-# pytest exits 5 when it collects no test: that is a failure here, not a pass.
+# crates/python/tests: the classad2 API against classad2 (or its recorded
+# answers); crates/python/selftest: the batch operations against the slow
+# paths they shortcut. pytest exits 5 when it collects no test: that is a
+# failure here, not a pass.
 status=0
-"$venv/bin/python" -m pytest -q crates/python/tests "$@" || status=$?
+"$venv/bin/python" -m pytest -q crates/python/tests crates/python/selftest "$@" || status=$?
 if [ "$status" -eq 5 ]; then
-    echo "scripts/test.sh: pytest collected no test under crates/python/tests" >&2
+    echo "scripts/test.sh: pytest collected no test under crates/python" >&2
 fi
 exit "$status"
