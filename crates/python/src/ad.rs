@@ -298,10 +298,9 @@ impl ClassAd {
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(match key.cast::<PyString>() {
-            Ok(key) => self.position(&key.to_cow()?).is_some(),
-            Err(_) => false,
-        })
+        // classad2's `in` looks the key up: a key that is no string raises.
+        let key = key_of(key)?.to_cow()?;
+        Ok(self.position(&key).is_some())
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -105,6 +105,10 @@ fn read_like_classad2(text: &[u8], parser: i64, limit: usize) -> (Vec<(AdExpr, u
             return (ads, End::Stop);
         }
         let first = rest.iter().copied().find(|b| !b.is_ascii_whitespace());
+        if parser == 4 {
+            // classad2's string reader refuses FileAuto.
+            return (ads, End::Raise);
+        }
         let format = match parser {
             -1 | 4 if matches!(first, Some(b'[' | b'/')) => Format::New,
             1 => Format::Xml,
@@ -329,7 +333,7 @@ pub(crate) fn parse_ads_text<'py>(
 ) -> PyResult<(Bound<'py, PyList>, Vec<usize>, bool)> {
     let bytes = text.as_bytes();
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
-    let old = matches!(parser, -1 | 4) && !matches!(first, Some(b'[' | b'/')) || parser == 0;
+    let old = parser == -1 && !matches!(first, Some(b'[' | b'/')) || parser == 0;
     if old && limit == usize::MAX && first.is_some() {
         let shared: Arc<[u8]> = Arc::from(bytes);
         if let Some((ads, error)) = py.detach(|| read_old_lazily(&shared)) {

@@ -152,15 +152,20 @@ def parseNext(input, parser=ParserType.Auto):
             raise ClassAdException(
                 "Can not look ahead in stream; you must explicitly specify a parser."
             ) from e
-    location = input.tell()
+    try:
+        location = input.tell()
+    except (OSError, _io.UnsupportedOperation):
+        # A pipe: read on, it cannot be left just after the ad.
+        location = None
     text = input.read()
     if text and text.isspace() and (look_ahead or parser == ParserType.Old):
         # classad2's reader of a file descriptor fails on white space alone.
         raise ValueError(_PARSE_FAILURE)
     ads, consumed, failed = _parse_ads(text, int(parser), 1)
     if ads:
-        input.seek(location)
-        input.read(consumed[0])
+        if location is not None:
+            input.seek(location)
+            input.read(consumed[0])
         return ads[0]
     if failed:
         raise ValueError(_PARSE_FAILURE)
