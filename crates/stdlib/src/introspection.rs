@@ -258,12 +258,20 @@ fn external_references(
     };
     let (found, current) = match &expr.kind {
         ExprKind::Literal(_) => return true,
-        ExprKind::Attribute(name) => {
-            lookup_in_scope(context, ad, name.as_bytes(), Some(root), specials)
-        }
-        ExprKind::RootAttribute(name) => {
-            lookup_in_scope(context, root, name.as_bytes(), Some(root), specials)
-        }
+        ExprKind::Attribute(name) => lookup_in_scope(
+            context,
+            ad,
+            name.as_bytes(),
+            &mut Root::Known(Some(root.clone())),
+            specials,
+        ),
+        ExprKind::RootAttribute(name) => lookup_in_scope(
+            context,
+            root,
+            name.as_bytes(),
+            &mut Root::Known(Some(root.clone())),
+            specials,
+        ),
         // A base that names nothing (`[a = 1]`, `{[a = 1]}[0]`) is made of
         // literals whose parent is the ad the expression is written in
         // (HTCondor sets a literal's parent scope when the expression is
@@ -280,9 +288,13 @@ fn external_references(
                     add(full);
                     return true;
                 }
-                Value::Ad(selected) => {
-                    lookup_in_scope(context, &selected, name.as_bytes(), Some(root), specials)
-                }
+                Value::Ad(selected) => lookup_in_scope(
+                    context,
+                    &selected,
+                    name.as_bytes(),
+                    &mut Root::Known(Some(root.clone())),
+                    specials,
+                ),
                 _ => return false,
             }
         }
@@ -414,19 +426,46 @@ enum Found {
     Nothing,
 }
 
+/// The root of the caller's evaluation state for a lookup: known, or
+/// found the first time the lookup needs it (a name the ad it starts from
+/// lacks, `.name`, `root`). In a match the root is HTCondor's MatchClassAd,
+/// which the VM builds when first asked for it; a lookup that finds its
+/// name at once (`MY.RequireGPUs`, each device of
+/// `countMatches(MY.RequireGPUs, TARGET.AvailableGPUs)`) never needs it,
+/// and building it for every pair of a pool cost the match engine more
+/// than the rest of the evaluation (issue 26). Evaluating the base of a
+/// selection in between restores the caller's state, so the root found
+/// late is the one found early.
+enum Root {
+    Known(Option<AdRef>),
+    NotYetAsked,
+}
+
+impl Root {
+    fn get(&mut self, context: &mut CallContext<'_>) -> Option<&AdRef> {
+        if let Root::NotYetAsked = self {
+            *self = Root::Known(context.evaluation_root());
+        }
+        match self {
+            Root::Known(root) => root.as_ref(),
+            Root::NotYetAsked => None,
+        }
+    }
+}
+
 /// `name` looked up as HTCondor's `ClassAd::LookupInScope` does from
 /// `start`: each ad outward, the special names taken at the first ad that
 /// lacks the name. Returns what was found and the ad the lookup ended in,
 /// which HTCondor leaves as the current ad of the caller's evaluation.
 /// `MY` names the ad only with old-ClassAd semantics (not `strict`).
 /// `root` is the root of the caller's evaluation state; without one
-/// (`None`), `root` and `toplevel` are not found (HTCondor's lookup fails,
-/// and the argument itself is evaluated in each ad).
+/// (`Known(None)`), `root` and `toplevel` are not found (HTCondor's lookup
+/// fails, and the argument itself is evaluated in each ad).
 fn lookup_in_scope(
     context: &mut CallContext<'_>,
     start: &AdRef,
     name: &[u8],
-    root: Option<&AdRef>,
+    root: &mut Root,
     specials: Specials,
 ) -> (Found, AdRef) {
     let symbol = Symbol::transient(name);
@@ -437,6 +476,8 @@ fn lookup_in_scope(
             let (program, source) = (attribute.program.clone(), attribute.source.clone());
             return (Found::Definition(program, current.clone(), source), current);
         }
+        let root = root.get(context).cloned();
+        let root = root.as_ref();
         // Not the stand-in for a scope HTCondor's copy of a value lost; at
         // the top of either ad of a match, its context ad, then the match
         // ad (`unresolved(symmetricMatch)` searches the match ad's
@@ -483,9 +524,8 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
     let specials = Specials::of(context);
     let here = context.scope.clone();
     // The root of the caller's state, which is not always the end of the
-    // scope chain (see `CallContext::evaluation_root`).
-    let root = context.evaluation_root();
-    let root = root.as_ref();
+    // scope chain (see `CallContext::evaluation_root`), found when needed.
+    let mut root = Root::NotYetAsked;
     match &source.kind {
         ExprKind::Attribute(name) => {
             // In a match the walk goes on from the top of either ad to its
@@ -494,21 +534,28 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
             // fallback to TARGET below does not change it), so
             // `evalInEachContext(zz, {a})` reads `a` there: UNDEFINED, not
             // MY's `a`.
-            let (found, current) = lookup_in_scope(context, &here, name.as_bytes(), root, specials);
+            let (found, current) =
+                lookup_in_scope(context, &here, name.as_bytes(), &mut root, specials);
             if !matches!(found, Found::Nothing) {
                 return (found, current);
             }
             if let Some(target) = context.alternate_scope() {
                 let (found, in_target) =
-                    lookup_in_scope(context, &target, name.as_bytes(), root, specials);
+                    lookup_in_scope(context, &target, name.as_bytes(), &mut root, specials);
                 if !matches!(found, Found::Nothing) {
                     return (found, in_target);
                 }
             }
             (Found::Nothing, current)
         }
-        ExprKind::RootAttribute(name) => match root {
-            Some(root) => lookup_in_scope(context, root, name.as_bytes(), Some(root), specials),
+        ExprKind::RootAttribute(name) => match root.get(context).cloned() {
+            Some(root) => lookup_in_scope(
+                context,
+                &root,
+                name.as_bytes(),
+                &mut Root::Known(Some(root.clone())),
+                specials,
+            ),
             // `.name` without a root: HTCondor's lookup fails.
             None => (Found::Nothing, here),
         },
@@ -540,17 +587,25 @@ fn dereference(context: &mut CallContext<'_>, source: &Expr) -> (Found, AdRef) {
                     let symbol = Symbol::transient(name.as_bytes());
                     let parent = classad_vm::interp::parent_scope(&ad).cloned();
                     match (
-                        special_name(&symbol, &ad, parent.as_ref(), root, specials),
+                        special_name(
+                            &symbol,
+                            &ad,
+                            parent.as_ref(),
+                            root.get(context).cloned().as_ref(),
+                            specials,
+                        ),
                         parent,
                     ) {
                         (Some(Some(value)), _) => (Found::Value(value), ad),
                         (None, Some(parent)) => {
-                            lookup_in_scope(context, &parent, name.as_bytes(), root, specials)
+                            lookup_in_scope(context, &parent, name.as_bytes(), &mut root, specials)
                         }
                         _ => (Found::Nothing, here),
                     }
                 }
-                Value::Ad(ad) => lookup_in_scope(context, &ad, name.as_bytes(), root, specials),
+                Value::Ad(ad) => {
+                    lookup_in_scope(context, &ad, name.as_bytes(), &mut root, specials)
+                }
                 Value::List(_) | Value::SharedList(_) | Value::LazyList(_) => {
                     let Ok(program) = classad_compiler::Compiler::new(&registry).compile(source)
                     else {
