@@ -3217,7 +3217,7 @@ pub(crate) struct Subject {
 }
 
 impl Subject {
-    /// `text` holds one character per byte (as `regex.rs` maps bytes);
+    /// `text` holds one character per byte (as `engine.rs` maps bytes);
     /// in UTF mode the bytes are decoded as UTF-8.
     pub(crate) fn new(text: &str, utf: bool) -> Result<Subject, MatchError> {
         let mut units = Vec::with_capacity(text.len());

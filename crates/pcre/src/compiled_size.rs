@@ -12,7 +12,7 @@
 //! copies) were checked at the boundary against HTCondor 25.14 by
 //! bisection (`tests/corpus/functions_regex.txt`).
 
-use crate::regex::{brace_quantifier, read_class};
+use crate::engine::{brace_quantifier, read_class};
 
 /// PCRE2 10.32's `MAX_PATTERN_SIZE` with link size 2.
 pub(crate) const MAX_COMPILED: u64 = 1 << 16;

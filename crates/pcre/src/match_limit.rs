@@ -20,7 +20,7 @@
 //! required last literal (looked for in subjects under 2,000 bytes) and
 //! auto-possessification of a repeat followed by something it cannot
 //! match. Counts were checked frame for frame against HTCondor's own
-//! PCRE2 library (see `tests/regex.rs`).
+//! PCRE2 library (see `crates/stdlib/tests/regex.rs`).
 //!
 //! A subroutine call (`(?1)`, `(?&name)`, `(?R)`) runs as PCRE2 10.32's
 //! OP_RECURSE: a frame for each alternative of the called group it tries,
@@ -1384,7 +1384,7 @@ impl Codegen {
 }
 
 impl Model {
-    /// The model of `pattern` (flags of `regex.rs`: caseless, multiline,
+    /// The model of `pattern` (flags of `engine.rs`: caseless, multiline,
     /// dotall, extended), or `None` if it is outside the modelled subset or
     /// cannot backtrack enough to matter.
     pub(crate) fn new(
