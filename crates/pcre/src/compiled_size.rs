@@ -14,9 +14,6 @@
 
 use crate::engine::{brace_quantifier, read_class};
 
-/// PCRE2 10.32's `MAX_PATTERN_SIZE` with link size 2.
-pub(crate) const MAX_COMPILED: u64 = 1 << 16;
-
 #[derive(Clone, Copy)]
 enum Kind {
     /// A character (`OP_CHAR c`): 2.
@@ -420,12 +417,12 @@ mod tests {
         ];
         for (family, last) in families {
             assert!(
-                estimate(&family(last)) <= super::MAX_COMPILED,
+                estimate(&family(last)) <= crate::limits::MAX_COMPILED,
                 "{}",
                 family(1)
             );
             assert!(
-                estimate(&family(last + 1)) > super::MAX_COMPILED,
+                estimate(&family(last + 1)) > crate::limits::MAX_COMPILED,
                 "{}",
                 family(1)
             );

@@ -13,6 +13,7 @@
 //! a backtracking limit makes a runaway pattern ERROR instead of a hang.
 
 use crate::backtrack::{CompileError, Groups, MatchOptions, Program, Subject};
+use crate::limits::{MAX_PATTERN, MAX_REPEAT, MAX_STUDY_LENGTH, REQUIRED_SCAN_MAX};
 use crate::match_limit::Verdict;
 use crate::{Budget, Substitution};
 use fancy_regex::{Regex, RegexBuilder};
@@ -35,10 +36,6 @@ const PATTERN_BYTES_PER_STEP: u64 = 64;
 /// Steps charged for compiling a pattern, and per byte of it.
 const COMPILE_STEPS: u64 = 1_000;
 const COMPILE_STEPS_PER_BYTE: u64 = 256;
-/// The longest pattern PCRE2 (built with 2-byte links, as HTCondor's is)
-/// could compile: its compiled form is limited to 65,535 code units, and
-/// no item of a pattern compiles to less than one.
-const MAX_PATTERN: usize = 65_535;
 /// Steps charged per match attempt, whatever it scans (measured: an empty
 /// match of `replaceall` costs about as much as 15 instructions).
 const STEPS_PER_ATTEMPT: u64 = 16;
@@ -393,7 +390,7 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     // where white space and comments take no room).
     if flags & EXTENDED == 0
         && !inline_option(&text, 'x')
-        && crate::compiled_size::estimate(&source) > crate::compiled_size::MAX_COMPILED
+        && crate::compiled_size::estimate(&source) > crate::limits::MAX_COMPILED
     {
         return None;
     }
@@ -419,7 +416,7 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
     let min_length = built
         .as_ref()
         .map(Program::min_length)
-        .filter(|&length| length == crate::backtrack::MAX_STUDY_LENGTH)
+        .filter(|&length| length == MAX_STUDY_LENGTH)
         .unwrap_or(0);
     let mut prefix = String::new();
     for (bit, letter) in [
@@ -491,12 +488,6 @@ fn compile_uncached(pattern: &[u8], flags: u8) -> Option<Compiled> {
         caseless,
     })
 }
-
-/// Subjects shorter than this are first searched for the pattern's required
-/// characters: PCRE2's `REQ_CU_MAX` (measured with HTCondor 25.14:
-/// `regexp("(a|a)*\\1b", s)` of 1,999 `a`s is false at once, of 2,000 it
-/// runs into the match limit and is ERROR).
-const REQUIRED_SCAN_MAX: usize = 2000;
 
 /// The literal characters of the top level of a pattern (outside groups
 /// and classes, not optional, no alternation there): every match contains
@@ -642,9 +633,6 @@ fn required_characters(pattern: &str, extended: bool) -> Vec<char> {
 fn pcre2_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r' | '\u{85}')
 }
-
-/// PCRE2's largest repeat count.
-const MAX_REPEAT: u32 = 65_535;
 
 /// Reads the pattern as PCRE2 does where the engine would read it
 /// differently: `None` for what PCRE2 refuses and the engine accepts (a

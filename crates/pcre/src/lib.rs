@@ -86,6 +86,7 @@
 mod backtrack;
 mod compiled_size;
 mod engine;
+mod limits;
 mod match_limit;
 mod unicode_property;
 

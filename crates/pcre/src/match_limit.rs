@@ -38,17 +38,14 @@
 //! [`risky`]); polynomial backtracking is not (docs/differences.md).
 
 use crate::backtrack::Program;
+use crate::limits::{MATCH_LIMIT, REQUIRED_SCAN_MAX};
 
-/// PCRE2's default match limit (frames per start position).
-pub(crate) const MATCH_LIMIT: u64 = 10_000_000;
-/// Subjects shorter than this are first searched for the required byte.
-const REQUIRED_SCAN_MAX: usize = 2000;
 /// Most copies of a group a counted repeat may make here.
 const MAX_COPIES: u32 = 16;
 /// Most pending backtracking points kept; beyond it the model gives up.
 const MAX_STACK: usize = 1 << 20;
 /// Most bytes of pattern modelled.
-const MAX_PATTERN: usize = 512;
+const MAX_MODELLED_PATTERN: usize = 512;
 /// A capture not set.
 const UNSET: u32 = u32::MAX;
 /// Bytes compared by back references charged as one frame (an unanchored
@@ -1407,7 +1404,7 @@ impl Model {
         extended: bool,
         always: bool,
     ) -> Option<Model> {
-        if pattern.len() > MAX_PATTERN {
+        if pattern.len() > MAX_MODELLED_PATTERN {
             return None;
         }
         let original = pattern;
