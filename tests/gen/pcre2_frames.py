@@ -1,7 +1,7 @@
 """PCRE2's frames, measured on HTCondor's own library (the oracle's libpcre2,
 10.32): the smallest match limit under which pcre2_match does not fail with
 PCRE2_ERROR_MATCHLIMIT is the frame count of the costliest start position,
-the number crates/stdlib/src/match_limit.rs replays. Also the compiled
+the number crates/pcre/src/match_limit.rs replays. Also the compiled
 pattern's first/required code units and minimum length (pcre2_pattern_info).
 
 Run with the oracle's python (sh ../shared/oracle/setup.sh | tail -1):

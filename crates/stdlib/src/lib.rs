@@ -15,22 +15,18 @@
 use classad_vm::{Arguments, Builtin, CallContext, Function, LazyArg, Registry, Value};
 use std::sync::Arc;
 
-mod backtrack;
 mod budget;
-mod compiled_size;
 mod convert;
 mod core;
 pub mod env;
 mod introspection;
 pub mod jdl;
 mod lists;
-mod match_limit;
 mod math;
 mod regex;
 mod stringlist;
 mod strings;
 mod time;
-mod unicode_property;
 mod version;
 
 /// Every builtin, family by family.

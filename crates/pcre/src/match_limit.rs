@@ -20,7 +20,7 @@
 //! required last literal (looked for in subjects under 2,000 bytes) and
 //! auto-possessification of a repeat followed by something it cannot
 //! match. Counts were checked frame for frame against HTCondor's own
-//! PCRE2 library (see `tests/regex.rs`).
+//! PCRE2 library (see `crates/stdlib/tests/regex.rs`).
 //!
 //! A subroutine call (`(?1)`, `(?&name)`, `(?R)`) runs as PCRE2 10.32's
 //! OP_RECURSE: a frame for each alternative of the called group it tries,
@@ -38,17 +38,14 @@
 //! [`risky`]); polynomial backtracking is not (docs/differences.md).
 
 use crate::backtrack::Program;
+use crate::limits::{MATCH_LIMIT, REQUIRED_SCAN_MAX};
 
-/// PCRE2's default match limit (frames per start position).
-pub(crate) const MATCH_LIMIT: u64 = 10_000_000;
-/// Subjects shorter than this are first searched for the required byte.
-const REQUIRED_SCAN_MAX: usize = 2000;
 /// Most copies of a group a counted repeat may make here.
 const MAX_COPIES: u32 = 16;
 /// Most pending backtracking points kept; beyond it the model gives up.
 const MAX_STACK: usize = 1 << 20;
 /// Most bytes of pattern modelled.
-const MAX_PATTERN: usize = 512;
+const MAX_MODELLED_PATTERN: usize = 512;
 /// A capture not set.
 const UNSET: u32 = u32::MAX;
 /// Bytes compared by back references charged as one frame (an unanchored
@@ -1384,7 +1381,7 @@ impl Codegen {
 }
 
 impl Model {
-    /// The model of `pattern` (flags of `regex.rs`: caseless, multiline,
+    /// The model of `pattern` (flags of `engine.rs`: caseless, multiline,
     /// dotall, extended), or `None` if it is outside the modelled subset or
     /// cannot backtrack enough to matter.
     pub(crate) fn new(
@@ -1407,7 +1404,7 @@ impl Model {
         extended: bool,
         always: bool,
     ) -> Option<Model> {
-        if pattern.len() > MAX_PATTERN {
+        if pattern.len() > MAX_MODELLED_PATTERN {
             return None;
         }
         let original = pattern;

@@ -12,10 +12,7 @@
 //! copies) were checked at the boundary against HTCondor 25.14 by
 //! bisection (`tests/corpus/functions_regex.txt`).
 
-use crate::regex::{brace_quantifier, read_class};
-
-/// PCRE2 10.32's `MAX_PATTERN_SIZE` with link size 2.
-pub(crate) const MAX_COMPILED: u64 = 1 << 16;
+use crate::engine::{brace_quantifier, read_class};
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -420,12 +417,12 @@ mod tests {
         ];
         for (family, last) in families {
             assert!(
-                estimate(&family(last)) <= super::MAX_COMPILED,
+                estimate(&family(last)) <= crate::limits::MAX_COMPILED,
                 "{}",
                 family(1)
             );
             assert!(
-                estimate(&family(last + 1)) > super::MAX_COMPILED,
+                estimate(&family(last + 1)) > crate::limits::MAX_COMPILED,
                 "{}",
                 family(1)
             );

@@ -18,8 +18,8 @@
 //! of PCRE2's frames; one start position that needs more than PCRE2's
 //! match limit is an error, as in HTCondor.
 
-/// PCRE2's default match limit (frames per start position).
-const MATCH_LIMIT: u64 = 10_000_000;
+use crate::limits::{MATCH_LIMIT, MAX_REPEAT, MAX_STUDY_LENGTH, REQUIRED_SCAN_MAX};
+
 /// Most entries on the backtracking stack (32 bytes each).
 const MAX_STACK: usize = 1 << 20;
 /// Most nested subroutine calls (PCRE2 keeps its frames on the heap).
@@ -33,8 +33,6 @@ const MAX_FRAMES: usize = 1 << 20;
 const MAX_PROGRAM: usize = 200_000;
 /// Deepest nesting of groups the parser follows.
 const MAX_NESTING: usize = 250;
-/// Subjects shorter than this are first searched for the required literal.
-const REQUIRED_SCAN_MAX: usize = 2000;
 /// Most nodes visited measuring the lengths of lookbehinds.
 const MAX_LENGTH_WORK: u32 = 100_000;
 /// Most registers saved by all call frames together (8 bytes each).
@@ -547,7 +545,8 @@ impl Parser {
                     self.at = start;
                     return Ok(None);
                 }
-                if low > 65535 || high.is_some_and(|h| h > 65535 || h < low) {
+                let max = MAX_REPEAT as usize;
+                if low > max || high.is_some_and(|h| h > max || h < low) {
                     return invalid();
                 }
                 return Ok(Some((low as u32, high.map(|h| h as u32))));
@@ -2586,11 +2585,8 @@ fn min_length(
 /// group above this (`MAX_CACHE_BACKREF`).
 const MAX_CACHE_BACKREF: usize = 128;
 
-/// A branch that reaches this length ends the study's walk (`UINT16_MAX`).
-const MAX_LENGTH: usize = u16::MAX as usize;
-
-/// The length a study stopped at ([`MAX_LENGTH`]).
-pub(crate) const MAX_STUDY_LENGTH: usize = MAX_LENGTH;
+/// A branch that reaches this length ends the study's walk.
+const MAX_LENGTH: usize = MAX_STUDY_LENGTH;
 
 /// The highest group a back reference names.
 fn highest_reference(node: &Node, resolve: &dyn Fn(&Ref) -> Vec<usize>) -> usize {
@@ -3217,7 +3213,7 @@ pub(crate) struct Subject {
 }
 
 impl Subject {
-    /// `text` holds one character per byte (as `regex.rs` maps bytes);
+    /// `text` holds one character per byte (as `engine.rs` maps bytes);
     /// in UTF mode the bytes are decoded as UTF-8.
     pub(crate) fn new(text: &str, utf: bool) -> Result<Subject, MatchError> {
         let mut units = Vec::with_capacity(text.len());
