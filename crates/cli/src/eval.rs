@@ -192,7 +192,9 @@ fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     let first = match reader.next() {
         Some(Ok(ad)) => ad,
         Some(Err(error)) => return Err(one_line(error.render(origin).trim_end())),
-        None => return Err(format!("Unable to turn file {origin} into a ClassAd.")),
+        None => {
+            return Err(format!("Unable to turn file {origin} into a ClassAd."));
+        }
     };
     // The ad is used as HTCondor reads it, without what an unreadable
     // line dropped: say what that was.
@@ -506,11 +508,13 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
                 continue;
             }
             Step::File(path) => {
+                // Not a change: `classad_eval` sets its `updated` flag
+                // only for ad and assignment arguments, so a file loaded
+                // after an expression was printed is not printed.
                 if let Err(status) = set_context(settings, path) {
                     let _ = out.flush();
                     return status;
                 }
-                changed = true;
                 continue;
             }
             Step::TargetFile(path) => {
@@ -529,13 +533,23 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
             changed = true;
             continue;
         }
+        // `classad_eval` prints the context ad (when it changed) before it
+        // tries the argument as an expression, so an argument that is
+        // neither an ad nor an expression still has the ad printed first.
+        let mut text = String::new();
+        if changed && !settings.quiet {
+            text.push_str(&context_text(&settings.context));
+            text.push('\n');
+        }
+        changed = false;
         let program = match as_expression(&parser, arg)
             .and_then(|expr| classad::compile_with(&settings.registry, &expr).ok())
         {
             Some(program) => program,
             None => {
+                let _ = out.write_all(&syntax::unparse::htcondor_text_bytes(text));
                 let _ = out.flush();
-                eprintln!("Unable to parse string into a ClassAd.");
+                eprintln!("Unable to turn '{arg}' into a ClassAd or an expression.");
                 return ExitCode::from(1);
             }
         };
@@ -547,12 +561,6 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut text = String::new();
-        if changed && !settings.quiet {
-            text.push_str(&context_text(&settings.context));
-            text.push('\n');
-            changed = false;
-        }
         let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
         // As `repr` prints `ExprTree.simplify`'s literal.
         print::write_value_as(&value, print::Style::HTCONDOR, &mut text);
