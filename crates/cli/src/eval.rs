@@ -155,14 +155,17 @@ enum Step {
 /// The first ad of a file (or of standard input for `-`), in any form
 /// `classad convert` reads, and `condor_q -long:new`'s (`{` alone on the
 /// first line). The other ads are ignored, with a note on standard error:
-/// merging them would mix attributes of different ads.
+/// merging them would mix attributes of different ads. The error is
+/// what to print on standard error, whole: a bad ad as `classad check`
+/// shows one (message, `--> file:line:column`, the line, a caret).
 fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     let limit = syntax::read::max_input_bytes();
     let bytes = if path == "-" {
         syntax::read::read_to_end_within(std::io::stdin().lock(), limit)
-            .map_err(|e| format!("cannot read standard input: {}", e))?
+            .map_err(|e| format!("classad eval: cannot read standard input: {}", e))?
     } else {
-        syntax::read::read_file_within(path).map_err(|e| format!("cannot read `{path}`: {}", e))?
+        syntax::read::read_file_within(path)
+            .map_err(|e| format!("classad eval: cannot read `{path}`: {}", e))?
     };
     let shown = if path == "-" {
         "standard input".to_string()
@@ -171,7 +174,7 @@ fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     };
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
-            "cannot read {shown}: stream did not contain valid UTF-8 (byte {})",
+            "classad eval: cannot read {shown}: stream did not contain valid UTF-8 (byte {})",
             e.utf8_error().valid_up_to()
         )
     })?;
@@ -191,9 +194,11 @@ fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     let mut reader = AdReader::new(body.as_bytes(), format, &parser);
     let first = match reader.next() {
         Some(Ok(ad)) => ad,
-        Some(Err(error)) => return Err(one_line(error.render(origin).trim_end())),
+        Some(Err(error)) => return Err(error.render(origin).trim_end().to_string()),
         None => {
-            return Err(format!("Unable to turn file {origin} into a ClassAd."));
+            return Err(format!(
+                "classad eval: Unable to turn file {origin} into a ClassAd."
+            ));
         }
     };
     // The ad is used as HTCondor reads it, without what an unreadable
@@ -351,7 +356,7 @@ fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
             Ok(())
         }
         Err(message) => {
-            eprintln!("classad eval: {message}");
+            eprintln!("{message}");
             Err(ExitCode::from(1))
         }
     }
@@ -360,7 +365,7 @@ fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
 fn set_target(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
     let options = settings.reading.parse_options(ParseOptions::default());
     let ad = read_ad_file(path, options).map_err(|message| {
-        eprintln!("classad eval: {message}");
+        eprintln!("{message}");
         ExitCode::from(1)
     })?;
     match classad::ad_from_ast_with(&settings.registry, &ad) {

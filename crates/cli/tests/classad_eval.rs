@@ -220,6 +220,26 @@ fn a_bad_argument_ends_with_htcondors_message() {
 }
 
 #[test]
+fn a_bad_file_is_shown_as_classad_check_shows_a_bad_ad() {
+    let dir = Scratch::new("eval-bad-file");
+    let bad = dir.file("bad.ad", "[\n  a = 1;\n  b = 1 +;\n]\n");
+    for flag in ["-file", "-target-file"] {
+        let out = eval(&[flag, &bad, "a"], "");
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        let err = text(&out.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        // The message, then the position, the line and a caret, each on a
+        // line of its own (no `\n` written out).
+        assert!(lines[0].starts_with("error: "), "{err}");
+        assert!(err.contains(&format!("--> {bad}:3:10")), "{err}");
+        assert!(err.contains("  b = 1 +;\n"), "{err}");
+        assert!(lines.iter().any(|l| l.trim_end().ends_with('^')), "{err}");
+        assert!(!err.contains("\\n"), "{err}");
+        assert_eq!(text(&out.stdout), "", "{flag}");
+    }
+}
+
+#[test]
 fn unknown_options_are_errors_that_name_them() {
     for flag in ["-verbose", "--verbose", "-fil", "--quite"] {
         let out = eval(&[flag, "1"], "");
