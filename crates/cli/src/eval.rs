@@ -346,10 +346,12 @@ fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
     arguments(&mut settings, &steps)
 }
 
+/// A file is read in the dialect of the command line (`--jdl`), with its
+/// reading options (`--refuse-partial-ads`).
 fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
     match read_ad_file(
         path,
-        settings.reading.parse_options(ParseOptions::default()),
+        settings.reading.parse_options(settings.parse_options()),
     ) {
         Ok(ad) => {
             settings.context = ad;
@@ -363,7 +365,7 @@ fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
 }
 
 fn set_target(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
-    let options = settings.reading.parse_options(ParseOptions::default());
+    let options = settings.reading.parse_options(settings.parse_options());
     let ad = read_ad_file(path, options).map_err(|message| {
         eprintln!("{message}");
         ExitCode::from(1)
