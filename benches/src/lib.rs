@@ -11,38 +11,54 @@ use std::process::Command;
 /// `python3 ../shared/workloads/gen_pool.py` (2000 machines and 2000 jobs)
 /// into a temporary directory. `Err` says why there is none.
 pub fn load_pool() -> Result<(String, String), String> {
-    let (dir, temporary) = match std::env::var_os("CLASSAD_POOL_DIR") {
-        Some(dir) => (PathBuf::from(dir), false),
-        None => {
-            let generator =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/workloads/gen_pool.py");
-            if !generator.exists() {
-                return Err(format!("{} not found", generator.display()));
-            }
-            let dir =
-                std::env::temp_dir().join(format!("classad-bench-pool-{}", std::process::id()));
-            let out = Command::new("python3")
-                .arg(&generator)
-                .arg("--out")
-                .arg(&dir)
-                .output()
-                .map_err(|e| format!("cannot run python3: {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "gen_pool.py failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
-            (dir, true)
-        }
-    };
+    match std::env::var_os("CLASSAD_POOL_DIR") {
+        Some(dir) => read_pool(&PathBuf::from(dir), false),
+        None => generate_pool(&[]),
+    }
+}
+
+/// The machine and job ads of a pool `gen_pool.py` makes with `args`
+/// (`--machines 20000 --jobs 20000`) in a temporary directory, removed
+/// after reading. `Err` says why there is none (no `../shared`, no
+/// `python3`).
+pub fn generate_pool(args: &[&str]) -> Result<(String, String), String> {
+    let generator =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/workloads/gen_pool.py");
+    if !generator.exists() {
+        return Err(format!("{} not found", generator.display()));
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "classad-bench-pool-{}-{}",
+        std::process::id(),
+        args.join("-").replace("--", "")
+    ));
+    let out = Command::new("python3")
+        .arg(&generator)
+        .args(args)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .map_err(|e| format!("cannot run python3: {e}"))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(format!(
+            "gen_pool.py failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    read_pool(&dir, true)
+}
+
+/// `machines.ads` and `jobs.ads` of `dir`, which is removed after if
+/// `temporary`.
+fn read_pool(dir: &Path, temporary: bool) -> Result<(String, String), String> {
     let read = |name: &str| {
         let path = dir.join(name);
         std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
     };
     let result = read("machines.ads").and_then(|m| Ok((m, read("jobs.ads")?)));
     if temporary {
-        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(dir);
     }
     result
 }

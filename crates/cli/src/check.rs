@@ -1,7 +1,9 @@
 //! `classad check [--json] FILE...`: reads and compiles every ad of each
 //! FILE (old, new, JSON or XML form, found from the text) as `classad
-//! match` does, and prints per file the ads, attributes, distinct
-//! expressions, bytes and reading speed, and every bad ad with its file,
+//! match` does (the one reader, `classad_matchmaker::read_compiled`), and
+//! prints per file the ads, attributes, distinct definitions (a name
+//! bound to an expression, as the ads share them in memory), bytes and
+//! reading speed, and every bad ad with its file,
 //! line and column: a quick linter for people who hand-edit ads and
 //! policies. A bad ad never hides the good ones after it.
 //!
@@ -13,15 +15,12 @@
 //! a bad command line.
 
 use crate::json_text::json_string;
-use classad::compiler::{CompileCache, CompileError, Compiler, expression_hash};
-use classad::syntax::{
-    AdExpr, AdReader, ParseError, ParseOptions, Parser, Span, read_ads_parallel_map,
-};
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
+use classad::compiler::{CompileCache, CompileError, Compiler};
+use classad::syntax::{AdExpr, AdReader, ParseError, ParseOptions, Parser, Span};
+use classad::vm::AdBody;
+use classad_matchmaker::read_compiled;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 /// Errors listed per file; the others are counted.
@@ -51,6 +50,8 @@ struct Report {
     ads: usize,
     bad: usize,
     attributes: usize,
+    /// Distinct definitions (name and expression) the file's ads share,
+    /// as the compile cache counts them.
     distinct: usize,
     bytes: usize,
     seconds: f64,
@@ -138,10 +139,6 @@ enum Checked {
     Failed(AdExpr, CompileError),
 }
 
-/// A set of [`expression_hash`]es, which are already well mixed: the VM's
-/// pass-through hasher for precomputed hashes serves.
-type HashSet64 = HashSet<u64, BuildHasherDefault<classad::vm::ad::SymbolHasher>>;
-
 fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
     let file = path.display().to_string();
     let start = Instant::now();
@@ -172,27 +169,15 @@ fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
         file,
         ..Report::default()
     };
-    // Every ad is compiled by the thread that read it, as a pool is read
-    // for matching (one table of shared definitions for the whole file);
-    // each thread gathers the hashes of the expressions it saw in a set
-    // of its own, so that no thread waits on another.
+    // Read and compiled as `classad match` reads a pool (the one reader,
+    // `read_compiled`: old syntax from the bytes of its lines, one table
+    // of shared definitions for the whole file); an ad is dropped as soon
+    // as it is counted, only one that does not compile is kept, to find
+    // the attribute to blame.
     let cache = CompileCache::for_pool_of(text.len());
-    let registry = classad::stdlib::shared_registry();
-    let sets: Vec<Mutex<HashSet64>> = (0..=rayon::current_num_threads())
-        .map(|_| Mutex::default())
-        .collect();
-    let check = |ad: AdExpr| {
-        let slot = rayon::current_thread_index().map_or(sets.len() - 1, |i| i % sets.len());
-        let mut set = sets[slot].lock().unwrap_or_else(PoisonError::into_inner);
-        set.extend(ad.attributes.iter().map(|(_, e)| expression_hash(e)));
-        drop(set);
-        let compiler = Compiler::with_cache(&registry, &cache);
-        match compiler.compile_ad(&ad) {
-            Ok(_) => Checked::Compiled(ad.len()),
-            Err(e) => Checked::Failed(ad, e),
-        }
-    };
-    let read = read_ads_parallel_map(&text, options, &check);
+    let compiled = |body: AdBody| Checked::Compiled(body.len());
+    let failed = |ad: AdExpr, e: CompileError| Checked::Failed(ad, e);
+    let read = read_compiled(&text, options, None, &cache, &compiled, &failed);
     let results = read.ads;
     // Bad ads in file order, whether they do not parse, do not compile or
     // were kept in part (whose warnings are in file order too).
@@ -246,14 +231,7 @@ fn check_file(path: &PathBuf, options: ParseOptions) -> Report {
             }
         }
     }
-    let mut sets = sets
-        .into_iter()
-        .map(|set| set.into_inner().unwrap_or_else(PoisonError::into_inner));
-    let mut distinct = sets.next().unwrap_or_default();
-    for set in sets {
-        distinct.extend(set);
-    }
-    report.distinct = distinct.len();
+    report.distinct = cache.definitions();
     report.problems = problems;
     report.seconds = start.elapsed().as_secs_f64();
     report
@@ -316,7 +294,7 @@ fn to_text(reports: &[Report]) -> String {
     let mut out = String::new();
     for r in reports.iter().filter(|r| r.unreadable.is_none()) {
         out.push_str(&format!(
-            "{}: {} ads{}{} ({}), {} attributes, {} distinct expressions, {} bytes in {:.3} s ({:.1} MB/s)\n",
+            "{}: {} ads{}{} ({}), {} attributes, {} distinct definitions, {} bytes in {:.3} s ({:.1} MB/s)\n",
             r.file,
             r.ads,
             if r.bad > 0 {
@@ -391,7 +369,7 @@ fn to_json(reports: &[Report]) -> String {
                     items.join(", ")
                 };
                 format!(
-                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"partial_ads\": {}, \"attributes\": {}, \"distinct_expressions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
+                    "{{\"file\": {}, \"format\": {}, \"ads\": {}, \"bad_ads\": {}, \"partial_ads\": {}, \"attributes\": {}, \"distinct_definitions\": {}, \"bytes\": {}, \"seconds\": {:.6}, \"mb_per_s\": {:.3}, \"errors\": [{}], \"errors_not_listed\": {}}}",
                     json_string(&r.file),
                     json_string(r.format),
                     r.ads,

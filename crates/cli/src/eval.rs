@@ -155,14 +155,17 @@ enum Step {
 /// The first ad of a file (or of standard input for `-`), in any form
 /// `classad convert` reads, and `condor_q -long:new`'s (`{` alone on the
 /// first line). The other ads are ignored, with a note on standard error:
-/// merging them would mix attributes of different ads.
+/// merging them would mix attributes of different ads. The error is
+/// what to print on standard error, whole: a bad ad as `classad check`
+/// shows one (message, `--> file:line:column`, the line, a caret).
 fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     let limit = syntax::read::max_input_bytes();
     let bytes = if path == "-" {
         syntax::read::read_to_end_within(std::io::stdin().lock(), limit)
-            .map_err(|e| format!("cannot read standard input: {}", e))?
+            .map_err(|e| format!("classad eval: cannot read standard input: {}", e))?
     } else {
-        syntax::read::read_file_within(path).map_err(|e| format!("cannot read `{path}`: {}", e))?
+        syntax::read::read_file_within(path)
+            .map_err(|e| format!("classad eval: cannot read `{path}`: {}", e))?
     };
     let shown = if path == "-" {
         "standard input".to_string()
@@ -171,7 +174,7 @@ fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     };
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
-            "cannot read {shown}: stream did not contain valid UTF-8 (byte {})",
+            "classad eval: cannot read {shown}: stream did not contain valid UTF-8 (byte {})",
             e.utf8_error().valid_up_to()
         )
     })?;
@@ -191,8 +194,12 @@ fn read_ad_file(path: &str, options: ParseOptions) -> Result<AdExpr, String> {
     let mut reader = AdReader::new(body.as_bytes(), format, &parser);
     let first = match reader.next() {
         Some(Ok(ad)) => ad,
-        Some(Err(error)) => return Err(one_line(error.render(origin).trim_end())),
-        None => return Err(format!("Unable to turn file {origin} into a ClassAd.")),
+        Some(Err(error)) => return Err(error.render(origin).trim_end().to_string()),
+        None => {
+            return Err(format!(
+                "classad eval: Unable to turn file {origin} into a ClassAd."
+            ));
+        }
     };
     // The ad is used as HTCondor reads it, without what an unreadable
     // line dropped: say what that was.
@@ -339,26 +346,28 @@ fn run(command: &clap::Command, args: EvalArgs, steps: Vec<Step>) -> ExitCode {
     arguments(&mut settings, &steps)
 }
 
+/// A file is read in the dialect of the command line (`--jdl`), with its
+/// reading options (`--refuse-partial-ads`).
 fn set_context(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
     match read_ad_file(
         path,
-        settings.reading.parse_options(ParseOptions::default()),
+        settings.reading.parse_options(settings.parse_options()),
     ) {
         Ok(ad) => {
             settings.context = ad;
             Ok(())
         }
         Err(message) => {
-            eprintln!("classad eval: {message}");
+            eprintln!("{message}");
             Err(ExitCode::from(1))
         }
     }
 }
 
 fn set_target(settings: &mut Settings, path: &str) -> Result<(), ExitCode> {
-    let options = settings.reading.parse_options(ParseOptions::default());
+    let options = settings.reading.parse_options(settings.parse_options());
     let ad = read_ad_file(path, options).map_err(|message| {
-        eprintln!("classad eval: {message}");
+        eprintln!("{message}");
         ExitCode::from(1)
     })?;
     match classad::ad_from_ast_with(&settings.registry, &ad) {
@@ -506,11 +515,13 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
                 continue;
             }
             Step::File(path) => {
+                // Not a change: `classad_eval` sets its `updated` flag
+                // only for ad and assignment arguments, so a file loaded
+                // after an expression was printed is not printed.
                 if let Err(status) = set_context(settings, path) {
                     let _ = out.flush();
                     return status;
                 }
-                changed = true;
                 continue;
             }
             Step::TargetFile(path) => {
@@ -529,13 +540,23 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
             changed = true;
             continue;
         }
+        // `classad_eval` prints the context ad (when it changed) before it
+        // tries the argument as an expression, so an argument that is
+        // neither an ad nor an expression still has the ad printed first.
+        let mut text = String::new();
+        if changed && !settings.quiet {
+            text.push_str(&context_text(&settings.context));
+            text.push('\n');
+        }
+        changed = false;
         let program = match as_expression(&parser, arg)
             .and_then(|expr| classad::compile_with(&settings.registry, &expr).ok())
         {
             Some(program) => program,
             None => {
+                let _ = out.write_all(&syntax::unparse::htcondor_text_bytes(text));
                 let _ = out.flush();
-                eprintln!("Unable to parse string into a ClassAd.");
+                eprintln!("Unable to turn '{arg}' into a ClassAd or an expression.");
                 return ExitCode::from(1);
             }
         };
@@ -547,12 +568,6 @@ fn arguments(settings: &mut Settings, steps: &[Step]) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut text = String::new();
-        if changed && !settings.quiet {
-            text.push_str(&context_text(&settings.context));
-            text.push('\n');
-            changed = false;
-        }
         let value = vm.evaluate_as_written(&program, &context, settings.target.as_ref());
         // As `repr` prints `ExprTree.simplify`'s literal.
         print::write_value_as(&value, print::Style::HTCONDOR, &mut text);

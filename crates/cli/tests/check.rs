@@ -29,21 +29,21 @@ fn good_files_are_counted_and_pass() {
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{stdout}");
-    // Six attributes; distinct expressions: the two names, 4096 and the
-    // Requirements expression.
+    // Six attributes; distinct definitions: the two names, Memory = 4096
+    // and the Requirements.
     assert!(
         lines[0].starts_with(&format!(
-            "{old}: 2 ads (old), 6 attributes, 4 distinct expressions, {} bytes in ",
+            "{old}: 2 ads (old), 6 attributes, 4 distinct definitions, {} bytes in ",
             GOOD_OLD.len()
         )),
         "{}",
         lines[0]
     );
     assert!(lines[0].ends_with(" MB/s)"), "{}", lines[0]);
-    // `a = 1` is written twice: 1, a + 1 and "x".
+    // `a = 1` is written twice: a = 1, b = a + 1 and c = "x".
     assert!(
         lines[1].starts_with(&format!(
-            "{new}: 2 ads (new), 4 attributes, 3 distinct expressions, {} bytes",
+            "{new}: 2 ads (new), 4 attributes, 3 distinct definitions, {} bytes",
             GOOD_NEW.len()
         )),
         "{}",
@@ -133,14 +133,14 @@ fn json_is_one_object_with_counts_and_errors() {
     );
     assert!(
         stdout.contains(&format!(
-            "\"format\": \"old\", \"ads\": 2, \"bad_ads\": 0, \"partial_ads\": 0, \"attributes\": 6, \"distinct_expressions\": 4, \"bytes\": {},",
+            "\"format\": \"old\", \"ads\": 2, \"bad_ads\": 0, \"partial_ads\": 0, \"attributes\": 6, \"distinct_definitions\": 4, \"bytes\": {},",
             GOOD_OLD.len()
         )),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "\"ads\": 5, \"bad_ads\": 2, \"partial_ads\": 1, \"attributes\": 7, \"distinct_expressions\": 7,"
+            "\"ads\": 5, \"bad_ads\": 2, \"partial_ads\": 1, \"attributes\": 7, \"distinct_definitions\": 6,"
         ),
         "{stdout}"
     );

@@ -168,15 +168,25 @@ const CASES: &[(&[&str], &str, bool)] = &[
         "[ Owner = \"alice\"; JobUniverse = 5; Requirements = TARGET.Memory > 100 ]\n2048\n",
         true,
     ),
-    // A file replaces the context.
+    // A file replaces the context, but loading it is no change that
+    // classad_eval prints (its `updated` flag is set by ad and assignment
+    // arguments only): the file's ad is not shown.
     (
         &["x = 1", "x", "-file", "@two.ad", "x", "a"],
-        "[ x = 1 ]\n1\n[ a = 1 ]\nundefined\n1\n",
+        "[ x = 1 ]\n1\nundefined\n1\n",
+        true,
+    ),
+    (
+        &["a", "-my-file", "@slot.ad", "Memory"],
+        "[  ]\nundefined\n2048\n",
         true,
     ),
     // Neither an ad nor an expression: nothing more is printed.
     (&["x = 1", "x", "1 +", "x"], "[ x = 1 ]\n1\n", false),
-    (&["1 // c"], "", false),
+    // The context, changed, is printed before the argument is tried as an
+    // expression, as classad_eval does.
+    (&["1 // c"], "[  ]\n", false),
+    (&["x = 1", "1 +"], "[ x = 1 ]\n", false),
 ];
 
 #[test]
@@ -205,8 +215,28 @@ fn a_bad_argument_ends_with_htcondors_message() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "Unable to parse string into a ClassAd.\n"
+        "Unable to turn '1 +' into a ClassAd or an expression.\n"
     );
+}
+
+#[test]
+fn a_bad_file_is_shown_as_classad_check_shows_a_bad_ad() {
+    let dir = Scratch::new("eval-bad-file");
+    let bad = dir.file("bad.ad", "[\n  a = 1;\n  b = 1 +;\n]\n");
+    for flag in ["-file", "-target-file"] {
+        let out = eval(&[flag, &bad, "a"], "");
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        let err = text(&out.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        // The message, then the position, the line and a caret, each on a
+        // line of its own (no `\n` written out).
+        assert!(lines[0].starts_with("error: "), "{err}");
+        assert!(err.contains(&format!("--> {bad}:3:10")), "{err}");
+        assert!(err.contains("  b = 1 +;\n"), "{err}");
+        assert!(lines.iter().any(|l| l.trim_end().ends_with('^')), "{err}");
+        assert!(!err.contains("\\n"), "{err}");
+        assert_eq!(text(&out.stdout), "", "{flag}");
+    }
 }
 
 #[test]
@@ -371,6 +401,12 @@ const ORACLE_ONLY: &[&[&str]] = &[
     &[
         "x = 1", "x", "-file", "@slot.ad", "x", "Memory", "y = 2", "y",
     ],
+    // An assignment not yet printed, then a file: the file's ad is printed
+    // (the change was the assignment's).
+    &[
+        "-file", "@two.ad", "a", "x = 5", "-file", "@slot.ad", "x", "Memory",
+    ],
+    &["-quiet", "a", "-file", "@two.ad", "1 +"],
 ];
 
 #[test]

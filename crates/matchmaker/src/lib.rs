@@ -21,7 +21,9 @@ pub mod generate;
 mod read;
 mod refs;
 
-pub use read::{AdFile, read_ad_file, read_ad_file_with, read_ad_text, read_ad_text_with};
+pub use read::{
+    AdFile, read_ad_file, read_ad_file_with, read_ad_text, read_ad_text_with, read_compiled,
+};
 #[doc(hidden)]
 pub use read::{read_ad_text_by_parser, read_ad_text_in_parts};
 

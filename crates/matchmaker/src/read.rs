@@ -1,9 +1,10 @@
 //! Reading ad files (old, new or JSON form) for matching: a bad ad is
 //! reported with its file and position, and the good ads are kept.
 
-use classad::compiler::LineCompiler;
+use classad::compiler::{CompileCache, CompileError, Compiler, LineCompiler};
 use classad::syntax::lines::{read_old_ads, read_old_ads_in_parts};
-use classad::syntax::{AdError, ParseOptions, ReadAds, read_ads_parallel_map};
+use classad::syntax::{AdError, AdExpr, ParseOptions, ReadAds, read_ads_parallel_map};
+use classad::vm::AdBody;
 use classad::{AdRef, AdValue};
 use std::sync::Arc;
 
@@ -63,20 +64,51 @@ pub fn read_ad_text_in_parts(text: &[u8], origin: &str, part_size: Option<usize>
 fn read_text(text: &[u8], origin: &str, part_size: Option<usize>, options: ParseOptions) -> AdFile {
     // One table for the whole file, shared by the workers: every ad that
     // repeats a definition holds the one compiled first.
-    let cache = classad::compiler::CompileCache::for_pool_of(text.len());
+    let cache = CompileCache::for_pool_of(text.len());
+    let made = |body: AdBody| Ok(AdValue::top_level(Arc::new(body)));
+    let failed = |_: AdExpr, e: CompileError| Err(classad::Error::from(e).to_string());
+    collect(
+        read_compiled(text, options, part_size, &cache, &made, &failed),
+        origin,
+    )
+}
+
+/// The one reader of ad files that every command compiling ads uses
+/// (`classad match`, `analyze`, `demo`, `check`): every ad of `text` (old,
+/// new, JSON or XML form), read and compiled on rayon's threads through
+/// `cache`, each ad compiled by the thread that read it as soon as it is
+/// read (the trees of a whole file are never held at once), an old-syntax
+/// ad from the bytes of its lines when a [`LineCompiler`] can (lines met
+/// before are neither parsed nor compiled). Each ad becomes what `made`
+/// makes of its body, or, when it parses but does not compile, what
+/// `failed` makes of its tree and error; ads that do not parse are the
+/// errors, in file order. `part_size` cuts old-syntax texts in parts of
+/// about that many bytes (`None`: the size a thread would take).
+pub fn read_compiled<'t, U: Send>(
+    text: &'t [u8],
+    options: ParseOptions,
+    part_size: Option<usize>,
+    cache: &CompileCache,
+    made: &(dyn Fn(AdBody) -> U + Sync),
+    failed: &(dyn Fn(AdExpr, CompileError) -> U + Sync),
+) -> ReadAds<U, Box<AdError>> {
     let registry = classad::stdlib::shared_registry();
-    let compile = |ad: classad::syntax::AdExpr| {
-        classad::ad_from_ast_cached(&cache, &ad).map_err(|e| e.to_string())
+    let compile = |ad: AdExpr| match Compiler::with_cache(&registry, cache).compile_ad(&ad) {
+        Ok(body) => made(body),
+        Err(e) => failed(ad, e),
     };
-    let new_compiler = || LineCompiler::new(&registry, &cache, options);
+    // `made` travels in each part's state: the line reader takes a
+    // function that borrows nothing.
+    let new_compiler = || (LineCompiler::new(&registry, cache, options), made);
+    let from_lines =
+        |(compiler, made): &mut (_, _), lines: &[&'t [u8]]| from_lines(*made, compiler, lines);
     let read = match part_size {
         None => read_old_ads(text, options, &new_compiler, &from_lines, &compile),
         Some(size) => {
             read_old_ads_in_parts(text, options, size, &new_compiler, &from_lines, &compile)
         }
     };
-    let read = read.unwrap_or_else(|| boxed_errors(read_ads_parallel_map(text, options, &compile)));
-    collect(read, origin)
+    read.unwrap_or_else(|| boxed_errors(read_ads_parallel_map(text, options, &compile)))
 }
 
 /// [`read_ad_text`] with every ad parsed, then compiled: for tests that
@@ -101,7 +133,7 @@ type Read = ReadAds<Result<AdRef, String>, Box<AdError>>;
 
 /// The parser's results with their errors boxed, as the line reader gives
 /// them (in the place of the list: the standard library reuses its block).
-fn boxed_errors(read: ReadAds<Result<AdRef, String>>) -> Read {
+fn boxed_errors<U>(read: ReadAds<U>) -> ReadAds<U, Box<AdError>> {
     ReadAds {
         ads: read
             .ads
@@ -136,11 +168,12 @@ fn collect(read: Read, origin: &str) -> AdFile {
     }
 }
 
-/// An ad made by a [`LineCompiler`] from its lines, if it can.
-fn from_lines<'t>(
+/// What `made` makes of an ad a [`LineCompiler`] compiles from its lines,
+/// if it can.
+fn from_lines<'t, U>(
+    made: &(dyn Fn(AdBody) -> U + Sync),
     compiler: &mut Option<LineCompiler<'t, '_>>,
     lines: &[&'t [u8]],
-) -> Option<Result<AdRef, String>> {
-    let body = compiler.as_mut()?.compile_ad(lines)?;
-    Some(Ok(AdValue::top_level(Arc::new(body))))
+) -> Option<U> {
+    Some(made(compiler.as_mut()?.compile_ad(lines)?))
 }

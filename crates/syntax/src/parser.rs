@@ -329,6 +329,21 @@ impl Parser {
         self.options
     }
 
+    /// `source` as the dialect reads it: in the JDL dialect, a backslash
+    /// right before a line end (outside strings, quoted names and
+    /// comments) is white space, as the JDL HowTo's figures continue a
+    /// long `Requirements` over lines (spec 004, Figure 1). The backslash
+    /// becomes a blank, so every byte keeps its place (spans, lines and
+    /// columns are the text's). New string rules only: old-syntax lines
+    /// are read one line at a time.
+    fn dialect_text<'s>(&self, source: &'s str, rules: StringRules) -> std::borrow::Cow<'s, str> {
+        if self.options.dialect == Dialect::Jdl && rules == StringRules::New {
+            jdl_line_continuations(source)
+        } else {
+            std::borrow::Cow::Borrowed(source)
+        }
+    }
+
     /// Parses one expression in new syntax.
     pub fn parse_expression(&self, source: &str) -> Result<Expr> {
         self.parse_expression_with(source, StringRules::New)
@@ -336,6 +351,7 @@ impl Parser {
 
     /// Parses one expression, reading strings by `rules`.
     pub fn parse_expression_with(&self, source: &str, rules: StringRules) -> Result<Expr> {
+        let source = &*self.dialect_text(source, rules);
         if let Some(expr) = crate::fast::expression(self, source, rules) {
             self.check_parse_depth(source, &expr, 0)?;
             return Ok(expr);
@@ -410,6 +426,7 @@ impl Parser {
     /// [`Parser::parse_expression`] for a text `offset` bytes into its
     /// file: the tree's spans are the file's; an error's are the text's.
     pub(crate) fn parse_expression_at(&self, source: &str, offset: usize) -> Result<Expr> {
+        let source = &*self.dialect_text(source, StringRules::New);
         if let Some(expr) = crate::fast::expression_at(self, source, StringRules::New, offset) {
             self.check_parse_depth(source, &expr, offset)?;
             return Ok(expr);
@@ -463,6 +480,7 @@ impl Parser {
 
     /// Parses one ad literal `[ ... ]` in new syntax.
     pub fn parse_ad(&self, source: &str) -> Result<AdExpr> {
+        let source = &*self.dialect_text(source, StringRules::New);
         if let Some(ad) = crate::fast::ad(self, source) {
             self.check_ad_parse_depth(source, &ad, 0)?;
             return Ok(ad);
@@ -481,6 +499,7 @@ impl Parser {
     /// [`Parser::parse_ad`] for a text `offset` bytes into its file: the
     /// tree's spans are the file's; an error's are the text's.
     pub(crate) fn parse_ad_at(&self, source: &str, offset: usize) -> Result<AdExpr> {
+        let source = &*self.dialect_text(source, StringRules::New);
         if let Some(ad) = crate::fast::ad_at(self, source, offset) {
             self.check_ad_parse_depth(source, &ad, offset)?;
             return Ok(ad);
@@ -1722,6 +1741,54 @@ pub fn decode_old_escapes(body: &str, out: &mut Vec<u8>) -> Result<(), (usize, S
 /// string follows a string with only white space between: old syntax
 /// does not join them, so the first ends the expression (HTCondor ignores
 /// the rest of the line; inside brackets it is an error either way).
+/// `source` with each backslash that stands right before a line end
+/// (`\n` or `\r\n`) outside string literals, quoted names and comments
+/// replaced by a blank: the JDL dialect's line continuation (see
+/// `Parser::dialect_text`). Borrowed when there is none.
+pub fn jdl_line_continuations(source: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = source.as_bytes();
+    if memchr::memchr(b'\\', bytes).is_none() {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            // A string or a quoted name: a backslash escapes the next byte.
+            quote @ (b'"' | b'\'') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += memchr::memchr(b'\n', &bytes[i..]).unwrap_or(bytes.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i +=
+                    2 + memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |e| e + 2);
+            }
+            b'\\' => {
+                let next = match bytes.get(i + 1) {
+                    Some(b'\r') => bytes.get(i + 2),
+                    next => next,
+                };
+                if next == Some(&b'\n') {
+                    out.get_or_insert_with(|| bytes.to_vec())[i] = b' ';
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    match out {
+        // Only an ASCII backslash was replaced by an ASCII blank.
+        Some(out) => std::borrow::Cow::Owned(String::from_utf8(out).expect("still UTF-8")),
+        None => std::borrow::Cow::Borrowed(source),
+    }
+}
+
 pub(crate) fn mask_old_strings(source: &str) -> (std::borrow::Cow<'_, str>, usize) {
     let bytes = source.as_bytes();
     let mut masked: Option<Vec<u8>> = None;
@@ -1862,6 +1929,43 @@ fn ends_with_name(text: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The JDL dialect's line continuation: a backslash before a line end
+    /// is a blank outside strings, quoted names and comments, in place.
+    #[test]
+    fn jdl_backslash_before_a_line_end_is_white_space() {
+        let cases = [
+            ("a \\\n&& b", "a  \n&& b"),
+            ("a \\\r\n&& b", "a  \r\n&& b"),
+            ("\"x \\\n\" \\\n", "\"x \\\n\"  \n"),
+            ("'n \\\n' + 1", "'n \\\n' + 1"),
+            ("1 // c \\\n+ 2 \\\n", "1 // c \\\n+ 2  \n"),
+            ("1 /* \\\n */ \\\n", "1 /* \\\n */  \n"),
+            ("a \\ b", "a \\ b"),
+            ("a \\", "a \\"),
+            ("\"open \\", "\"open \\"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(jdl_line_continuations(text), expected, "{text:?}");
+        }
+        let jdl = Parser::new(ParseOptions {
+            dialect: Dialect::Jdl,
+            ..ParseOptions::default()
+        });
+        let plain = Parser::new(ParseOptions::default());
+        let text = "a == \"PBS\" \\\n&& b";
+        let expr = jdl.parse_expression(text).expect("JDL reads it");
+        assert_eq!(
+            expr,
+            plain.parse_expression("a == \"PBS\"  \n&& b").unwrap()
+        );
+        assert!(plain.parse_expression(text).is_err());
+        let ad = jdl
+            .parse_ad("[r = a \\\n  && b; s = 1]")
+            .expect("JDL reads it");
+        assert_eq!(ad.len(), 2);
+        assert!(plain.parse_ad("[r = a \\\n  && b; s = 1]").is_err());
+    }
 
     /// Class: a text read by `eval` may go on after a conditional at the
     /// top (HTCondor's full parse returns from it without looking for the

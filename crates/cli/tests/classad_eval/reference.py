@@ -1,9 +1,12 @@
-"""classad_eval's documented behaviour, rebuilt over HTCondor's classad2.
+"""classad_eval's behaviour, rebuilt over HTCondor's classad2.
 
 HTCondor 25 ships classad_eval as a small Python program over classad2
-that the pip package lacks; this is an independent reading of its man page
-(docs/man-pages/classad_eval.rst) and of the behaviour described in
-issue 11, used as the oracle of tests/classad_eval.rs.
+(src/condor_scripts/classad_eval in HTCondor's repository) that the pip
+package lacks; this follows that program (its `updated` flag: set by ad
+and assignment arguments only, not by -file; the context printed before
+an argument is tried as an expression; its message for an argument that
+is neither) and its man page (docs/man-pages/classad_eval.rst), and is
+the oracle of tests/classad_eval.rs.
 
 Usage: python reference.py ARG...   (the arguments of one invocation)
 Prints what classad_eval prints on standard output; exit status 0, or 1
@@ -47,22 +50,26 @@ def main(args):
             if arg == "-target-file":
                 target = ad
             else:
+                # classad_eval does not set `updated` here.
                 context = ad
-                changed = True
         else:
             try:
                 context.update(make_ad(arg))
                 changed = True
             except classad.ClassAdException:
+                if changed:
+                    changed = False
+                    if not quiet:
+                        print(repr(context))
                 try:
                     expr = classad.ExprTree(arg)
-                except classad.ClassAdException as e:
+                except classad.ClassAdException:
                     sys.stdout.flush()
-                    print(e, file=sys.stderr)
+                    print(
+                        "Unable to turn '" + arg + "' into a ClassAd or an expression.",
+                        file=sys.stderr,
+                    )
                     return 1
-                if changed and not quiet:
-                    print(repr(context))
-                    changed = False
                 print(repr(expr.simplify(context, target)))
         i += 1
     return 0
