@@ -223,16 +223,27 @@ enum PredKind {
     Clause(Arc<Program>),
 }
 
-/// A clause `operand op TARGET.name` (or the other way round), computed
-/// as one operator application per pair once the operand (per MY group)
-/// and `TARGET.name` (per TARGET group) are known, where both read only
-/// their own ad.
+/// A clause `f(MY) op g(TARGET)`, a comparison whose one operand reads
+/// only its own ad and whose other reads only the other ad's attributes
+/// (`TARGET.Memory >= RequestMemory`, `TARGET.GLIDEIN_ToDie - time() >
+/// MY.MaxWallTimeMins * 60`): a column kernel. `f` is computed once per
+/// MY group and `g` once per TARGET group, both checked per ad to read
+/// nothing else; the comparison then runs in a tight loop over the TARGET
+/// groups' values.
 struct Split {
     op: classad::syntax::BinaryOp,
     operand: Arc<Expr>,
     program: Arc<Program>,
-    name: Symbol,
+    target: TargetOperand,
     target_left: bool,
+}
+
+/// The TARGET side of a split clause.
+enum TargetOperand {
+    /// `TARGET.name`: the attribute itself, most often a literal.
+    Name(Symbol),
+    /// An expression reading only `TARGET.name`s (these names).
+    Expr(Arc<Program>, Vec<Symbol>),
 }
 
 struct Pred {
@@ -703,6 +714,7 @@ impl Engine {
         let mut own = BTreeSet::new();
         let mut target = BTreeSet::new();
         let mut opaque = false;
+        let mut symmetric = false;
         let mut seen = ahash::AHashSet::new();
         for u in 0..self.units[side].len() {
             let ad = self.units[side][u].clone();
@@ -729,6 +741,7 @@ impl Engine {
             }
             let r = self.refs_of_attribute(attribute);
             opaque |= r.opaque;
+            symmetric |= r.symmetric;
             own.extend(r.own.iter().cloned());
             target.extend(r.target.iter().cloned());
             if opaque {
@@ -739,6 +752,7 @@ impl Engine {
             own: own.into_iter().collect(),
             target: target.into_iter().collect(),
             opaque,
+            symmetric,
         });
         self.edges[side].insert(name.to_string(), e.clone());
         e
@@ -750,20 +764,27 @@ impl Engine {
         let mut sets: [BTreeSet<String>; 2] = [BTreeSet::new(), BTreeSet::new()];
         let mut all = [false, false];
         let mut queue: Vec<(usize, String)> = Vec::new();
-        let add =
-            |s: usize, n: &str, sets: &mut [BTreeSet<String>; 2], q: &mut Vec<(usize, String)>| {
+        // Symmetric (a `countMatches` on the way): every name on both sides.
+        let mut symmetric = start.symmetric;
+        let add = |s: usize,
+                   n: &str,
+                   symmetric: bool,
+                   sets: &mut [BTreeSet<String>; 2],
+                   q: &mut Vec<(usize, String)>| {
+            for s in [s, 1 - s].into_iter().take(1 + usize::from(symmetric)) {
                 if sets[s].insert(n.to_string()) {
                     q.push((s, n.to_string()));
                 }
-            };
+            }
+        };
         if start.opaque {
             all = [true, true];
         }
         for n in &start.own {
-            add(side, n, &mut sets, &mut queue);
+            add(side, n, symmetric, &mut sets, &mut queue);
         }
         for n in &start.target {
-            add(1 - side, n, &mut sets, &mut queue);
+            add(1 - side, n, symmetric, &mut sets, &mut queue);
         }
         while let Some((s, n)) = queue.pop() {
             if all[0] && all[1] {
@@ -773,11 +794,21 @@ impl Engine {
             if e.opaque {
                 all = [true, true];
             }
+            if e.symmetric && !symmetric {
+                symmetric = true;
+                // The names found so far, mirrored.
+                for s in [0, 1] {
+                    let names: Vec<String> = sets[s].iter().cloned().collect();
+                    for m in names {
+                        add(1 - s, &m, false, &mut sets, &mut queue);
+                    }
+                }
+            }
             for m in &e.own {
-                add(s, m, &mut sets, &mut queue);
+                add(s, m, symmetric, &mut sets, &mut queue);
             }
             for m in &e.target {
-                add(1 - s, m, &mut sets, &mut queue);
+                add(1 - s, m, symmetric, &mut sets, &mut queue);
             }
         }
         let names = |i: usize, sets: &mut [BTreeSet<String>; 2]| {
@@ -844,8 +875,7 @@ impl Engine {
         }
         let start = Refs {
             own: vec![name.to_ascii_lowercase()],
-            target: Vec::new(),
-            opaque: false,
+            ..Refs::default()
         };
         let id = self.make_pred(side, key, PredKind::Attr(Symbol::new(name)), &start);
         self.preds[id as usize].text = name.to_string();
@@ -866,15 +896,24 @@ impl Engine {
         let program = classad::compile(expr).ok()?;
         let mut start = Refs::default();
         refs::collect(expr, &self.registry, self.strict, &mut start);
-        let split = refs::target_comparison(expr).and_then(|(op, operand, name, target_left)| {
-            Some(Split {
-                op,
-                program: Arc::new(classad::compile(operand).ok()?),
-                operand: Arc::new(operand.clone()),
-                name: Symbol::new(&name),
-                target_left,
-            })
-        });
+        let split = refs::target_comparison(expr, &self.registry, self.strict).and_then(
+            |(op, operand, target_expr, names, target_left)| {
+                let target = match refs::plain_target_name(target_expr) {
+                    Some(name) => TargetOperand::Name(Symbol::new(&name)),
+                    None => TargetOperand::Expr(
+                        Arc::new(classad::compile(target_expr).ok()?),
+                        names.iter().map(Symbol::new).collect(),
+                    ),
+                };
+                Some(Split {
+                    op,
+                    program: Arc::new(classad::compile(operand).ok()?),
+                    operand: Arc::new(operand.clone()),
+                    target,
+                    target_left,
+                })
+            },
+        );
         let id = self.make_pred(side, key, PredKind::Clause(Arc::new(program)), &start);
         self.preds[id as usize].split = split;
         Some(id)
@@ -1160,35 +1199,51 @@ impl Engine {
         };
         let target = &self.projections[pred.target as usize];
         let my_side = &self.units[pred.side];
-        let Some(any_my) = my_side.first() else {
-            return Vec::new();
+        let Some(any_my) = my_side.iter().find(|a| !a.body.shadows_special_names()) else {
+            return vec![None; target.reps.len()];
         };
         target
             .reps
             .iter()
-            .map(|&u| {
-                let ad = &self.units[1 - pred.side][u as usize];
-                match ad.body.slot(&split.name) {
-                    None => Some(Value::Undefined),
-                    // A literal reads nothing: most of these (`Memory`).
-                    Some(slot) if let Some(value) = scalar_constant(ad, slot) => Some(value),
-                    Some(slot) => {
-                        let source = ad.body.attribute(slot).source.clone();
-                        if refs::self_contained(
-                            ad,
-                            &source,
-                            &self.registry,
-                            self.strict,
-                            &mut vec![split.name.text().to_string()],
-                        ) {
-                            scalar(vm.evaluate_attribute(ad, &split.name, Some(any_my)))
-                        } else {
-                            None
-                        }
-                    }
-                }
-            })
+            .map(|&u| self.target_value(vm, split, &self.units[1 - pred.side][u as usize], any_my))
             .collect()
+    }
+
+    /// The TARGET operand of a split clause in `ad` (the other side's ad
+    /// of a match with `my`, which does not redefine `target`), when it
+    /// reads nothing but `ad` and is a scalar.
+    fn target_value(&self, vm: &mut Vm, split: &Split, ad: &AdRef, my: &AdRef) -> Option<Value> {
+        // The attribute reads only its own ad (a literal reads nothing:
+        // most of these, `Memory`); absent, `TARGET.name` is UNDEFINED.
+        let contained = |name: &Symbol| match ad.body.slot(name) {
+            None => true,
+            Some(slot) if scalar_constant(ad, slot).is_some() => true,
+            Some(slot) => {
+                let source = ad.body.attribute(slot).source.clone();
+                refs::self_contained(
+                    ad,
+                    &source,
+                    &self.registry,
+                    self.strict,
+                    &mut vec![name.text().to_string()],
+                )
+            }
+        };
+        match &split.target {
+            TargetOperand::Name(name) => match ad.body.slot(name) {
+                None => Some(Value::Undefined),
+                Some(slot) if let Some(value) = scalar_constant(ad, slot) => Some(value),
+                Some(_) if contained(name) => scalar(vm.evaluate_attribute(ad, name, Some(my))),
+                Some(_) => None,
+            },
+            TargetOperand::Expr(program, names) => {
+                if names.iter().all(contained) {
+                    scalar(vm.evaluate_in_match(program, my, ad))
+                } else {
+                    None
+                }
+            }
+        }
     }
 
     /// The value of instance `i` against unit `unit` of the other side,
@@ -1266,22 +1321,7 @@ impl Engine {
         let theirs = match self.target_operands.get(&(p, g)) {
             Some(t) => t.clone(),
             None => {
-                let t = match other.body.slot(&split.name) {
-                    None => Some(Value::Undefined),
-                    Some(slot) if let Some(value) = scalar_constant(other, slot) => Some(value),
-                    Some(slot) => {
-                        let source = other.body.attribute(slot).source.clone();
-                        refs::self_contained(
-                            other,
-                            &source,
-                            &self.registry,
-                            self.strict,
-                            &mut vec![split.name.text().to_string()],
-                        )
-                        .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
-                        .flatten()
-                    }
-                };
+                let t = self.target_value(vm, split, other, my);
                 self.target_operands.insert((p, g), t.clone());
                 t
             }
