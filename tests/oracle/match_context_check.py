@@ -5,6 +5,7 @@ and a TARGET ad, by HTCondor's ClassAd library and by `classad eval`.
     match_context_check.py [--mode htcondor|strict] FILE...
     match_context_check.py [--mode ...] --generate --seed S [--pairs N] [--exprs K]
     match_context_check.py [--mode ...] --matches --seed S [--machines M] [--jobs J]
+    match_context_check.py [--mode ...] --matches --shapes realistic --seed S [--machines M] [--jobs J]
 
 FILE (e.g. tests/corpus/match_context.txt) holds `MY: [ ... ]` and
 `TARGET: [ ... ]` lines, each setting one ad of the current pair (one line,
@@ -26,7 +27,12 @@ machine and machine with job) and from the ad literals `gen-exprs --library`
 prints, and gives each pair K expressions: generated ones (they use MY.,
 TARGET., my, target, parent, root), every attribute of either ad bare and
 scoped, and a fixed list of match idioms. --matches compares whole pools:
-classad2's symmetricMatch against `classad match --all-pairs`.
+classad2's symmetricMatch against `classad match --all-pairs`; with
+`--shapes realistic` the pool is made by `classad demo --shapes realistic
+--write` (every shape of a real pool, issue 26) instead of gen_pool.py,
+both sides read its old-syntax files as written, and the ads and
+attributes HTCondor's reader finds (`classad2.parseAds`) are checked
+against `classad check` first.
 --write-failures FILE writes the failing cases in the corpus format.
 
 The last line is "N passed, M failed"; exit status 0 iff M == 0, 3 when
@@ -81,6 +87,22 @@ def worker_main():
                 ads[path] = oracle.ClassAd(f.read())
         return ads[path]
 
+    # A match as the negotiator decides it: IsAMatch (compat_classad.cpp)
+    # calls MatchClassAd::symmetricMatch(), which evaluates the match ad's
+    # attribute `symmetricMatch = RIGHT.requirements && LEFT.requirements`.
+    # An unscoped `symmetricMatch` evaluated with MY = job and TARGET = slot
+    # is that attribute (the ads do not define it). The binding's
+    # ClassAd.symmetricMatch is not: it evaluates each Requirements tree
+    # itself, not as an attribute, so a Requirements that refers to itself
+    # unrolls once more there (`Requirements = isUndefined(Requirements)`
+    # matches in the negotiator, not in the binding).
+    symmetric_match = classad2.ExprTree("symmetricMatch")
+    fallback_match = classad2.ExprTree("TARGET.Requirements && MY.Requirements")
+
+    def negotiator_match(job, slot):
+        defined = "symmetricMatch" in job or "symmetricMatch" in slot
+        return (fallback_match if defined else symmetric_match).eval(job, slot) is True
+
     # Every evaluation and probe of canon.py runs in the current pair.
     oracle.eval_tree = lambda tree: tree.eval(pair[0], pair[1])
     oracle.simplify_repr = lambda tree: repr(tree.simplify(pair[0], pair[1]))
@@ -100,11 +122,24 @@ def worker_main():
                     ans = [repr(ad) for ad in classad2.parseAds(req[1])]
                 except Exception:
                     ans = []
+            elif kind == "sizes":
+                # the number of attributes of each ad of a file, as
+                # HTCondor's reader reads it
+                with open(req[1], encoding="utf-8") as f:
+                    ans = [len(ad) for ad in classad2.parseAds(f.read())]
+            elif kind == "match_files":
+                # symmetricMatch over the ads of two files as read
+                with open(req[1], encoding="utf-8") as f:
+                    jobs = list(classad2.parseAds(f.read()))
+                with open(req[2], encoding="utf-8") as f:
+                    slots = list(classad2.parseAds(f.read()))
+                ans = [["%s.%s" % (job.get("ClusterId"), job.get("ProcId")), slot.get("Name")]
+                       for job in jobs for slot in slots if negotiator_match(job, slot)]
             elif kind == "match":
                 jobs = [oracle.ClassAd(t) for t in req[1]]
                 slots = [oracle.ClassAd(t) for t in req[2]]
                 ans = [["%s.%s" % (job.get("ClusterId"), job.get("ProcId")), slot.get("Name")]
-                       for job in jobs for slot in slots if job.symmetricMatch(slot)]
+                       for job in jobs for slot in slots if negotiator_match(job, slot)]
             else:
                 ans = None
         except Exception as exc:
@@ -361,8 +396,61 @@ def run_cases(args, canon, oracle, reader, cases, work):
     return passed, failed
 
 
+def realistic_pool(args, work):
+    """The realistic pool `classad demo` writes: (jobs file, slots file)."""
+    pool_dir = os.path.join(work, "pool")
+    subprocess.run([args.classad, "demo", "--shapes", "realistic", "--seed", str(args.seed),
+                    "--jobs", str(args.jobs), "--slots", str(args.machines), "--threads", "1",
+                    "--write", pool_dir],
+                   check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(pool_dir, "jobs.ads"), os.path.join(pool_dir, "slots.ads")
+
+
+def check_reading(args, oracle, files):
+    """Failures: files whose ads or attributes HTCondor's reader and
+    `classad check` count differently."""
+    failed = 0
+    for path in files:
+        sizes = oracle.ask([["sizes", path]])[0]
+        out = subprocess.run([args.classad, "check", "--json", path],
+                             stdout=subprocess.PIPE, check=False)
+        ours = json.loads(out.stdout.decode())["files"][0]
+        theirs = (len(sizes), sum(sizes), 0, 0)
+        got = (ours["ads"], ours["attributes"], ours["bad_ads"], ours["partial_ads"])
+        if got != theirs:
+            failed += 1
+            print("READ %s: HTCondor reads %d ads, %d attributes; classad check %d ads, "
+                  "%d attributes, %d bad, %d partial" % ((os.path.basename(path),) + theirs[:2] + got))
+    return failed
+
+
+def run_realistic_matches(args, oracle, work):
+    """The negotiator's match against `classad match --all-pairs` on the
+    realistic pool's own files."""
+    jobs_file, slots_file = realistic_pool(args, work)
+    failed = check_reading(args, oracle, (jobs_file, slots_file))
+    want = set((j, s) for j, s in oracle.ask([["match_files", jobs_file, slots_file]])[0])
+    cmd = [args.classad, "match", "--all-pairs", "--json", "--jobs", jobs_file,
+           "--slots", slots_file]
+    if args.mode == "strict":
+        cmd.append("--strict")
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+    got = set((p["job"], p["slot"]) for p in json.loads(out.stdout.decode())["pairs"])
+    missing, extra = sorted(want - got), sorted(got - want)
+    for j, s in (missing + extra)[:args.max_show]:
+        print("MATCH %s: job %s slot %s" % ("missing" if (j, s) in want else "extra", j, s))
+    print("%d jobs x %d slots (realistic shapes, seed %d): oracle %d matches, tested %d"
+          % (args.jobs, args.machines, args.seed, len(want), len(got)))
+    if len(want) < 1:
+        print("note: no pair matches in the oracle")
+    failed += len(missing) + len(extra)
+    return args.jobs * args.machines - failed, failed
+
+
 def run_matches(args, oracle, work):
-    """classad2's symmetricMatch against `classad match --all-pairs`."""
+    """The negotiator's match against `classad match --all-pairs`."""
+    if args.shapes == "realistic":
+        return run_realistic_matches(args, oracle, work)
     pool_dir = os.path.join(work, "pool")
     subprocess.run([sys.executable, os.path.join(shared_dir(), "workloads", "gen_pool.py"),
                     "--seed", str(args.seed), "--machines", str(args.machines),
@@ -380,7 +468,7 @@ def run_matches(args, oracle, work):
     for name, ads in (("jobs.new", jobs), ("slots.new", slots)):
         with open(os.path.join(work, name), "w", encoding="utf-8") as f:
             f.write("\n".join(ads) + "\n")
-    cmd = [os.path.join(REPO, "target", "release", "classad"), "match", "--all-pairs",
+    cmd = [args.classad, "match", "--all-pairs",
            "--json", "--jobs", os.path.join(work, "jobs.new"),
            "--slots", os.path.join(work, "slots.new")]
     if args.mode == "strict":
@@ -406,6 +494,10 @@ def main():
     ap.add_argument("--cmd", default=os.path.join(REPO, "target", "release", "classad")
                     + " eval --quiet --batch",
                     help="command under test; --file, --target-file (and --strict) are added")
+    ap.add_argument("--classad", default=os.path.join(REPO, "target", "release", "classad"),
+                    help="the classad binary --matches runs")
+    ap.add_argument("--shapes", choices=("gen_pool", "realistic"), default="gen_pool",
+                    help="--matches: the pool of gen_pool.py or of classad demo --shapes realistic")
     ap.add_argument("--generate", action="store_true")
     ap.add_argument("--matches", action="store_true")
     ap.add_argument("--seed", type=int, default=1)

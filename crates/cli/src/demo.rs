@@ -12,7 +12,8 @@ use std::time::Instant;
     "Examples:
   classad demo
   classad demo --jobs 100000 --slots 20000 --threads 2
-  classad demo --write /tmp/pool     (keeps jobs.ads and slots.ads for classad match)",
+  classad demo --write /tmp/pool     (keeps jobs.ads and slots.ads for classad match)
+  classad demo --shapes realistic --jobs 1000 --slots 1000 --write /tmp/real",
     exit_status!()
 ))]
 pub struct DemoArgs {
@@ -28,9 +29,32 @@ pub struct DemoArgs {
     /// Worker threads (default: every core).
     #[arg(long, value_name = "N", value_parser = crate::match_cmd::threads)]
     threads: Option<usize>,
+    /// The shapes of the ads: `default` (condor_submit-shaped jobs, slots
+    /// whose policies read few job attributes) or `realistic` (every shape
+    /// of a real pool: START reading per-job usage, nested GPU ads and
+    /// countMatches, glideins, JDL grid ads, legacy unscoped policies,
+    /// odd Ranks, self-references).
+    #[arg(long, value_enum, default_value_t = ShapesArg::Default, value_name = "SHAPES")]
+    shapes: ShapesArg,
     /// Also write the pool to DIR/jobs.ads and DIR/slots.ads.
     #[arg(long, value_name = "DIR")]
     write: Option<String>,
+}
+
+/// `--shapes`: which generator makes the pool.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ShapesArg {
+    Default,
+    Realistic,
+}
+
+impl From<ShapesArg> for generate::Shapes {
+    fn from(shapes: ShapesArg) -> generate::Shapes {
+        match shapes {
+            ShapesArg::Default => generate::Shapes::Default,
+            ShapesArg::Realistic => generate::Shapes::Realistic,
+        }
+    }
 }
 
 fn thousands(n: u64) -> String {
@@ -58,7 +82,8 @@ pub fn run(args: DemoArgs) -> ExitCode {
             .min(crate::match_cmd::MAX_THREADS)
     });
     let started = Instant::now();
-    let (job_text, slot_text) = (generate::jobs(jobs, seed), generate::slots(slots, seed));
+    let shapes = generate::Shapes::from(args.shapes);
+    let (job_text, slot_text) = (shapes.jobs(jobs, seed), shapes.slots(slots, seed));
     if let Some(dir) = &write {
         let dir = std::path::Path::new(dir);
         let written = std::fs::create_dir_all(dir)
@@ -135,7 +160,12 @@ pub fn run(args: DemoArgs) -> ExitCode {
     };
     let s = &result.stats;
     println!(
-        "Negotiation cycle over a built-in pool (seed {seed}): {} jobs, {} slots ({} unclaimed)",
+        "Negotiation cycle over a built-in pool ({}seed {seed}): {} jobs, {} slots ({} unclaimed)",
+        if shapes == generate::Shapes::Realistic {
+            "realistic shapes, "
+        } else {
+            ""
+        },
         thousands(n_jobs),
         thousands(n_slots),
         thousands(unclaimed)

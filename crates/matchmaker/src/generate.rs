@@ -9,6 +9,42 @@
 
 use std::fmt::Write;
 
+mod realistic;
+pub use realistic::{realistic_jobs, realistic_slots};
+
+/// Which shapes of ads a generated pool has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Shapes {
+    /// The pool of [`jobs`] and [`slots`]: `condor_submit`-shaped jobs on
+    /// slots whose policies read few job attributes.
+    #[default]
+    Default,
+    /// The pool of [`realistic_jobs`] and [`realistic_slots`]: every shape
+    /// a real pool has (per-job usage read by slots' `START`, nested GPU
+    /// ads and `countMatches`, glideins, JDL grid ads, legacy unscoped
+    /// policies, odd Ranks, self-references).
+    Realistic,
+}
+
+impl Shapes {
+    /// The job ads of `jobs` jobs, in old syntax.
+    pub fn jobs(self, jobs: usize, seed: u64) -> String {
+        match self {
+            Shapes::Default => self::jobs(jobs, seed),
+            Shapes::Realistic => realistic_jobs(jobs, seed),
+        }
+    }
+
+    /// The slot ads of a pool of about `slots` slots (exactly `slots` for
+    /// [`Shapes::Realistic`]), in old syntax.
+    pub fn slots(self, slots: usize, seed: u64) -> String {
+        match self {
+            Shapes::Default => self::slots(slots, seed),
+            Shapes::Realistic => realistic_slots(slots, seed),
+        }
+    }
+}
+
 /// A small, fast, deterministic generator (xorshift64*).
 struct Rng(u64);
 
