@@ -871,6 +871,7 @@ const KERNEL_JOBS: &str = r#"
 [ ClusterId = 7; ProcId = 0; RequestMemory = 512; Home = "T2_US_A"; Requirements = TARGET.Site == Home; Rank = 6 ]
 [ ClusterId = 8; ProcId = 0; RequestMemory = 512; Deadline = 9000000000; MaxWallTimeMins = 60; Requirements = TARGET.ToDie - time() > MY.MaxWallTimeMins * 60; Rank = 7 ]
 [ ClusterId = 9; ProcId = 0; RequestMemory = 512; Requirements = TARGET.ToDie - time() > 3600 && TARGET.Memory - 0 >= 1; Rank = 8 ]
+[ ClusterId = 10; ProcId = 0; RequestMemory = 512; Requirements = TARGET.Memory - 0 >= 1; Rank = 9 ]
 "#;
 
 /// A job that redefines `target`: in it, `TARGET.x` is its own attribute.
@@ -884,7 +885,8 @@ fn comparisons_of_a_target_expression_equal_the_reference() {
     check_both_modes(&jobs, &slots);
     // With the job that redefines `target` first: the slots' side of job
     // 9.0's clauses (which read nothing of the job) is computed against a
-    // job that does not. (Without the slots whose attributes read the job:
+    // job that does not, and job 10.0, whose clause is the same text and
+    // reads nothing of its own ad either, is not in the first job's group. (Without the slots whose attributes read the job:
     // the job's ads would then make every clause read everything.)
     let jobs = ads(&format!("{KERNEL_SHADOWING_JOB}{KERNEL_JOBS}"));
     let slots: Vec<AdRef> = [0, 1, 2, 3, 7].map(|s| slots[s].clone()).to_vec();
