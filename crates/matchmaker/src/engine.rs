@@ -113,6 +113,67 @@ enum Names {
     All,
 }
 
+/// One attribute name on one side: an id per ad for what the ad holds
+/// under it (equal ids, equal atoms; programs of the same text one atom),
+/// shared by every projection that reads the name, so that an ad's atom
+/// for a name is made once, not once per projection.
+#[derive(Default)]
+struct Column {
+    /// A program to the first program seen with the same text.
+    canon: HashMap<usize, usize>,
+    texts: HashMap<String, usize>,
+    ids: HashMap<Atom, u32>,
+    /// The id of each unit (NONE: not computed yet).
+    of_unit: Vec<u32>,
+}
+
+impl Column {
+    fn compute(&mut self, ad: &AdRef, symbol: &Symbol) -> u32 {
+        let mut a = atom(ad, symbol);
+        if let Atom::Program(ptr) = a {
+            let c = match self.canon.get(&ptr) {
+                Some(&c) => c,
+                None => {
+                    let text = ad
+                        .body
+                        .slot(symbol)
+                        .map(|s| classad::syntax::unparse(&ad.body.attribute(s).source))
+                        .unwrap_or_default();
+                    let c = *self.texts.entry(text).or_insert(ptr);
+                    self.canon.insert(ptr, c);
+                    c
+                }
+            };
+            a = Atom::Program(c);
+        }
+        let next = self.ids.len() as u32;
+        *self.ids.entry(a).or_insert(next)
+    }
+
+    /// The id of `unit` (whose ad is `ad`), computed now if needed.
+    fn id(&mut self, unit: u32, ad: &AdRef, symbol: &Symbol) -> u32 {
+        let u = unit as usize;
+        if let Some(&id) = self.of_unit.get(u)
+            && id != NONE
+        {
+            return id;
+        }
+        if self.of_unit.len() <= u {
+            self.of_unit.resize(u + 1, NONE);
+        }
+        let id = self.compute(ad, symbol);
+        self.of_unit[u] = id;
+        id
+    }
+
+    /// A column over every ad of a side.
+    fn over(ads: &[AdRef], symbol: &Symbol) -> Column {
+        let mut column = Column::default();
+        column.of_unit = ads.iter().map(|ad| column.compute(ad, symbol)).collect();
+        column
+    }
+}
+
 struct Projection {
     side: usize,
     /// Whether a slot's `Cpus`, `Memory` or `Disk` is in it.
@@ -122,7 +183,10 @@ struct Projection {
     canon: HashMap<usize, usize>,
     texts: HashMap<String, usize>,
     symbols: Option<Vec<Symbol>>,
+    /// Groups of a projection over every name, by the ad's atoms.
     groups: HashMap<Vec<Atom>, u32>,
+    /// Groups of a projection over some names, by their columns' ids.
+    groups_by_id: HashMap<Vec<u32>, u32>,
     /// The group of each unit of the side (NONE: not computed yet).
     group_of: Vec<u32>,
     /// A unit of each group.
@@ -147,45 +211,31 @@ impl Projection {
         Atom::Program(c)
     }
 
+    /// The key of a projection over every name: each attribute's name and
+    /// atom, in name order.
     fn key(&mut self, ad: &AdRef) -> Vec<Atom> {
-        match self.symbols.take() {
-            Some(symbols) => {
-                // An ad that defines `target` or `my` reads even its
-                // clauses' constants differently: never in another's group.
-                let key = std::iter::once(Atom::Bool(ad.body.shadows_special_names()))
-                    .chain(symbols.iter().map(|s| {
-                        let a = atom(ad, s);
-                        self.canonical(ad, s, a)
-                    }))
-                    .collect();
-                self.symbols = Some(symbols);
-                key
-            }
-            None => {
-                let mut pairs: Vec<(Symbol, Atom)> = ad
-                    .body
-                    .attributes()
-                    .iter()
-                    .map(|a| {
-                        let s = Symbol::new(a.name.as_bytes());
-                        let v = atom(ad, &s);
-                        let v = self.canonical(ad, &s, v);
-                        (s, v)
-                    })
-                    .collect();
-                pairs.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                let mut key = Vec::with_capacity(pairs.len() * 2 + 1);
-                key.push(Atom::Bool(ad.body.shadows_special_names()));
-                for (s, v) in pairs {
-                    key.push(Atom::Name(s));
-                    key.push(v);
-                }
-                key
-            }
+        let mut pairs: Vec<(Symbol, Atom)> = ad
+            .body
+            .attributes()
+            .iter()
+            .map(|a| {
+                let s = Symbol::new(a.name.as_bytes());
+                let v = atom(ad, &s);
+                let v = self.canonical(ad, &s, v);
+                (s, v)
+            })
+            .collect();
+        pairs.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut key = Vec::with_capacity(pairs.len() * 2 + 1);
+        key.push(Atom::Bool(ad.body.shadows_special_names()));
+        for (s, v) in pairs {
+            key.push(Atom::Name(s));
+            key.push(v);
         }
+        key
     }
 
-    fn group(&mut self, unit: u32, ad: &AdRef) -> u32 {
+    fn group(&mut self, unit: u32, ad: &AdRef, columns: &mut HashMap<Symbol, Column>) -> u32 {
         let u = unit as usize;
         if u < self.group_of.len() && self.group_of[u] != NONE {
             return self.group_of[u];
@@ -193,9 +243,25 @@ impl Projection {
         if self.group_of.len() <= u {
             self.group_of.resize(u + 1, NONE);
         }
-        let key = self.key(ad);
         let next = self.reps.len() as u32;
-        let g = *self.groups.entry(key).or_insert(next);
+        let g = match &self.symbols {
+            Some(symbols) => {
+                // An ad that defines `target` or `my` reads even its
+                // clauses' constants differently: never in another's group.
+                let key: Vec<u32> = std::iter::once(u32::from(ad.body.shadows_special_names()))
+                    .chain(
+                        symbols
+                            .iter()
+                            .map(|s| columns.entry(s.clone()).or_default().id(unit, ad, s)),
+                    )
+                    .collect();
+                *self.groups_by_id.entry(key).or_insert(next)
+            }
+            None => {
+                let key = self.key(ad);
+                *self.groups.entry(key).or_insert(next)
+            }
+        };
         if g == next {
             self.reps.push(unit);
         }
@@ -208,9 +274,35 @@ impl Projection {
         1 - self.side
     }
 
-    fn assign_all(&mut self, ads: &[AdRef]) {
+    /// Groups every ad of the side, from the columns of the projection's
+    /// names (all computed) or, over every name, from the ads' atoms.
+    fn assign_all(&mut self, ads: &[AdRef], columns: &HashMap<Symbol, Column>) {
+        let Some(symbols) = &self.symbols else {
+            for (u, ad) in ads.iter().enumerate() {
+                self.group(u as u32, ad, &mut HashMap::default());
+            }
+            return;
+        };
+        let ids: Vec<&[u32]> = symbols
+            .iter()
+            .map(|s| columns.get(s).map_or(&[][..], |c| &c.of_unit[..]))
+            .collect();
+        self.group_of = Vec::with_capacity(ads.len());
+        let mut key = Vec::with_capacity(symbols.len() + 1);
         for (u, ad) in ads.iter().enumerate() {
-            self.group(u as u32, ad);
+            key.clear();
+            key.push(u32::from(ad.body.shadows_special_names()));
+            key.extend(ids.iter().map(|list| list[u]));
+            let next = self.reps.len() as u32;
+            let g = match self.groups_by_id.get(&key) {
+                Some(&g) => g,
+                None => {
+                    self.groups_by_id.insert(key.clone(), next);
+                    self.reps.push(u as u32);
+                    next
+                }
+            };
+            self.group_of.push(g);
         }
     }
 }
@@ -223,16 +315,27 @@ enum PredKind {
     Clause(Arc<Program>),
 }
 
-/// A clause `operand op TARGET.name` (or the other way round), computed
-/// as one operator application per pair once the operand (per MY group)
-/// and `TARGET.name` (per TARGET group) are known, where both read only
-/// their own ad.
+/// A clause `f(MY) op g(TARGET)`, a comparison whose one operand reads
+/// only its own ad and whose other reads only the other ad's attributes
+/// (`TARGET.Memory >= RequestMemory`, `TARGET.GLIDEIN_ToDie - time() >
+/// MY.MaxWallTimeMins * 60`): a column kernel. `f` is computed once per
+/// MY group and `g` once per TARGET group, both checked per ad to read
+/// nothing else; the comparison then runs in a tight loop over the TARGET
+/// groups' values.
 struct Split {
     op: classad::syntax::BinaryOp,
     operand: Arc<Expr>,
     program: Arc<Program>,
-    name: Symbol,
+    target: TargetOperand,
     target_left: bool,
+}
+
+/// The TARGET side of a split clause.
+enum TargetOperand {
+    /// `TARGET.name`: the attribute itself, most often a literal.
+    Name(Symbol),
+    /// An expression reading only `TARGET.name`s (these names).
+    Expr(Arc<Program>, Vec<Symbol>),
 }
 
 struct Pred {
@@ -356,6 +459,8 @@ pub(crate) struct Engine {
     edges: [HashMap<String, Arc<Refs>>; 2],
     refs_memo: HashMap<usize, Arc<Refs>>,
     projections: Vec<Projection>,
+    /// Per side, the column of each name some projection reads.
+    columns: [HashMap<Symbol, Column>; 2],
     projection_index: HashMap<(usize, Names), u32>,
     preds: Vec<Pred>,
     pred_index: HashMap<(usize, String), u32>,
@@ -416,6 +521,7 @@ impl Engine {
             edges: [HashMap::default(), HashMap::default()],
             refs_memo: HashMap::default(),
             projections: Vec::new(),
+            columns: [HashMap::default(), HashMap::default()],
             projection_index: HashMap::default(),
             preds: Vec::new(),
             pred_index: HashMap::default(),
@@ -484,7 +590,27 @@ impl Engine {
                 engine.read_through[1 - pred.side].insert(pred.target);
             }
         }
+        // The columns of every name a used projection reads, then the
+        // projections' groups from them, in parallel.
+        let mut names: ahash::AHashSet<(usize, Symbol)> = Default::default();
+        for (p, &used) in engine.projections.iter().zip(&used) {
+            if used && let Some(symbols) = &p.symbols {
+                names.extend(symbols.iter().map(|s| (p.side, s.clone())));
+            }
+        }
+        let names: Vec<(usize, Symbol)> = names.into_iter().collect();
         let units = &engine.units;
+        let mut columns: Vec<Column> = Vec::new();
+        run_pool(threads, || {
+            columns = names
+                .par_iter()
+                .map(|(side, symbol)| Column::over(&units[*side], symbol))
+                .collect();
+        })?;
+        for ((side, symbol), column) in names.into_iter().zip(columns) {
+            engine.columns[side].insert(symbol, column);
+        }
+        let columns = &engine.columns;
         let projections = &mut engine.projections;
         run_pool(threads, || {
             projections
@@ -493,7 +619,7 @@ impl Engine {
                 .filter(|(_, used)| *used)
                 .for_each(|(p, _)| {
                     let t = std::time::Instant::now();
-                    p.assign_all(&units[p.side]);
+                    p.assign_all(&units[p.side], &columns[p.side]);
                     if trace && t.elapsed().as_millis() > 5 {
                         eprintln!(
                             "    projection side {} {:?}: {} groups, {:.3} s",
@@ -589,8 +715,11 @@ impl Engine {
         for (list, preds) in [(&mut info.requirements, reqs), (&mut info.values, values)] {
             for &p in preds {
                 let own = self.preds[p as usize].own;
-                let g =
-                    self.projections[own as usize].group(unit, &self.units[side][unit as usize]);
+                let g = self.projections[own as usize].group(
+                    unit,
+                    &self.units[side][unit as usize],
+                    &mut self.columns[side],
+                );
                 let next = self.instances.len() as u32;
                 let i = *self.instance_index.entry((p, g)).or_insert(next);
                 if i == next {
@@ -623,7 +752,11 @@ impl Engine {
         key.push(NONE);
         let through: Vec<u32> = self.read_through[side].iter().copied().collect();
         for p in through {
-            key.push(self.projections[p as usize].group(unit, &self.units[side][unit as usize]));
+            key.push(self.projections[p as usize].group(
+                unit,
+                &self.units[side][unit as usize],
+                &mut self.columns[side],
+            ));
         }
         let next = self.cluster_reps[side].len() as u32;
         let c = *self.clusters[side].entry(key).or_insert(next);
@@ -703,6 +836,7 @@ impl Engine {
         let mut own = BTreeSet::new();
         let mut target = BTreeSet::new();
         let mut opaque = false;
+        let mut symmetric = false;
         let mut seen = ahash::AHashSet::new();
         for u in 0..self.units[side].len() {
             let ad = self.units[side][u].clone();
@@ -729,6 +863,7 @@ impl Engine {
             }
             let r = self.refs_of_attribute(attribute);
             opaque |= r.opaque;
+            symmetric |= r.symmetric;
             own.extend(r.own.iter().cloned());
             target.extend(r.target.iter().cloned());
             if opaque {
@@ -739,6 +874,7 @@ impl Engine {
             own: own.into_iter().collect(),
             target: target.into_iter().collect(),
             opaque,
+            symmetric,
         });
         self.edges[side].insert(name.to_string(), e.clone());
         e
@@ -750,20 +886,27 @@ impl Engine {
         let mut sets: [BTreeSet<String>; 2] = [BTreeSet::new(), BTreeSet::new()];
         let mut all = [false, false];
         let mut queue: Vec<(usize, String)> = Vec::new();
-        let add =
-            |s: usize, n: &str, sets: &mut [BTreeSet<String>; 2], q: &mut Vec<(usize, String)>| {
+        // Symmetric (a `countMatches` on the way): every name on both sides.
+        let mut symmetric = start.symmetric;
+        let add = |s: usize,
+                   n: &str,
+                   symmetric: bool,
+                   sets: &mut [BTreeSet<String>; 2],
+                   q: &mut Vec<(usize, String)>| {
+            for s in [s, 1 - s].into_iter().take(1 + usize::from(symmetric)) {
                 if sets[s].insert(n.to_string()) {
                     q.push((s, n.to_string()));
                 }
-            };
+            }
+        };
         if start.opaque {
             all = [true, true];
         }
         for n in &start.own {
-            add(side, n, &mut sets, &mut queue);
+            add(side, n, symmetric, &mut sets, &mut queue);
         }
         for n in &start.target {
-            add(1 - side, n, &mut sets, &mut queue);
+            add(1 - side, n, symmetric, &mut sets, &mut queue);
         }
         while let Some((s, n)) = queue.pop() {
             if all[0] && all[1] {
@@ -773,11 +916,21 @@ impl Engine {
             if e.opaque {
                 all = [true, true];
             }
+            if e.symmetric && !symmetric {
+                symmetric = true;
+                // The names found so far, mirrored.
+                for s in [0, 1] {
+                    let names: Vec<String> = sets[s].iter().cloned().collect();
+                    for m in names {
+                        add(1 - s, &m, false, &mut sets, &mut queue);
+                    }
+                }
+            }
             for m in &e.own {
-                add(s, m, &mut sets, &mut queue);
+                add(s, m, symmetric, &mut sets, &mut queue);
             }
             for m in &e.target {
-                add(1 - s, m, &mut sets, &mut queue);
+                add(1 - s, m, symmetric, &mut sets, &mut queue);
             }
         }
         let names = |i: usize, sets: &mut [BTreeSet<String>; 2]| {
@@ -812,6 +965,7 @@ impl Engine {
             texts: HashMap::default(),
             symbols,
             groups: HashMap::default(),
+            groups_by_id: HashMap::default(),
             group_of: Vec::new(),
             reps: Vec::new(),
         });
@@ -844,8 +998,7 @@ impl Engine {
         }
         let start = Refs {
             own: vec![name.to_ascii_lowercase()],
-            target: Vec::new(),
-            opaque: false,
+            ..Refs::default()
         };
         let id = self.make_pred(side, key, PredKind::Attr(Symbol::new(name)), &start);
         self.preds[id as usize].text = name.to_string();
@@ -866,15 +1019,24 @@ impl Engine {
         let program = classad::compile(expr).ok()?;
         let mut start = Refs::default();
         refs::collect(expr, &self.registry, self.strict, &mut start);
-        let split = refs::target_comparison(expr).and_then(|(op, operand, name, target_left)| {
-            Some(Split {
-                op,
-                program: Arc::new(classad::compile(operand).ok()?),
-                operand: Arc::new(operand.clone()),
-                name: Symbol::new(&name),
-                target_left,
-            })
-        });
+        let split = refs::target_comparison(expr, &self.registry, self.strict).and_then(
+            |(op, operand, target_expr, names, target_left)| {
+                let target = match refs::plain_target_name(target_expr) {
+                    Some(name) => TargetOperand::Name(Symbol::new(&name)),
+                    None => TargetOperand::Expr(
+                        Arc::new(classad::compile(target_expr).ok()?),
+                        names.iter().map(Symbol::new).collect(),
+                    ),
+                };
+                Some(Split {
+                    op,
+                    program: Arc::new(classad::compile(operand).ok()?),
+                    operand: Arc::new(operand.clone()),
+                    target,
+                    target_left,
+                })
+            },
+        );
         let id = self.make_pred(side, key, PredKind::Clause(Arc::new(program)), &start);
         self.preds[id as usize].split = split;
         Some(id)
@@ -1160,35 +1322,51 @@ impl Engine {
         };
         let target = &self.projections[pred.target as usize];
         let my_side = &self.units[pred.side];
-        let Some(any_my) = my_side.first() else {
-            return Vec::new();
+        let Some(any_my) = my_side.iter().find(|a| !a.body.shadows_special_names()) else {
+            return vec![None; target.reps.len()];
         };
         target
             .reps
             .iter()
-            .map(|&u| {
-                let ad = &self.units[1 - pred.side][u as usize];
-                match ad.body.slot(&split.name) {
-                    None => Some(Value::Undefined),
-                    // A literal reads nothing: most of these (`Memory`).
-                    Some(slot) if let Some(value) = scalar_constant(ad, slot) => Some(value),
-                    Some(slot) => {
-                        let source = ad.body.attribute(slot).source.clone();
-                        if refs::self_contained(
-                            ad,
-                            &source,
-                            &self.registry,
-                            self.strict,
-                            &mut vec![split.name.text().to_string()],
-                        ) {
-                            scalar(vm.evaluate_attribute(ad, &split.name, Some(any_my)))
-                        } else {
-                            None
-                        }
-                    }
-                }
-            })
+            .map(|&u| self.target_value(vm, split, &self.units[1 - pred.side][u as usize], any_my))
             .collect()
+    }
+
+    /// The TARGET operand of a split clause in `ad` (the other side's ad
+    /// of a match with `my`, which does not redefine `target`), when it
+    /// reads nothing but `ad` and is a scalar.
+    fn target_value(&self, vm: &mut Vm, split: &Split, ad: &AdRef, my: &AdRef) -> Option<Value> {
+        // The attribute reads only its own ad (a literal reads nothing:
+        // most of these, `Memory`); absent, `TARGET.name` is UNDEFINED.
+        let contained = |name: &Symbol| match ad.body.slot(name) {
+            None => true,
+            Some(slot) if scalar_constant(ad, slot).is_some() => true,
+            Some(slot) => {
+                let source = ad.body.attribute(slot).source.clone();
+                refs::self_contained(
+                    ad,
+                    &source,
+                    &self.registry,
+                    self.strict,
+                    &mut vec![name.text().to_string()],
+                )
+            }
+        };
+        match &split.target {
+            TargetOperand::Name(name) => match ad.body.slot(name) {
+                None => Some(Value::Undefined),
+                Some(slot) if let Some(value) = scalar_constant(ad, slot) => Some(value),
+                Some(_) if contained(name) => scalar(vm.evaluate_attribute(ad, name, Some(my))),
+                Some(_) => None,
+            },
+            TargetOperand::Expr(program, names) => {
+                if names.iter().all(contained) {
+                    scalar(vm.evaluate_in_match(program, my, ad))
+                } else {
+                    None
+                }
+            }
+        }
     }
 
     /// The value of instance `i` against unit `unit` of the other side,
@@ -1200,8 +1378,11 @@ impl Engine {
             let p = &self.preds[pred as usize];
             (p.side, p.target)
         };
-        let g = self.projections[target as usize].group(unit, &self.units[1 - side][unit as usize])
-            as usize;
+        let g = self.projections[target as usize].group(
+            unit,
+            &self.units[1 - side][unit as usize],
+            &mut self.columns[1 - side],
+        ) as usize;
         let inst = &mut self.instances[i as usize];
         if let Some(v) = inst.values.get(g) {
             return v;
@@ -1266,22 +1447,7 @@ impl Engine {
         let theirs = match self.target_operands.get(&(p, g)) {
             Some(t) => t.clone(),
             None => {
-                let t = match other.body.slot(&split.name) {
-                    None => Some(Value::Undefined),
-                    Some(slot) if let Some(value) = scalar_constant(other, slot) => Some(value),
-                    Some(slot) => {
-                        let source = other.body.attribute(slot).source.clone();
-                        refs::self_contained(
-                            other,
-                            &source,
-                            &self.registry,
-                            self.strict,
-                            &mut vec![split.name.text().to_string()],
-                        )
-                        .then(|| scalar(vm.evaluate_attribute(other, &split.name, Some(my))))
-                        .flatten()
-                    }
-                };
+                let t = self.target_value(vm, split, other, my);
                 self.target_operands.insert((p, g), t.clone());
                 t
             }

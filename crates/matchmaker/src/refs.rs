@@ -14,6 +14,12 @@ pub(crate) struct Refs {
     pub target: Vec<String>,
     /// The expression may read any attribute of either ad.
     pub opaque: bool,
+    /// Every name it reads may be read in either ad, and so may every name
+    /// those names' attributes read: `countMatches` and
+    /// `evalInEachContext` evaluate an expression inside ads of a list
+    /// (nested ads of either side, whose lookups go on outward), starting
+    /// from wherever the lookup of their first argument ended.
+    pub symmetric: bool,
 }
 
 const SPECIAL: [&str; 6] = ["my", "target", "self", "parent", "root", "toplevel"];
@@ -37,6 +43,16 @@ fn strip(expr: &Expr) -> &Expr {
 /// functions not listed here are treated the same way, so a function
 /// added later is safe by default.
 const TRANSPARENT_LAZY: [&str; 2] = ["unparse", "debug"];
+
+/// Lazy functions that evaluate their first argument in each ad of the
+/// list their second argument gives. Their names are static (the
+/// argument's names, and those of the attribute it names), but may be
+/// looked up in either ad of the match: they make the reads symmetric.
+const IN_EACH_CONTEXT: [&str; 2] = ["countmatches", "evalineachcontext"];
+
+fn in_each_context(name: &str) -> bool {
+    IN_EACH_CONTEXT.iter().any(|t| t.eq_ignore_ascii_case(name))
+}
 
 /// Collects the references of `expr` into `out`. In non-strict mode an
 /// unscoped name may fall back to TARGET, so it counts on both sides.
@@ -75,8 +91,12 @@ pub(crate) fn collect(expr: &Expr, registry: &Registry, strict: bool, out: &mut 
                     .iter()
                     .any(|t| t.eq_ignore_ascii_case(&name.text()))
             {
-                out.opaque = true;
-                return;
+                if in_each_context(&name.text()) {
+                    out.symmetric = true;
+                } else {
+                    out.opaque = true;
+                    return;
+                }
             }
             for arg in args {
                 collect(arg, registry, strict, out);
@@ -287,11 +307,22 @@ pub(crate) fn self_contained(
     }
 }
 
-/// A comparison with `TARGET.name` on one side: `(op, other operand, name,
-/// whether TARGET.name is the left operand)`.
-pub(crate) fn target_comparison(
-    expr: &Expr,
-) -> Option<(classad::syntax::BinaryOp, &Expr, String, bool)> {
+/// A comparison with an operand that reads only the other ad's attributes
+/// (`TARGET.name`, or an expression of `TARGET.name`s, constants and
+/// functions that are not lazy): `(op, the other operand, that operand,
+/// the names it reads, whether it is the left operand)`.
+#[allow(clippy::type_complexity)]
+pub(crate) fn target_comparison<'e>(
+    expr: &'e Expr,
+    registry: &Registry,
+    strict: bool,
+) -> Option<(
+    classad::syntax::BinaryOp,
+    &'e Expr,
+    &'e Expr,
+    Vec<String>,
+    bool,
+)> {
     use classad::syntax::BinaryOp as B;
     let ExprKind::Binary { op, lhs, rhs } = &strip(expr).kind else {
         return None;
@@ -309,7 +340,26 @@ pub(crate) fn target_comparison(
     ) {
         return None;
     }
-    let target_name = |e: &Expr| match &strip(e).kind {
+    let target_only = |e: &Expr| {
+        let mut r = Refs::default();
+        collect(e, registry, strict, &mut r);
+        let mut names = r.target;
+        names.sort_unstable();
+        names.dedup();
+        (!r.opaque && !r.symmetric && r.own.is_empty() && !names.is_empty()).then_some(names)
+    };
+    if let Some(names) = target_only(rhs) {
+        return Some((*op, lhs, rhs, names, false));
+    }
+    if let Some(names) = target_only(lhs) {
+        return Some((*op, rhs, lhs, names, true));
+    }
+    None
+}
+
+/// The name of `TARGET.name`.
+pub(crate) fn plain_target_name(expr: &Expr) -> Option<String> {
+    match &strip(expr).kind {
         ExprKind::Select { base, name } => match &strip(base).kind {
             ExprKind::Attribute(b) if b.text().eq_ignore_ascii_case("target") => {
                 Some(name.text().to_ascii_lowercase())
@@ -317,12 +367,5 @@ pub(crate) fn target_comparison(
             _ => None,
         },
         _ => None,
-    };
-    if let Some(n) = target_name(rhs) {
-        return Some((*op, lhs, n, false));
     }
-    if let Some(n) = target_name(lhs) {
-        return Some((*op, rhs, n, true));
-    }
-    None
 }

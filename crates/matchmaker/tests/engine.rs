@@ -760,3 +760,135 @@ fn a_clause_that_exhausts_its_budget_is_still_evaluated_against_every_slot_by_de
     assert_eq!(negotiation.assignments[0].slot, Some(3));
     assert_eq!(pool.analyze(0).rejected_by_job, 3);
 }
+
+/// As `check_all_pairs`, in either scoping mode, on 1 and 2 threads.
+fn check_all_pairs_with(jobs: &[AdRef], slots: &[AdRef], strict: bool) {
+    let mut vm = Vm::new(classad::Options {
+        strict,
+        ..Default::default()
+    });
+    let want: Vec<String> = jobs
+        .iter()
+        .map(|job| {
+            let mut list: Vec<(u32, f64)> = Vec::new();
+            for (s, slot) in slots.iter().enumerate() {
+                if plain_match(&mut vm, job, slot) {
+                    let rank = rank_number(&get(&mut vm, job, "Rank", Some(slot)));
+                    list.push((s as u32, rank));
+                }
+            }
+            format!("{list:?}")
+        })
+        .collect();
+    for threads in [1, 2] {
+        let pool = engine_with(
+            jobs,
+            slots,
+            Policy::default(),
+            Options {
+                strict,
+                threads,
+                ..Options::default()
+            },
+        );
+        let got = pool.all_pairs().unwrap();
+        for (j, want) in want.iter().enumerate() {
+            assert_eq!(
+                &format!("{:?}", got.of_job(j)),
+                want,
+                "job {j} (strict {strict}, threads {threads})"
+            );
+        }
+    }
+}
+
+fn check_both_modes(jobs: &[AdRef], slots: &[AdRef]) {
+    for strict in [false, true] {
+        check_all_pairs_with(jobs, slots, strict);
+        check_negotiation_with(jobs, slots, "", strict);
+    }
+}
+
+/// HTCondor 10+ GPU slots and jobs (`countMatches(MY.RequireGPUs,
+/// TARGET.AvailableGPUs)`), and `evalInEachContext`: the names the
+/// expression reads inside the list's ads can be found in the nested ad,
+/// in the slot around it or in the job, so the clause's groups count them
+/// on both sides. Jobs that differ only in an attribute the nested
+/// evaluation reads as `TARGET.MinCap` (the job, seen from the slot's
+/// nested ad) must not be grouped together, nor slots that differ only in
+/// a top-level attribute the nested evaluation falls back to
+/// (`MinCapability`, `Boost`).
+const GPU_SLOTS: &str = r#"
+[ Name = "g1"; State = "Unclaimed"; Memory = 8192; GPUs_GPU_0 = [ Id = "GPU-0"; Capability = 8.0; GlobalMemoryMb = 40000 ]; GPUs_GPU_1 = [ Id = "GPU-1"; Capability = 8.0; GlobalMemoryMb = 16000 ]; AvailableGPUs = { GPUs_GPU_0, GPUs_GPU_1 }; MinCapability = 7; Boost = 0; Requirements = TARGET.RequestMemory <= MY.Memory ]
+[ Name = "g2"; State = "Unclaimed"; Memory = 8192; GPUs_GPU_0 = [ Id = "GPU-0"; Capability = 8.0; GlobalMemoryMb = 40000 ]; GPUs_GPU_1 = [ Id = "GPU-1"; Capability = 8.0; GlobalMemoryMb = 16000 ]; AvailableGPUs = { GPUs_GPU_0, GPUs_GPU_1 }; MinCapability = 9; Boost = 2; Requirements = TARGET.RequestMemory <= MY.Memory ]
+[ Name = "g3"; State = "Unclaimed"; Memory = 8192; GPUs_GPU_0 = [ Id = "GPU-0"; Capability = 7.0; GlobalMemoryMb = 40000 ]; AvailableGPUs = { GPUs_GPU_0 }; MinCapability = 7; Boost = 0; Requirements = TARGET.RequestMemory <= MY.Memory ]
+[ Name = "g4"; State = "Unclaimed"; Memory = 8192; AvailableGPUs = undefined; Requirements = countMatches(MY.Fits, TARGET.Tokens) > 0; Fits = Size <= Memory; MinCapability = 7 ]
+[ Name = "g5"; State = "Unclaimed"; Memory = 8192; AvailableGPUs = { [ Capability = "8" ], 3, undefined }; MinCapability = 7; Requirements = true ]
+[ Name = "g6"; State = "Unclaimed"; Memory = 4096; GPUs_GPU_0 = [ Id = "GPU-0"; Capability = 8.0; GlobalMemoryMb = 40000 ]; AvailableGPUs = { GPUs_GPU_0, GPUs_GPU_0 }; MinCapability = 7; Boost = 0; Requirements = TARGET.RequestMemory <= MY.Memory ]
+[ Name = "g7"; State = "Unclaimed"; Memory = 8192; GPUs_GPU_0 = [ Id = "GPU-0"; Capability = 8.0; GlobalMemoryMb = 40000 ]; AvailableGPUs = { GPUs_GPU_0 }; MinCapability = 7; Boost = 0; Capability = 99; Requirements = TARGET.RequestMemory <= MY.Memory ]
+"#;
+
+const GPU_JOBS: &str = r#"
+[ ClusterId = 1; ProcId = 0; RequestMemory = 1024; RequestGPUs = 1; RequireGPUs = Capability >= 7.5 && GlobalMemoryMb >= 16000; Requirements = countMatches(MY.RequireGPUs, TARGET.AvailableGPUs) >= RequestGPUs && TARGET.Memory >= RequestMemory; Rank = 1 ]
+[ ClusterId = 1; ProcId = 1; RequestMemory = 1024; RequestGPUs = 2; RequireGPUs = Capability >= 7.5 && GlobalMemoryMb >= 16000; Requirements = countMatches(MY.RequireGPUs, TARGET.AvailableGPUs) >= RequestGPUs && TARGET.Memory >= RequestMemory; Rank = 2 ]
+[ ClusterId = 2; ProcId = 0; RequestMemory = 1024; RequestGPUs = 1; RequireGPUs = Capability >= MinCapability; Requirements = countMatches(RequireGPUs, TARGET.AvailableGPUs) >= RequestGPUs; Rank = countMatches(MY.RequireGPUs, TARGET.AvailableGPUs) ]
+[ ClusterId = 3; ProcId = 0; RequestMemory = 1024; Requirements = size(evalInEachContext(Capability + Boost, TARGET.AvailableGPUs)) > 0 && evalInEachContext(Capability + Boost, TARGET.AvailableGPUs)[0] > 8; Rank = 0 ]
+[ ClusterId = 4; ProcId = 0; RequestMemory = 1024; Size = 10; Tokens = { [ Size = 1 ] }; RequireGPUs = Capability > 1; Requirements = countMatches(RequireGPUs, AvailableGPUs) >= 0; Rank = 3 ]
+[ ClusterId = 5; ProcId = 0; RequestMemory = 1024; RequireGPUs = Requirements; Requirements = countMatches(MY.RequireGPUs, TARGET.AvailableGPUs) == 0; Rank = 4 ]
+[ ClusterId = 6; ProcId = 0; RequestMemory = 1024; MinCap = 7.5; RequireGPUs = Capability >= TARGET.MinCap; Requirements = countMatches(MY.RequireGPUs, TARGET.AvailableGPUs) > 0; Rank = 5 ]
+[ ClusterId = 6; ProcId = 1; RequestMemory = 1024; MinCap = 8.5; RequireGPUs = Capability >= TARGET.MinCap; Requirements = countMatches(MY.RequireGPUs, TARGET.AvailableGPUs) > 0; Rank = 5 ]
+"#;
+
+#[test]
+fn gpu_requests_by_count_matches_equal_the_reference() {
+    let (jobs, slots) = (ads(GPU_JOBS), ads(GPU_SLOTS));
+    check_both_modes(&jobs, &slots);
+}
+
+/// Comparisons `f(MY) op g(TARGET)` whose TARGET side is an expression
+/// (`TARGET.GLIDEIN_ToDie - time()`): computed once per group of each
+/// side, compared in a loop, where each side reads only its own ad. Here
+/// the operands are UNDEFINED, ERROR, reals against integers, NaN, strings
+/// with case, missing, attributes that read the other ad (k5, against
+/// jobs whose `Deadline` differ) or themselves.
+const KERNEL_SLOTS: &str = r#"
+[ Name = "k1"; State = "Unclaimed"; Memory = 4096; ToDie = 4102444800; Site = "T2_US_A"; Speed = 2; Requirements = true ]
+[ Name = "k2"; State = "Unclaimed"; Memory = 4096.0; ToDie = 4102444800.5; Site = "t2_us_a"; Speed = 2.0; Requirements = true ]
+[ Name = "k3"; State = "Unclaimed"; Memory = undefined; ToDie = error; Site = undefined; Speed = real("NaN"); Requirements = true ]
+[ Name = "k4"; State = "Unclaimed"; Site = 7; Speed = "fast"; Requirements = true ]
+[ Name = "k5"; State = "Unclaimed"; Memory = TARGET.RequestMemory * 2; ToDie = TARGET.Deadline + 1; Site = TARGET.Home; Speed = TARGET.Speed; Requirements = true ]
+[ Name = "k6"; State = "Unclaimed"; Memory = Memory + 1; ToDie = Base + 100000; Base = 1; Site = strcat("T2", "_US_A"); Speed = Speed; Requirements = true ]
+[ Name = "k7"; State = "Unclaimed"; Memory = RequestMemory; ToDie = 0; Site = Home; Speed = 1; Requirements = true ]
+[ Name = "k8"; State = "Unclaimed"; Memory = 1024; ToDie = 1e30; Site = "T2_US_A "; Speed = -0.0; Requirements = true ]
+"#;
+
+const KERNEL_JOBS: &str = r#"
+[ ClusterId = 1; ProcId = 0; RequestMemory = 1024; MaxWallTimeMins = 60; Home = "T2_US_A"; Deadline = 5; Speed = 1; Requirements = TARGET.ToDie - time() > MY.MaxWallTimeMins * 60 && TARGET.Memory * 1.0 >= RequestMemory; Rank = TARGET.Speed * 1 ]
+[ ClusterId = 2; ProcId = 0; RequestMemory = 4096; MaxWallTimeMins = 1e40; Home = "t2_us_a"; Requirements = TARGET.Site + "" =?= MY.Home || -TARGET.Speed < -1; Rank = 1 ]
+[ ClusterId = 3; ProcId = 0; RequestMemory = undefined; MaxWallTimeMins = undefined; Home = "T2_US_A"; Requirements = toLower(TARGET.Site) == MY.Home && (TARGET.Memory + 0) isnt undefined; Rank = 2 ]
+[ ClusterId = 4; ProcId = 0; RequestMemory = 2048.0; MaxWallTimeMins = real("NaN"); Home = error; Requirements = MY.MaxWallTimeMins * 60 < TARGET.ToDie - time() || TARGET.Speed * 2 != 4; Rank = 3 ]
+[ ClusterId = 5; ProcId = 0; RequestMemory = 1024; Requirements = RequestMemory <= TARGET.Memory - 1 && TARGET.Speed + 0 >= Speed; Speed = TARGET.Speed; Rank = 4 ]
+[ ClusterId = 7; ProcId = 0; RequestMemory = 512; Home = "T2_US_A"; Requirements = TARGET.Site == Home; Rank = 6 ]
+[ ClusterId = 8; ProcId = 0; RequestMemory = 512; Deadline = 9000000000; MaxWallTimeMins = 60; Requirements = TARGET.ToDie - time() > MY.MaxWallTimeMins * 60; Rank = 7 ]
+[ ClusterId = 9; ProcId = 0; RequestMemory = 512; Requirements = TARGET.ToDie - time() > 3600 && TARGET.Memory - 0 >= 1; Rank = 8 ]
+[ ClusterId = 10; ProcId = 0; RequestMemory = 512; Requirements = TARGET.Memory - 0 >= 1; Rank = 9 ]
+"#;
+
+/// A job that redefines `target`: in it, `TARGET.x` is its own attribute.
+const KERNEL_SHADOWING_JOB: &str = r#"
+[ ClusterId = 6; ProcId = 0; RequestMemory = 512; target = [ Memory = 1; ToDie = 1e12 ]; Requirements = TARGET.Memory - 0 >= 1; Rank = 5 ]
+"#;
+
+#[test]
+fn comparisons_of_a_target_expression_equal_the_reference() {
+    let (jobs, slots) = (ads(KERNEL_JOBS), ads(KERNEL_SLOTS));
+    check_both_modes(&jobs, &slots);
+    // With the job that redefines `target` first: the slots' side of job
+    // 9.0's clauses (which read nothing of the job) is computed against a
+    // job that does not, and job 10.0, whose clause is the same text and
+    // reads nothing of its own ad either, is not in the first job's group. (Without the slots whose attributes read the job:
+    // the job's ads would then make every clause read everything.)
+    let jobs = ads(&format!("{KERNEL_SHADOWING_JOB}{KERNEL_JOBS}"));
+    let slots: Vec<AdRef> = [0, 1, 2, 3, 7].map(|s| slots[s].clone()).to_vec();
+    check_both_modes(&jobs, &slots);
+}
