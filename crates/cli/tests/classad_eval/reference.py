@@ -3,7 +3,7 @@
 HTCondor 25 ships classad_eval as a small Python program over classad2
 that the pip package lacks; this is an independent reading of its man page
 (docs/man-pages/classad_eval.rst) and of the behaviour described in
-issue 11, used as the oracle of tests/classad_eval.rs.
+issue 11, used as the oracle of tests/it/classad_eval.rs.
 
 Usage: python reference.py ARG...   (the arguments of one invocation)
 Prints what classad_eval prints on standard output; exit status 0, or 1
