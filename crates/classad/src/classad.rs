@@ -24,6 +24,8 @@ fn parser() -> Parser {
 /// A ClassAd: attributes (names ignore case, as in HTCondor) bound to
 /// expressions, in the order they were defined.
 ///
+/// # Examples
+///
 /// ```
 /// use classad::ClassAd;
 /// let mut job: ClassAd = "[Owner = \"alice\"; RequestMemory = 2048]".parse().unwrap();
@@ -48,6 +50,8 @@ impl ClassAd {
     }
 
     /// The ad of a tree.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let tree = classad::syntax::parse_ad("[a = 1]").unwrap();
@@ -75,6 +79,13 @@ impl ClassAd {
     /// prints). A line that cannot be read is an error, as for HTCondor's
     /// `initAdFromString`; a reader of ad files ([`read_ads`]) keeps the
     /// lines before it instead, as HTCondor's file readers do.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Read`] (with the line and column) when a line cannot be read,
+    /// and [`Error::Other`] when the text holds more than one ad.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let ad = classad::ClassAd::parse_old("A = 1\nB = A + 1\n").unwrap();
@@ -105,6 +116,13 @@ impl ClassAd {
 
     /// Reads an ad in HTCondor's JSON form (one object).
     ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] or [`Error::Read`] (with the line and column) when the
+    /// text is not one object of HTCondor's JSON form.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// let ad = classad::ClassAd::from_json(r#"{"a": 1, "b": "\/Expr(a + 1)\/"}"#).unwrap();
     /// assert_eq!(ad.get::<i64>("b").unwrap(), 2);
@@ -118,6 +136,13 @@ impl ClassAd {
 
     /// Reads an ad in HTCondor's XML form (one `<c>`).
     ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] or [`Error::Read`] (with the line and column) when the
+    /// text is not one `<c>` of HTCondor's XML form.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// let ad = classad::ClassAd::from_xml(r#"<c><a n="a"><i>1</i></a></c>"#).unwrap();
     /// assert_eq!(ad.to_xml(), "<c>\n    <a n=\"a\"><i>1</i></a>\n</c>\n");
@@ -130,6 +155,8 @@ impl ClassAd {
     }
 
     /// The ad in old syntax, one `Name = expr` line each.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 1; b = a =?= 2]".parse().unwrap();
@@ -171,6 +198,8 @@ impl ClassAd {
     /// Sets attribute `name` to a Rust value (see [`IntoExpr`]); a name
     /// already there (ignoring case) keeps its place and spelling.
     ///
+    /// # Examples
+    ///
     /// ```
     /// let mut ad = classad::ClassAd::new();
     /// ad.insert("n", 3);
@@ -188,6 +217,14 @@ impl ClassAd {
 
     /// Sets attribute `name` to an expression written in new syntax.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] when `text` is not one expression, [`Error::Compile`]
+    /// when it cannot be compiled (see [`crate::compile`]); the ad is
+    /// unchanged then.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// let mut ad = classad::ClassAd::new();
     /// ad.insert_expr("Rank", "Memory * 2").unwrap();
@@ -202,6 +239,8 @@ impl ClassAd {
     }
 
     /// The expression of attribute `name` (ignoring case), unevaluated.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let ad: classad::ClassAd = "[a = b + 1]".parse().unwrap();
@@ -276,6 +315,11 @@ impl ClassAd {
     }
 
     /// The compiled ad, compiled on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Compile`] when an attribute cannot be compiled (see
+    /// [`crate::compile`]).
     pub fn compiled(&self) -> Result<AdRef, Error> {
         if let Some(ad) = self.compiled.get() {
             return Ok(ad.clone());
@@ -287,6 +331,8 @@ impl ClassAd {
     /// Evaluates attribute `name`: UNDEFINED when there is none, ERROR when
     /// the ad cannot be compiled.
     ///
+    /// # Examples
+    ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 2; b = a * 21]".parse().unwrap();
     /// assert_eq!(ad.evaluate("b"), classad::Value::Int(42));
@@ -297,6 +343,8 @@ impl ClassAd {
     }
 
     /// Evaluates attribute `name` with `target` as TARGET.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let job: classad::ClassAd = "[r = TARGET.Memory >= 1024]".parse().unwrap();
@@ -329,6 +377,14 @@ impl ClassAd {
 
     /// Evaluates an expression in the ad.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] or [`Error::Compile`] when `text` cannot be read or
+    /// compiled, or the ad compiled. An evaluation that fails is no error: its
+    /// value is ERROR.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// let ad: classad::ClassAd = "[Memory = 2048]".parse().unwrap();
     /// assert_eq!(ad.evaluate_expr("Memory / 1024").unwrap(), classad::Value::Int(2));
@@ -338,6 +394,12 @@ impl ClassAd {
     }
 
     /// Evaluates an expression in the ad with `target` as TARGET.
+    ///
+    /// # Errors
+    ///
+    /// As [`ClassAd::evaluate_expr`], and when `target` cannot be compiled.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let job: classad::ClassAd = "[RequestMemory = 1024]".parse().unwrap();
@@ -365,6 +427,8 @@ impl ClassAd {
     /// HTCondor's symmetric match: each ad's `Requirements` is `true` with
     /// the other as TARGET.
     ///
+    /// # Examples
+    ///
     /// ```
     /// let job: classad::ClassAd = "[Requirements = TARGET.Memory > 1000]".parse().unwrap();
     /// let big: classad::ClassAd = "[Memory = 2048; Requirements = true]".parse().unwrap();
@@ -383,6 +447,12 @@ impl ClassAd {
     /// are known are replaced by them, constant parts are computed, and
     /// what depends on other attributes stays.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] when `text` is not one expression.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 1; k = a * 2]".parse().unwrap();
     /// let flat = ad.flatten("x > a + 1 && k == 2").unwrap();
@@ -394,6 +464,8 @@ impl ClassAd {
     }
 
     /// [`ClassAd::flatten`] of a tree.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 2; r = TARGET.Cpus >= a]".parse().unwrap();
@@ -413,6 +485,12 @@ impl ClassAd {
     /// following the ad's own attributes (`classad2.ClassAd.externalRefs`):
     /// sorted, each once, selections written out (`TARGET.Memory`).
     ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] when `text` is not one expression.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 1; b = a + x]".parse().unwrap();
     /// assert_eq!(ad.external_refs("b + TARGET.Memory + y").unwrap(), ["TARGET.Memory", "x", "y"]);
@@ -423,6 +501,12 @@ impl ClassAd {
 
     /// The ad's own attributes an expression uses, directly or through
     /// other attributes (`classad2.ClassAd.internalRefs`), sorted.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] when `text` is not one expression.
+    ///
+    /// # Examples
     ///
     /// ```
     /// let ad: classad::ClassAd = "[a = 1; b = a + x; c = 3]".parse().unwrap();
@@ -495,6 +579,15 @@ impl ClassAd {
     /// Evaluates attribute `name` and converts it to `T` (see
     /// [`FromValue`]).
     ///
+    /// # Errors
+    ///
+    /// [`GetError::Missing`] when there is no such attribute (unless `T` takes
+    /// a missing one, as `Option<T>` does), [`GetError::Undefined`] or
+    /// [`GetError::Error`] when it evaluates to UNDEFINED or ERROR, and
+    /// [`GetError::WrongType`] when its value is not a `T`.
+    ///
+    /// # Examples
+    ///
     /// ```
     /// use classad::{ClassAd, GetError};
     /// let ad: ClassAd = "[n = 3; s = \"x\"; u = undefined; l = {1, 2}]".parse().unwrap();
@@ -517,6 +610,20 @@ impl FromStr for ClassAd {
     type Err = Error;
 
     /// Reads an ad in new syntax: `[a = 1; b = a + 1]`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] (with the line and column) when the text is not one
+    /// ad in new syntax.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let ad: classad::ClassAd = "[a = 1; b = a + 1]".parse().unwrap();
+    /// assert_eq!(ad.len(), 2);
+    /// let bad = "[a = 1; b = ]".parse::<classad::ClassAd>().unwrap_err();
+    /// assert!(matches!(bad, classad::Error::Parse(_)));
+    /// ```
     fn from_str(text: &str) -> Result<ClassAd, Error> {
         Ok(ClassAd::from_ast(parser().parse_ad(text)?))
     }
@@ -556,6 +663,20 @@ impl From<AdExpr> for ClassAd {
 }
 
 /// Why [`ClassAd::get`] gave no value.
+///
+/// # Examples
+///
+/// ```
+/// use classad::{ClassAd, GetError};
+/// let ad: ClassAd = "[n = \"three\"]".parse().unwrap();
+/// match ad.get::<i64>("n") {
+///     Err(GetError::WrongType { name, expected, found }) => {
+///         assert_eq!((name.as_str(), found.as_str()), ("n", "\"three\""));
+///         assert!(!expected.is_empty());
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum GetError {
     /// The ad has no attribute of that name.
@@ -934,6 +1055,18 @@ pub fn quote(text: &str) -> String {
 }
 
 /// The text of a ClassAd string literal (`classad2.unquote`).
+///
+/// # Errors
+///
+/// [`Error::Parse`] when `literal` is not an expression, [`Error::Other`]
+/// when it is not one string literal or its text is not UTF-8.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(classad::unquote(r#""a\tb""#).unwrap(), "a\tb");
+/// assert!(classad::unquote("a + 1").is_err());
+/// ```
 pub fn unquote(literal: &str) -> Result<String, Error> {
     let expr = classad_syntax::parse_expression(literal)?;
     match expr.into_kind() {
@@ -954,6 +1087,8 @@ pub fn unquote(literal: &str) -> Result<String, Error> {
 /// [`Ads::refuse_partial_ads`] makes such an ad an error instead (an ad
 /// whose first line cannot be read is one either way).
 ///
+/// # Examples
+///
 /// ```
 /// let text = "A = 1\n\nA = 2 +\n\nA = 3\nB = 4 +\nC = 5\n";
 /// let mut reader = classad::read_ads(text.as_bytes()).unwrap();
@@ -969,6 +1104,12 @@ pub fn unquote(literal: &str) -> Result<String, Error> {
 /// let refused: Vec<_> = classad::read_ads(text.as_bytes()).unwrap().refuse_partial_ads().collect();
 /// assert!(refused[2].is_err());
 /// ```
+///
+/// # Errors
+///
+/// [`Error::Other`] when the input cannot be read before its first ad
+/// (its first bytes say the format). The errors of each ad come from the
+/// iterator, with the ad's number, line and column.
 pub fn read_ads<R: Read>(input: R) -> Result<Ads<R>, Error> {
     thread_local! {
         // One parser per thread for every reading, kept so that the

@@ -45,6 +45,20 @@ pub use classad::{
 pub use serde_impl::{from_ad, to_ad};
 
 /// Why a text could not be read, or an expression not compiled.
+///
+/// Evaluation never fails with an `Error`: an expression whose evaluation
+/// fails has the value ERROR ([`Value::Error`]), as in HTCondor.
+///
+/// # Examples
+///
+/// ```
+/// match classad::evaluate_str("1 +") {
+///     Err(classad::Error::Parse(e)) => assert!(e.to_string().contains("column")),
+///     other => panic!("{other:?}"),
+/// }
+/// assert!(matches!(classad::evaluate_str("absTime(\"nonsense\")"), Err(classad::Error::Compile(_))));
+/// assert_eq!(classad::evaluate_str("1 + \"a\"").unwrap(), classad::Value::Error);
+/// ```
 #[derive(Clone, Debug)]
 pub enum Error {
     /// The text is not ClassAd.
@@ -89,6 +103,12 @@ impl From<compiler::CompileError> for Error {
 }
 
 /// Compiles an expression with the standard functions.
+///
+/// # Errors
+///
+/// [`Error::Compile`] when the expression cannot be compiled: `absTime` or
+/// `relTime` of a literal string that is not a time (HTCondor's parser
+/// refuses those), a call of more than 65,535 arguments.
 pub fn compile(expr: &Expr) -> Result<Program, Error> {
     compile_with(&stdlib::shared_registry(), expr)
 }
@@ -96,6 +116,14 @@ pub fn compile(expr: &Expr) -> Result<Program, Error> {
 /// Compiles an expression with the functions of `registry`: the way to
 /// call functions of your own (the counterpart of HTCondor's
 /// `CLASSAD_USER_LIBS`).
+///
+/// # Errors
+///
+/// [`Error::Compile`] when the expression cannot be compiled: `absTime` or
+/// `relTime` of a literal string that is not a time (HTCondor's parser
+/// refuses those), a call of more than 65,535 arguments.
+///
+/// # Examples
 ///
 /// ```
 /// use classad::vm::{Arguments, Builtin, Function, Value};
@@ -134,6 +162,10 @@ pub fn compile_with(registry: &vm::Registry, expr: &Expr) -> Result<Program, Err
 }
 
 /// Compiles an ad into a top-level ad ready for evaluation.
+///
+/// # Errors
+///
+/// [`Error::Compile`] when an attribute cannot be compiled (see [`compile`]).
 pub fn ad_from_ast(ad: &AdExpr) -> Result<AdRef, Error> {
     ad_from_ast_with(&stdlib::shared_registry(), ad)
 }
@@ -142,6 +174,10 @@ pub fn ad_from_ast(ad: &AdExpr) -> Result<AdRef, Error> {
 /// thread share the programs of identical attributes (see
 /// [`compiler::CompileCache`]), which keeps matching over a large pool in
 /// cache.
+///
+/// # Errors
+///
+/// [`Error::Compile`] when an attribute cannot be compiled (see [`compile`]).
 pub fn ad_from_ast_with(registry: &vm::Registry, ad: &AdExpr) -> Result<AdRef, Error> {
     thread_local! {
         static CACHE: compiler::CompileCache = compiler::CompileCache::new();
@@ -156,6 +192,10 @@ pub fn ad_from_ast_with(registry: &vm::Registry, ad: &AdExpr) -> Result<AdRef, E
 /// whole pool, shared by the threads reading it
 /// ([`compiler::CompileCache::for_pool`]), keeps each repeated attribute
 /// once.
+///
+/// # Errors
+///
+/// [`Error::Compile`] when an attribute cannot be compiled (see [`compile`]).
 pub fn ad_from_ast_cached(cache: &compiler::CompileCache, ad: &AdExpr) -> Result<AdRef, Error> {
     let registry = stdlib::shared_registry();
     let body = compiler::Compiler::with_cache(&registry, cache).compile_ad(ad)?;
@@ -168,6 +208,18 @@ pub fn empty_ad() -> AdRef {
 }
 
 /// Parses and evaluates one expression in an empty ad.
+///
+/// # Errors
+///
+/// [`Error::Parse`] when `source` is not one expression, [`Error::Compile`]
+/// when it cannot be compiled (see [`compile`]); a failed evaluation is the
+/// value ERROR.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(classad::evaluate_str("strcat(\"x\", 1 + 2)").unwrap(), classad::Value::string("x3"));
+/// ```
 pub fn evaluate_str(source: &str) -> Result<Value, Error> {
     let program = compile(&syntax::parse_expression(source)?)?;
     Ok(Vm::default().evaluate(&program, &empty_ad()))

@@ -166,6 +166,69 @@ impl std::fmt::Display for ExpandError {
 
 impl std::error::Error for ExpandError {}
 
+/// Why a user map the configuration names (`CLASSAD_USER_MAPFILE_<name>`,
+/// `CLASSAD_USER_MAPDATA_<name>`) could not be installed.
+#[derive(Debug)]
+pub enum UserMapError {
+    /// The map's definition does not expand.
+    Expand {
+        /// The map's name.
+        name: String,
+        /// Why it does not expand.
+        error: ExpandError,
+    },
+    /// The map file cannot be read.
+    Unreadable {
+        /// The map's name.
+        name: String,
+        /// The file, as the configuration names it.
+        path: String,
+        /// Why it cannot be read.
+        error: std::io::Error,
+    },
+    /// The map's text is not a user map (the standard library's reason,
+    /// from `classad::stdlib::env::set_user_map`).
+    Invalid {
+        /// The map's name.
+        name: String,
+        /// Why the text is not a map.
+        message: String,
+    },
+}
+
+impl UserMapError {
+    /// The name of the map.
+    pub fn name(&self) -> &str {
+        match self {
+            UserMapError::Expand { name, .. }
+            | UserMapError::Unreadable { name, .. }
+            | UserMapError::Invalid { name, .. } => name,
+        }
+    }
+}
+
+impl std::fmt::Display for UserMapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UserMapError::Expand { error, .. } => error.fmt(f),
+            UserMapError::Unreadable { path, error, .. } => {
+                write!(f, "cannot read user map file `{path}`: {error}")
+            }
+            UserMapError::Invalid { name, message } => write!(f, "user map {name}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for UserMapError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            UserMapError::Expand { error, .. } => Some(error),
+            UserMapError::Unreadable { error, .. } => Some(error),
+            UserMapError::Invalid { .. } => None,
+        }
+    }
+}
+
 /// A configuration: every definition read, and the diagnostics.
 pub struct Config {
     entries: Vec<Entry>,
@@ -350,7 +413,13 @@ impl Config {
     /// The user maps the configuration names: `(name, Ok(map text))` for
     /// each `CLASSAD_USER_MAPFILE_<name>` (read through `host`) and
     /// `CLASSAD_USER_MAPDATA_<name>`.
-    pub fn user_maps(&self, host: &dyn Host) -> Vec<(String, Result<String, String>)> {
+    ///
+    /// # Errors
+    ///
+    /// A map's entry is [`UserMapError::Expand`] when its definition does
+    /// not expand, [`UserMapError::Unreadable`] when its file cannot be
+    /// read; the other maps are still given.
+    pub fn user_maps(&self, host: &dyn Host) -> Vec<(String, Result<String, UserMapError>)> {
         let mut maps = Vec::new();
         for entry in &self.entries {
             let upper = entry.name.to_ascii_uppercase();
@@ -364,15 +433,23 @@ impl Config {
             let name = entry.name[entry.name.len() - name.len()..].to_string();
             let value = match self.get(&entry.name) {
                 Ok(v) => v.unwrap_or_default(),
-                Err(e) => {
-                    maps.push((name, Err(e.0)));
+                Err(error) => {
+                    let error = UserMapError::Expand {
+                        name: name.clone(),
+                        error,
+                    };
+                    maps.push((name, Err(error)));
                     continue;
                 }
             };
             let text = if is_file {
                 host.read_file(value.trim(), self.options.max_input)
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    .map_err(|e| format!("cannot read user map file `{}`: {e}", value.trim()))
+                    .map_err(|error| UserMapError::Unreadable {
+                        name: name.clone(),
+                        path: value.trim().to_string(),
+                        error,
+                    })
             } else {
                 Ok(value)
             };
@@ -383,14 +460,15 @@ impl Config {
 
     /// Installs every user map of the configuration into the standard
     /// library's `userMap` (through `classad::stdlib::env::set_user_map`).
-    /// Returns the problems, one a map.
-    pub fn install_user_maps(&self, host: &dyn Host) -> Vec<String> {
+    /// Returns the problems, one a map that could not be installed (the
+    /// others are installed).
+    pub fn install_user_maps(&self, host: &dyn Host) -> Vec<UserMapError> {
         let mut problems = Vec::new();
         for (name, text) in self.user_maps(host) {
             match text {
                 Ok(text) => {
-                    if let Err(e) = classad::stdlib::env::set_user_map(&name, &text) {
-                        problems.push(format!("user map {name}: {e}"));
+                    if let Err(message) = classad::stdlib::env::set_user_map(&name, &text) {
+                        problems.push(UserMapError::Invalid { name, message });
                     }
                 }
                 Err(e) => problems.push(e),

@@ -842,6 +842,35 @@ fn user_maps_reach_the_stdlib() {
     assert_eq!(classad::vm::print::value_to_string(&v), "\"biology\"");
 }
 
+/// A map that cannot be installed is a typed error that says which map
+/// and why, with the words `classad config` prints; the others are still
+/// installed.
+#[test]
+fn user_map_problems_are_typed() {
+    use classad_config::UserMapError;
+    let host = MemoryHost::new().file(
+        "/c",
+        "CLASSAD_USER_MAPFILE_gone = /maps/gone\n\
+         CLASSAD_USER_MAPDATA_bad = * /(/ x\n\
+         CLASSAD_USER_MAPDATA_fine = * carol chemistry\n",
+    );
+    let c = Config::read_file("/c", &host, Options::default());
+    let problems = c.install_user_maps(&host);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    let gone = problems.iter().find(|p| p.name() == "gone").expect("gone");
+    assert!(matches!(gone, UserMapError::Unreadable { path, .. } if path == "/maps/gone"));
+    assert!(
+        gone.to_string()
+            .starts_with("cannot read user map file `/maps/gone`: ")
+    );
+    assert!(std::error::Error::source(gone).is_some());
+    let bad = problems.iter().find(|p| p.name() == "bad").expect("bad");
+    assert!(matches!(bad, UserMapError::Invalid { .. }));
+    assert!(bad.to_string().starts_with("user map bad: "), "{bad}");
+    let v = classad::evaluate_str("userMap(\"fine\", \"carol\")").unwrap();
+    assert_eq!(classad::vm::print::value_to_string(&v), "\"chemistry\"");
+}
+
 #[test]
 fn machine_ad_from_policy() {
     let c = read(

@@ -283,7 +283,7 @@ pub fn known_vm_bug(_expr: &Expr) -> Option<&'static str> {
 /// `toplevel` and the scope of `.name`, a context ad as each side's
 /// `parent`, and their attributes). The VM's model of it is checked
 /// against HTCondor itself instead (tests/corpus/match_context.txt, run by
-/// crates/cli/tests/match_context.rs). Read from the texts, so a string
+/// crates/cli/tests/it/match_context.rs). Read from the texts, so a string
 /// holding such a word sets the case aside too.
 pub fn reaches_match_ad(expr: &Expr, my: &AdExpr, target: &AdExpr) -> bool {
     const MATCH_AD_NAMES: [&str; 14] = [

@@ -6,7 +6,7 @@ package lacks; this follows that program (its `updated` flag: set by ad
 and assignment arguments only, not by -file; the context printed before
 an argument is tried as an expression; its message for an argument that
 is neither) and its man page (docs/man-pages/classad_eval.rst), and is
-the oracle of tests/classad_eval.rs.
+the oracle of tests/it/classad_eval.rs.
 
 Usage: python reference.py ARG...   (the arguments of one invocation)
 Prints what classad_eval prints on standard output; exit status 0, or 1
