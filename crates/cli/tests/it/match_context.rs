@@ -6,34 +6,42 @@
 use std::path::Path;
 use std::process::Command;
 
-fn run(mode: &str) {
+/// Runs tests/oracle/match_context_check.py with `args` and asserts that it
+/// succeeded and ended `0 failed` (`what` names the run in a failure).
+/// Returns its standard output, or None (with a message) when python3 or
+/// the oracle is not available (the script exits 3 then).
+pub(crate) fn run_match_context_check(args: &[&str], what: &str) -> Option<String> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let script = repo.join("tests/oracle/match_context_check.py");
-    let corpus = repo.join("tests/corpus/match_context.txt");
-    let cmd = format!("{} eval --quiet --batch", env!("CARGO_BIN_EXE_classad"));
-    let output = match Command::new("python3")
-        .arg(&script)
-        .args(["--mode", mode, "--cmd", &cmd])
-        .arg(&corpus)
-        .output()
-    {
+    let output = match Command::new("python3").arg(&script).args(args).output() {
         Ok(output) => output,
         Err(e) => {
             eprintln!("skipped: python3 does not run: {e}");
-            return;
+            return None;
         }
     };
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     if output.status.code() == Some(3) {
         eprintln!("skipped: {}", stdout.trim());
-        return;
+        return None;
     }
     assert!(
         output.status.success(),
-        "{mode} mode:\n{stdout}\n{}",
+        "{what}:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.trim_end().ends_with(" 0 failed"), "{stdout}");
+    Some(stdout)
+}
+
+fn run(mode: &str) {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/match_context.txt");
+    let cmd = format!("{} eval --quiet --batch", env!("CARGO_BIN_EXE_classad"));
+    let corpus = corpus.to_string_lossy();
+    run_match_context_check(
+        &["--mode", mode, "--cmd", &cmd, &corpus],
+        &format!("{mode} mode"),
+    );
 }
 
 #[test]

@@ -6,37 +6,27 @@
 //! classad2). Skipped (with a
 //! message) when the oracle or python3 is not available.
 
-use std::path::Path;
-use std::process::Command;
+use super::match_context::run_match_context_check;
 
 fn run(mode: &str, seed: &str) {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let script = repo.join("tests/oracle/match_context_check.py");
-    let output = match Command::new("python3")
-        .arg(&script)
-        .args(["--matches", "--shapes", "realistic", "--mode", mode])
-        .args(["--seed", seed, "--jobs", "150", "--machines", "150"])
-        .args(["--classad", env!("CARGO_BIN_EXE_classad")])
-        .output()
-    {
-        Ok(output) => output,
-        Err(e) => {
-            eprintln!("skipped: python3 does not run: {e}");
-            return;
-        }
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if output.status.code() == Some(3) {
-        eprintln!("skipped: {}", stdout.trim());
-        return;
+    let args = [
+        "--matches",
+        "--shapes",
+        "realistic",
+        "--mode",
+        mode,
+        "--seed",
+        seed,
+        "--jobs",
+        "150",
+        "--machines",
+        "150",
+        "--classad",
+        env!("CARGO_BIN_EXE_classad"),
+    ];
+    if let Some(stdout) = run_match_context_check(&args, &format!("{mode} mode, seed {seed}")) {
+        assert!(!stdout.contains("no pair matches"), "{stdout}");
     }
-    assert!(
-        output.status.success(),
-        "{mode} mode, seed {seed}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(stdout.trim_end().ends_with(" 0 failed"), "{stdout}");
-    assert!(!stdout.contains("no pair matches"), "{stdout}");
 }
 
 #[test]
